@@ -1,0 +1,66 @@
+import { apiReference } from '@scalar/express-api-reference';
+import express from 'express';
+import { pinoHttp } from 'pino-http';
+import { pingDatabase } from './db/database.js';
+import type { AppDeps, RouteDeps } from './deps.js';
+import { ApiBuilder } from './http/api.js';
+import { authenticateSecretKey, authOf } from './http/auth.js';
+import { errorHandler, unknownRoute } from './http/error-handler.js';
+import { idempotency } from './http/idempotency.js';
+import { jsonBody } from './http/json-body.js';
+import { parseQueryString } from './http/query-string.js';
+import { rateLimit } from './http/rate-limit.js';
+import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
+import { registerGroupRoutes } from './resources/groups/groups.routes.js';
+import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
+import { registerProgramRoutes } from './resources/programs/programs.routes.js';
+
+const RATE_WINDOW_SECONDS = 1;
+
+/** Builds the Express app from its dependencies; it opens nothing and listens nowhere. */
+export function createApp(deps: AppDeps): express.Express {
+  const { db, store, config, logger } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', parseQueryString);
+  app.set('trust proxy', config.trustProxy);
+  app.use(pinoHttp({ logger, quietReqLogger: true, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug') }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ success: true, data: { status: 'ok' } });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const checks = await Promise.allSettled([pingDatabase(db), store.ping()]);
+    const [sqlCheck, storeCheck] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
+    const ready = checks.every((c) => c.status === 'fulfilled');
+    res.status(ready ? 200 : 503).json({ success: ready, data: { sql: sqlCheck, shared_state: storeCheck } });
+  });
+
+  const apiLimiter = store.createRateLimiter({ name: 'api', points: config.apiRateLimit, windowSeconds: RATE_WINDOW_SECONDS });
+  const routeDeps: RouteDeps = {
+    ...deps,
+    secretGuards: [
+      authenticateSecretKey(db),
+      rateLimit(apiLimiter, RATE_WINDOW_SECONDS, (res) => authOf(res).apiKeyId),
+      jsonBody,
+      idempotency(store, (res) => authOf(res).organizationId),
+    ],
+  };
+
+  const api = new ApiBuilder();
+  registerApiKeyRoutes(api, routeDeps);
+  registerProgramRoutes(api, routeDeps);
+  registerGroupRoutes(api, routeDeps);
+  registerPartnerRoutes(api, routeDeps);
+
+  let openApi: object | undefined;
+  app.get('/v1/openapi.json', (_req, res) => {
+    openApi ??= api.openApiDocument();
+    res.json(openApi);
+  });
+  app.get('/docs', apiReference({ url: '/v1/openapi.json', pageTitle: 'svc API reference' }));
+  app.use(api.router);
+  app.use(unknownRoute);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { initOrganization } from './bootstrap.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { migrateToLatest, openDatabase, type Db } from './db/database.js';
+import { createApiKey, revokeApiKey, selectActiveKeys, toApiKey } from './resources/api-keys/api-keys.service.js';
+import { serve } from './server.js';
+
+const USAGE = `Usage: svc <command> [options]
+
+Commands:
+  init --org NAME --program NAME [--json]   create an organization, a program and a secret API key
+  migrate                                   apply database migrations
+  serve                                     start the service (same as npm start)
+  keys create [--org ID] [--name NAME]      create a secret API key (shown once)
+  keys list [--org ID]                      list active API keys
+  keys revoke KEY_ID [--org ID]             revoke an API key
+
+--org may be left out when the database holds exactly one organization.
+Configuration comes from the environment (DATABASE_URL, SVC_DATA_DIR, …); see the README.`;
+
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = openDatabase(config.database);
+  try {
+    await migrateToLatest(db);
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function resolveOrganization(db: Db, given: string | undefined): Promise<string> {
+  if (given) {
+    const org = await db.selectFrom('organizations').select('id').where('id', '=', given).executeTakeFirst();
+    if (!org) throw new UsageError(`No such organization: ${given}`);
+    return org.id;
+  }
+  const orgs = await db.selectFrom('organizations').select('id').limit(2).execute();
+  if (orgs.length === 1) return orgs[0].id;
+  throw new UsageError(orgs.length === 0 ? 'No organization yet: run `svc init` first' : 'Several organizations exist: pass --org ID');
+}
+
+export async function runCli(argv: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      org: { type: 'string' },
+      program: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, sub, arg] = positionals;
+  if (values.help || !command) {
+    out(USAGE);
+    return;
+  }
+  const config = loadConfig();
+
+  switch (command) {
+    case 'init': {
+      if (!values.org || !values.program) throw new UsageError('init needs --org NAME and --program NAME');
+      const result = await withDatabase(config, (db) => initOrganization(db, { org: values.org!, program: values.program! }));
+      if (values.json) out(JSON.stringify(result));
+      else {
+        out(`organization  ${result.organization_id}`);
+        out(`program       ${result.program_id}`);
+        out(`group         ${result.group_id}`);
+        out(`public key    ${result.public_key}   (script tag data-key)`);
+        out(`secret key    ${result.api_key}   (shown once; server side only)`);
+      }
+      return;
+    }
+    case 'migrate': {
+      await withDatabase(config, async () => undefined);
+      out('Database is up to date.');
+      return;
+    }
+    case 'serve':
+      await serve(config);
+      return;
+    case 'keys':
+      return withDatabase(config, async (db) => {
+        const organizationId = await resolveOrganization(db, values.org);
+        if (sub === 'create') {
+          const { key, secret } = await createApiKey(db, organizationId, values.name ?? null);
+          if (values.json) out(JSON.stringify({ ...toApiKey(key), secret }));
+          else out(`${key.id}  ${secret}   (shown once)`);
+        } else if (sub === 'list') {
+          const keys = (await selectActiveKeys(db, organizationId).orderBy('created_at').execute()).map(toApiKey);
+          if (values.json) out(JSON.stringify(keys));
+          else for (const k of keys) out(`${k.id}  ${k.redacted_key}  ${k.created_at}  ${k.name ?? ''}`.trimEnd());
+        } else if (sub === 'revoke') {
+          if (!arg) throw new UsageError('keys revoke needs a key id');
+          await revokeApiKey(db, organizationId, arg);
+          out(`Revoked ${arg}.`);
+        } else {
+          throw new UsageError('keys needs one of: create, list, revoke');
+        }
+      });
+    default:
+      throw new UsageError(`Unknown command: ${command}`);
+  }
+}
+
+const isMain = Boolean(process.argv[1]) && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (isMain || process.env.SVC_CLI_MAIN === '1') {
+  runCli(process.argv.slice(2)).catch((err) => {
+    const known = err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const apiMessage = (err as { type?: string }).type ? (err as Error).message : null;
+    console.error(known || apiMessage ? `svc: ${(err as Error).message}` : err);
+    if (known) console.error('Run `svc --help` for usage.');
+    process.exit(known ? 2 : 1);
+  });
+}

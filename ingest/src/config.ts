@@ -1,0 +1,75 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+const MEMORY = 'memory://';
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// URL')
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .refine((v) => /^rediss?:\/\//.test(v), 'must be a redis:// URL')
+    .optional(),
+  SVC_DATA_DIR: z.string().min(1).default('./.data'),
+  SVC_OUTBOX_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SMTP_URL: z.string().url().optional(),
+  SMTP_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
+  SVC_API_RATE_LIMIT: z.coerce.number().int().min(1).default(25),
+  SVC_TRUST_PROXY: z.string().optional(),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string | typeof MEMORY };
+  redisUrl?: string;
+  /** Directory for durable local files (PGlite data, bootstrap.json); null when running in memory. */
+  dataDir: string | null;
+  outboxDir: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  smtp: { url?: string; from: string };
+  /** Requests per second allowed for one secret API key. */
+  apiRateLimit: number;
+  trustProxy: boolean | number | string;
+};
+
+export class ConfigError extends Error {}
+
+/** Reads and checks the environment once; every key is documented in the README. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const inMemory = e.SVC_DATA_DIR === MEMORY;
+  const dataDir = inMemory ? null : path.resolve(e.SVC_DATA_DIR);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    database: e.DATABASE_URL
+      ? { kind: 'postgres', url: e.DATABASE_URL }
+      : { kind: 'pglite', dataDir: dataDir ? path.join(dataDir, 'pglite') : MEMORY },
+    redisUrl: e.REDIS_URL,
+    dataDir,
+    outboxDir: path.resolve(e.SVC_OUTBOX_DIR ?? path.join(dataDir ?? path.join(os.tmpdir(), 'svc'), 'outbox')),
+    logLevel: e.LOG_LEVEL,
+    smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
+    apiRateLimit: e.SVC_API_RATE_LIMIT,
+    trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
+  };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

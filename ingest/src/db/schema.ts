@@ -1,0 +1,128 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organization_id: string;
+  name: string | null;
+  secret_hash: string;
+  /** Last four characters of the secret, to tell keys apart in listings. */
+  last4: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface ProgramsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  product_name: string;
+  subdomain: string;
+  type: string;
+  status: string;
+  currency_code: string;
+  cookie_duration: number;
+  url_params: Json<string[]>;
+  payout_term: string;
+  payout_methods: Json<string[]>;
+  attribution_model: string;
+  public_key: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GroupsTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  name: string;
+  description: string | null;
+  is_default: boolean;
+  public_key: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface FlowsTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  group_id: string | null;
+  name: string;
+  trigger: string;
+  conditions: Json<unknown[]>;
+  reward: Json<Record<string, unknown>>;
+  approval: Json<Record<string, unknown>>;
+  active: boolean;
+  is_default: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface PartnersTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  group_id: string;
+  status: string;
+  first_name: string;
+  last_name: string;
+  email: string;
+  company_name: string | null;
+  country_code: string | null;
+  payout_method: string;
+  payout_details: Json<Record<string, string>>;
+  completed_onboarding: boolean;
+  rejection_note: string | null;
+  internal_note: string | null;
+  suspension_reason: string | null;
+  first_customer_email_active: boolean;
+  new_customer_email_active: boolean;
+  payout_paid_email_active: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface EmailOutboxTable {
+  id: string;
+  organization_id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  attempts: Generated<number>;
+  last_error: string | null;
+  next_attempt_at: Timestamp;
+  sent_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  api_keys: ApiKeysTable;
+  programs: ProgramsTable;
+  groups: GroupsTable;
+  flows: FlowsTable;
+  partners: PartnersTable;
+  email_outbox: EmailOutboxTable;
+}
+
+export type ProgramRow = Selectable<ProgramsTable>;
+export type GroupRow = Selectable<GroupsTable>;
+export type PartnerRow = Selectable<PartnersTable>;
+export type FlowRow = Selectable<FlowsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewPartner = Insertable<PartnersTable>;
+export type PartnerUpdate = Updateable<PartnersTable>;

@@ -1,0 +1,21 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './db/database.js';
+import type { Mailer } from './mail/mailer.js';
+import type { SharedStore } from './store/index.js';
+
+/** What the app is built from; tests build it with their own database and store. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  store: SharedStore;
+  logger: Logger;
+  mailer: Mailer;
+}
+
+/** What a resource module needs to register its routes. */
+export interface RouteDeps extends AppDeps {
+  /** Authentication, rate limit and idempotency for the secret-key API. */
+  secretGuards: RequestHandler[];
+}

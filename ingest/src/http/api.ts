@@ -1,0 +1,124 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { z, type ZodType } from 'zod';
+import { validate } from './validation.js';
+
+export type Method = 'get' | 'post' | 'put' | 'delete';
+
+export interface RouteContext<B, Q> {
+  req: Request;
+  res: Response;
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+}
+
+export interface RouteDefinition<B extends ZodType | undefined, Q extends ZodType | undefined> {
+  method: Method;
+  /** Express-style path, e.g. `/v1/partners/:id`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  body?: B;
+  query?: Q;
+  /** Middleware run before validation (authentication, rate limit, idempotency). */
+  guards?: RequestHandler[];
+  security?: 'secret' | 'public';
+  status: 200 | 201;
+  response: ZodType;
+  /** Documented error statuses besides the shared 400/401/429. */
+  errors?: readonly number[];
+  /** Error bodies that differ from the shared error shape, by status. */
+  errorBodies?: Record<number, ZodType>;
+  handler: (ctx: RouteContext<Infer<B>, Infer<Q>>) => unknown | Promise<unknown>;
+}
+
+type Infer<T> = T extends ZodType ? z.output<T> : undefined;
+
+const errorBody = z
+  .object({
+    success: z.literal(false),
+    error: z.union([
+      z.string(),
+      z.object({ message: z.string(), type: z.string(), param: z.string().optional() }),
+    ]),
+  })
+  .meta({ id: 'Error' });
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request (validation, unknown parameters, malformed JSON)',
+  401: 'Invalid API key provided',
+  404: 'Not found (or belongs to another organization)',
+  409: 'Conflict with an existing record, or an idempotent request still in flight',
+  413: 'Request body over 100 KB',
+  429: 'Rate limit exceeded',
+};
+
+/**
+ * Routes are declared once: the same definition validates requests, runs the handler and
+ * documents the operation in the OpenAPI document.
+ */
+export class ApiBuilder {
+  readonly router = express.Router();
+  readonly registry = new OpenAPIRegistry();
+
+  constructor() {
+    this.registry.registerComponent('securitySchemes', 'secretKey', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A secret API key, `sk_…`',
+    });
+  }
+
+  route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(def: RouteDefinition<B, Q>): void {
+    const handler: RequestHandler = async (req, res) => {
+      const body = def.body ? validate(def.body, req.body ?? {}, 'body') : undefined;
+      const query = def.query ? validate(def.query, req.query, 'query') : undefined;
+      const payload = await def.handler({ req, res, body: body as Infer<B>, query: query as Infer<Q>, params: req.params as Record<string, string> });
+      res.status(def.status).json(payload);
+    };
+    this.router[def.method](def.path, ...(def.guards ?? []), handler);
+    this.document(def);
+  }
+
+  private document(def: RouteDefinition<ZodType | undefined, ZodType | undefined>): void {
+    const pathParams = [...def.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+    const errors = new Set([400, 413, 429, ...(def.security === 'secret' ? [401] : []), ...(def.errors ?? [])]);
+    if (def.method === 'get' || def.method === 'delete') errors.delete(413);
+    this.registry.registerPath({
+      method: def.method,
+      path: def.path.replace(/:(\w+)/g, '{$1}'),
+      tags: [def.tag],
+      summary: def.summary,
+      description: def.description,
+      security: def.security === 'secret' ? [{ secretKey: [] }] : undefined,
+      request: {
+        params: pathParams.length ? z.object(Object.fromEntries(pathParams.map((p) => [p, z.string()]))) : undefined,
+        query: def.query as z.ZodObject | undefined,
+        body: def.body ? { content: { 'application/json': { schema: def.body } } } : undefined,
+      },
+      responses: {
+        [def.status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
+        ...Object.fromEntries(
+          [...errors].sort().map((s) => [
+            s,
+            { description: ERROR_DESCRIPTIONS[s] ?? 'Error', content: { 'application/json': { schema: def.errorBodies?.[s] ?? errorBody } } },
+          ]),
+        ),
+      },
+    });
+  }
+
+  openApiDocument(serverUrl?: string): object {
+    return new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'svc partner program API',
+        version: '1.0.0',
+        description: 'Partners, links, clicks, customers, transactions and commissions of a self-hosted partner program.',
+      },
+      servers: serverUrl ? [{ url: serverUrl }] : undefined,
+    });
+  }
+}

@@ -1,0 +1,25 @@
+import type { RequestHandler, Response } from 'express';
+import type { RateDecision, RateLimiter } from '../store/index.js';
+import { ApiError } from './errors.js';
+
+/** IETF RateLimit header fields, plus Retry-After when refused. */
+export function setRateLimitHeaders(res: Response, d: RateDecision, windowSeconds: number): void {
+  res.set('RateLimit-Policy', `${d.limit};w=${windowSeconds}`);
+  res.set('RateLimit-Limit', String(d.limit));
+  res.set('RateLimit-Remaining', String(d.remaining));
+  res.set('RateLimit-Reset', String(Math.ceil(d.resetMs / 1000)));
+}
+
+export function rateLimit(limiter: RateLimiter, windowSeconds: number, keyOf: (res: Response) => string): RequestHandler {
+  return async (_req, res, next) => {
+    const decision = await limiter.consume(keyOf(res));
+    setRateLimitHeaders(res, decision, windowSeconds);
+    if (!decision.allowed) {
+      const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
+      throw new ApiError('rate_limit_error', 'Too many requests; slow down and retry after the time in Retry-After', {
+        headers: { 'Retry-After': retryAfter },
+      });
+    }
+    next();
+  };
+}

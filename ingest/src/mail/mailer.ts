@@ -1,0 +1,118 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+
+const BATCH = 20;
+const MAX_ATTEMPTS = 8;
+// A claimed message is invisible to other processes for this long, so a crash mid-send retries it.
+const LEASE_SECONDS = 300;
+const POLL_MS = 30_000;
+
+export interface Mailer {
+  /** Sends what is due soon, without blocking the caller. */
+  kick(): void;
+  /** Sends every due message now; resolves when done. */
+  drain(): Promise<number>;
+  close(): Promise<void>;
+}
+
+type Deliver = (message: { id: string; to: string; subject: string; text: string }) => Promise<void>;
+
+/**
+ * Sends the e-mail outbox with nodemailer: over SMTP when `SMTP_URL` is set, otherwise each
+ * message is written as an .eml file to the outbox directory. Safe with several processes:
+ * messages are claimed with a lease taken under `FOR UPDATE SKIP LOCKED`.
+ */
+export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
+  const deliver = config.smtp.url ? smtpDelivery(config.smtp.url, config.smtp.from) : fileDelivery(config.outboxDir, config.smtp.from);
+  let running: Promise<number> | null = null;
+  let again = false;
+  let closed = false;
+
+  async function sendDue(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const claimed = await sql<{ id: string; to_address: string; subject: string; text_body: string; attempts: number }>`
+        update email_outbox
+           set next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1
+         where id in (
+           select id from email_outbox
+            where sent_at is null and next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS}
+            order by next_attempt_at
+            limit ${BATCH}
+            for update skip locked)
+        returning id, to_address, subject, text_body, attempts`.execute(db);
+      if (claimed.rows.length === 0) return sent;
+      for (const m of claimed.rows) {
+        try {
+          await deliver({ id: m.id, to: m.to_address, subject: m.subject, text: m.text_body });
+          await db.updateTable('email_outbox').set({ sent_at: new Date(), last_error: null }).where('id', '=', m.id).execute();
+          sent++;
+        } catch (err) {
+          const backoffSeconds = Math.min(3600, 30 * 2 ** (m.attempts - 1));
+          logger.warn({ err, emailId: m.id }, 'e-mail delivery failed; will retry');
+          await db
+            .updateTable('email_outbox')
+            .set({ last_error: String((err as Error).message).slice(0, 1000), next_attempt_at: new Date(Date.now() + backoffSeconds * 1000) })
+            .where('id', '=', m.id)
+            .execute();
+        }
+      }
+    }
+  }
+
+  function drain(): Promise<number> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let total = 0;
+      do {
+        again = false;
+        total += await sendDue();
+      } while (again && !closed);
+      return total;
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  }
+
+  const kick = () => {
+    if (closed) return;
+    drain().catch((err) => logger.error({ err }, 'e-mail outbox run failed'));
+  };
+  const timer = setInterval(kick, POLL_MS);
+  timer.unref();
+
+  return {
+    kick,
+    drain,
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await running?.catch(() => {});
+    },
+  };
+}
+
+function smtpDelivery(url: string, from: string): Deliver {
+  const transport: Transporter = nodemailer.createTransport(url);
+  return async ({ to, subject, text }) => {
+    await transport.sendMail({ from, to, subject, text });
+  };
+}
+
+function fileDelivery(dir: string, from: string): Deliver {
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return async ({ id, to, subject, text }) => {
+    const info = await transport.sendMail({ from, to, subject, text });
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, `${id}.eml`), info.message as Buffer);
+  };
+}

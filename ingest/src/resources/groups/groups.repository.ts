@@ -1,0 +1,38 @@
+import type { Db } from '../../db/database.js';
+import type { GroupRow } from '../../db/schema.js';
+import { notFound } from '../../http/errors.js';
+import { newId, randomBase62 } from '../../ids.js';
+
+export async function insertGroup(
+  db: Db,
+  g: { organizationId: string; programId: string; name: string; description: string | null; isDefault: boolean; now: Date },
+): Promise<GroupRow> {
+  return db
+    .insertInto('groups')
+    .values({
+      id: newId('group'),
+      organization_id: g.organizationId,
+      program_id: g.programId,
+      name: g.name,
+      description: g.description,
+      is_default: g.isDefault,
+      public_key: randomBase62(16).toLowerCase(),
+      created_at: g.now,
+      updated_at: g.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function selectGroups(db: Db, organizationId: string) {
+  return db.selectFrom('groups').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+/** A live group of the caller's organization, optionally required to be in a given program. */
+export async function requireGroup(db: Db, organizationId: string, groupId: string, opts: { programId?: string; param?: string } = {}): Promise<GroupRow> {
+  let q = selectGroups(db, organizationId).where('id', '=', groupId);
+  if (opts.programId) q = q.where('program_id', '=', opts.programId);
+  const group = await q.executeTakeFirst();
+  if (!group) throw notFound('group', groupId, opts.param);
+  return group;
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { idField, isoString, optionalText, shortText } from '../../http/fields.js';
+import { listQuery } from '../../http/list.js';
+
+export const GroupCreate = z
+  .strictObject({
+    program_id: idField,
+    name: shortText(200),
+    description: optionalText(2000).optional(),
+    default: z.boolean().optional().meta({ description: 'Make this the program’s default group (new partners join it)' }),
+  })
+  .meta({ id: 'GroupCreate' });
+
+export const GroupUpdate = z
+  .strictObject({
+    name: shortText(200).optional(),
+    description: optionalText(2000).optional(),
+    default: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'Make this the default group; the previous default stops being one. A program always has exactly one default group.' }),
+  })
+  .meta({ id: 'GroupUpdate' });
+
+export const GroupListQuery = listQuery({ program_id: idField });
+
+export const Group = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    default: z.boolean(),
+    public_key: z.string().meta({ description: 'Public identifier of the group' }),
+    program_id: z.string(),
+    organization_id: z.string(),
+    created_at: isoString,
+    updated_at: isoString,
+  })
+  .meta({ id: 'Group' });
+
+/** The group as expanded on a partner (spec: id, name, description, created_at, public_key, default). */
+export const ExpandedGroup = Group.pick({ id: true, name: true, description: true, created_at: true, public_key: true, default: true }).meta({
+  id: 'ExpandedGroup',
+});

@@ -1,0 +1,84 @@
+import type { Db } from '../../db/database.js';
+import type { GroupRow } from '../../db/schema.js';
+import { badRequest } from '../../http/errors.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { insertGroup, requireGroup } from './groups.repository.js';
+import type { z } from 'zod';
+import type { GroupCreate, GroupUpdate } from './groups.schema.js';
+
+/** Serialises changes of a program's default group, so two swaps cannot race. */
+async function lockProgram(trx: Db, programId: string): Promise<void> {
+  await trx.selectFrom('programs').select('id').where('id', '=', programId).forUpdate().execute();
+}
+
+async function clearDefault(trx: Db, programId: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('groups')
+    .set({ is_default: false, updated_at: now })
+    .where('program_id', '=', programId)
+    .where('is_default', '=', true)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export async function createGroup(db: Db, organizationId: string, input: z.output<typeof GroupCreate>): Promise<GroupRow> {
+  const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    if (input.default) {
+      await lockProgram(trx, program.id);
+      await clearDefault(trx, program.id, now);
+    }
+    return insertGroup(trx, {
+      organizationId,
+      programId: program.id,
+      name: input.name,
+      description: input.description ?? null,
+      isDefault: input.default ?? false,
+      now,
+    });
+  });
+}
+
+export async function updateGroup(db: Db, organizationId: string, groupId: string, input: z.output<typeof GroupUpdate>): Promise<GroupRow> {
+  const group = await requireGroup(db, organizationId, groupId);
+  return db.transaction().execute(async (trx) => {
+    const now = new Date();
+    if (input.default && !group.is_default) {
+      await lockProgram(trx, group.program_id);
+      await clearDefault(trx, group.program_id, now);
+    }
+    return trx
+      .updateTable('groups')
+      .set({
+        ...(input.name !== undefined ? { name: input.name } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        ...(input.default ? { is_default: true } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', group.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Deleting a group moves its partners to the program's default group; the default group itself cannot be deleted. */
+export async function deleteGroup(db: Db, organizationId: string, groupId: string): Promise<void> {
+  const group = await requireGroup(db, organizationId, groupId);
+  if (group.is_default) {
+    throw badRequest('The default group cannot be deleted; make another group the default first', 'id');
+  }
+  await db.transaction().execute(async (trx) => {
+    await lockProgram(trx, group.program_id);
+    const now = new Date();
+    const fallback = await trx
+      .selectFrom('groups')
+      .select('id')
+      .where('program_id', '=', group.program_id)
+      .where('is_default', '=', true)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('partners').set({ group_id: fallback.id, updated_at: now }).where('group_id', '=', group.id).execute();
+    await trx.updateTable('groups').set({ deleted_at: now, updated_at: now }).where('id', '=', group.id).execute();
+  });
+}

@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import type { RouteDeps } from '../../deps.js';
+import type { ApiBuilder } from '../../http/api.js';
+import { authOf } from '../../http/auth.js';
+import { envelope } from '../../http/envelope.js';
+import { badRequest } from '../../http/errors.js';
+import { paginate } from '../../http/list.js';
+import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { requirePartner, selectPartners } from './partners.repository.js';
+import { Partner, PartnerCreate, PartnerExistsResponse, PartnerListQuery, PartnerRetrieveQuery, PartnerUpdate } from './partners.schema.js';
+import { createPartner, deletePartner, presentPartners, updatePartner } from './partners.service.js';
+
+// Partner stats arrive with transactions; until then the API says so instead of inventing numbers.
+function refuseStats(include: string[] | undefined): void {
+  if (include?.includes('stats')) throw badRequest('include[]=stats is not available yet', 'include');
+}
+
+export function registerPartnerRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
+  const common = { tag: 'Partners', security: 'secret', guards: secretGuards, errors: [404] } as const;
+
+  api.route({
+    ...common,
+    method: 'post',
+    path: '/v1/partners',
+    summary: 'Create a partner',
+    description:
+      'A partner whose e-mail (compared case-insensitively) already exists in the program answers 409 with `error: "Partner with this email already exists"` and the existing partner in `data`.',
+    body: PartnerCreate,
+    status: 201,
+    response: manyResponse(Partner),
+    errors: [404, 409],
+    errorBodies: { 409: PartnerExistsResponse },
+    handler: async ({ res, body }) => {
+      const partner = await createPartner(db, authOf(res).organizationId, body, () => mailer.kick());
+      return envelope.many((await presentPartners(db, [partner]))[0]);
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/partners',
+    summary: 'List the partners of a program',
+    description:
+      'Partners who have not completed onboarding are hidden, except from an `email` lookup. `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params.',
+    query: PartnerListQuery,
+    status: 200,
+    response: listResponse(Partner),
+    handler: async ({ res, query }) => {
+      refuseStats(query.include);
+      const { organizationId } = authOf(res);
+      const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+      let base = selectPartners(db, organizationId).where('program_id', '=', program.id);
+      if (query.group_id) base = base.where('group_id', '=', query.group_id);
+      if (query.status) base = base.where('status', '=', query.status);
+      base = query.email !== undefined
+        ? base.where(sql`lower(email)`, '=', query.email.toLowerCase())
+        : base.where('completed_onboarding', '=', true);
+      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
+      const data = await presentPartners(db, page.rows, query.expand, { programWithTerms: true });
+      return envelope.list({ ...page, rows: data }, (p) => p);
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/partners/:id',
+    summary: 'Retrieve a partner',
+    query: PartnerRetrieveQuery,
+    status: 200,
+    response: oneResponse(Partner),
+    handler: async ({ res, params, query }) => {
+      refuseStats(query.include);
+      const partner = await requirePartner(db, authOf(res).organizationId, params.id);
+      return envelope.one((await presentPartners(db, [partner], query.expand))[0]);
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'put',
+    path: '/v1/partners/:id',
+    summary: 'Update a partner',
+    description: 'Changing payout_method without payout_details clears the details of the old method.',
+    body: PartnerUpdate,
+    status: 200,
+    response: manyResponse(Partner),
+    errors: [404, 409],
+    handler: async ({ res, params, body }) => {
+      const partner = await updatePartner(db, authOf(res).organizationId, params.id, body);
+      return envelope.many((await presentPartners(db, [partner]))[0]);
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'delete',
+    path: '/v1/partners/:id',
+    summary: 'Delete a partner',
+    description: 'Soft delete: the partner is hidden from the API and its e-mail is free again; its transactions and commissions remain.',
+    status: 200,
+    response: deletedResponse,
+    handler: async ({ res, params }) => {
+      await deletePartner(db, authOf(res).organizationId, params.id);
+      return envelope.deleted(params.id);
+    },
+  });
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { countryCode, emailField, idField, isoString, optionalText, PAYOUT_METHODS, payoutMethod, shortText } from '../../http/fields.js';
+import { listQuery, multiValue } from '../../http/list.js';
+import { ExpandedGroup } from '../groups/groups.schema.js';
+import { ExpandedProgram, ExpandedProgramWithTerms } from '../programs/programs.schema.js';
+
+export const PARTNER_STATUSES = ['active', 'pending', 'suspended', 'rejected'] as const;
+
+const bankDetails = z.strictObject({
+  account_holder_name: shortText(200).optional(),
+  bank_name: shortText(200).optional(),
+  iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/, 'must be an IBAN without spaces').optional(),
+  account_number: z.string().regex(/^[0-9A-Za-z-]{4,34}$/).optional(),
+  routing_number: z.string().regex(/^[0-9A-Za-z-]{3,20}$/).optional(),
+  sort_code: z.string().regex(/^\d{6}$/).optional(),
+  swift_bic: z.string().regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'must be an 8 or 11 character BIC').optional(),
+  country_code: countryCode.optional(),
+  address: shortText(500).optional(),
+});
+
+/** What `payout_details` may hold for each payout method; an empty object means "not given yet". */
+export const PAYOUT_DETAILS: Record<(typeof PAYOUT_METHODS)[number], z.ZodType<Record<string, string>>> = {
+  paypal: z.strictObject({ email: emailField.optional() }),
+  wise: z.strictObject({ email: emailField.optional() }),
+  crypto: z.strictObject({
+    wallet_address: z.string().regex(/^[0-9A-Za-z:_-]{10,128}$/, 'must be a wallet address').optional(),
+    network: shortText(40).optional(),
+    currency: shortText(12).optional(),
+  }),
+  bank_transfer: bankDetails,
+  wire: bankDetails,
+  none: z.strictObject({}),
+};
+
+const payoutDetails = z
+  .record(z.string().max(64), z.string().max(500))
+  .refine((o) => Object.keys(o).length <= 20, 'at most 20 fields')
+  .meta({
+    description:
+      'Depends on payout_method: paypal/wise {email}; crypto {wallet_address, network, currency}; bank_transfer/wire {account_holder_name, bank_name, iban, account_number, routing_number, sort_code, swift_bic, country_code, address}; none {}.',
+  });
+
+const editableFields = {
+  first_name: shortText(100),
+  last_name: shortText(100),
+  email: emailField,
+  group_id: idField,
+  company_name: optionalText(200),
+  country_code: countryCode.nullable(),
+  payout_method: payoutMethod,
+  payout_details: payoutDetails,
+  status: z.enum(PARTNER_STATUSES),
+  completed_onboarding: z.boolean(),
+  rejection_note: optionalText(2000),
+  internal_note: optionalText(2000),
+  suspension_reason: optionalText(2000),
+  first_customer_email_active: z.boolean(),
+  new_customer_email_active: z.boolean(),
+  payout_paid_email_active: z.boolean(),
+};
+
+export const PartnerCreate = z
+  .strictObject({
+    ...editableFields,
+    program_id: idField,
+    send_welcome_email: z.boolean().optional().meta({ description: 'When true, a welcome e-mail is sent to the partner after creation' }),
+  })
+  .partial()
+  .required({ first_name: true, last_name: true, email: true, program_id: true })
+  .meta({ id: 'PartnerCreate' });
+export type PartnerCreateInput = z.output<typeof PartnerCreate>;
+
+export const PartnerUpdate = z.strictObject(editableFields).partial().meta({ id: 'PartnerUpdate' });
+export type PartnerUpdateInput = z.output<typeof PartnerUpdate>;
+
+const expandParam = multiValue(['group', 'program']);
+const includeParam = multiValue(['stats']);
+
+export const PartnerListQuery = listQuery({
+  program_id: idField,
+  group_id: idField.optional(),
+  email: z.string().max(254).optional().meta({ description: 'Exact address, compared case-insensitively; also finds partners still onboarding' }),
+  status: z.enum(PARTNER_STATUSES).optional(),
+  expand: expandParam.optional(),
+  include: includeParam.optional(),
+});
+export const PartnerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: includeParam.optional() });
+
+export const Partner = z
+  .object({
+    id: z.string(),
+    status: z.enum(PARTNER_STATUSES),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    company_name: z.string().nullable(),
+    program_id: z.string(),
+    organization_id: z.string(),
+    group_id: z.string(),
+    payout_method: payoutMethod,
+    payout_details: z.record(z.string(), z.string()),
+    country_code: z.string().nullable(),
+    completed_onboarding: z.boolean(),
+    rejection_note: z.string().nullable(),
+    internal_note: z.string().nullable(),
+    suspension_reason: z.string().nullable(),
+    first_customer_email_active: z.boolean(),
+    new_customer_email_active: z.boolean(),
+    payout_paid_email_active: z.boolean(),
+    created_at: isoString,
+    updated_at: isoString,
+    group: ExpandedGroup.optional(),
+    program: z.union([ExpandedProgramWithTerms, ExpandedProgram]).optional(),
+  })
+  .meta({ id: 'Partner' });
+export type PartnerObject = z.output<typeof Partner>;
+
+/** The partner as expanded on customers, links and commissions. */
+export const ExpandedPartner = Partner.pick({
+  id: true,
+  first_name: true,
+  last_name: true,
+  email: true,
+  company_name: true,
+  status: true,
+  created_at: true,
+}).meta({ id: 'ExpandedPartner' });
+
+export const PartnerExistsResponse = z
+  .object({ success: z.literal(false), error: z.literal('Partner with this email already exists'), data: Partner })
+  .meta({ id: 'PartnerExists' });

@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import type { GroupRow, PartnerRow, ProgramRow } from '../../db/schema.js';
+import { toIso } from '../../http/fields.js';
+import { toExpandedGroup } from '../groups/groups.serializer.js';
+import { toExpandedProgram, toExpandedProgramWithTerms } from '../programs/programs.serializer.js';
+import type { ExpandedPartner, PartnerObject } from './partners.schema.js';
+
+export interface PartnerExpansions {
+  group?: GroupRow;
+  program?: ProgramRow;
+  /** The partner list's program expansion carries the program's terms as well. */
+  programWithTerms?: boolean;
+}
+
+export function toPartner(p: PartnerRow, x: PartnerExpansions = {}): PartnerObject {
+  return {
+    id: p.id,
+    status: p.status as PartnerObject['status'],
+    first_name: p.first_name,
+    last_name: p.last_name,
+    email: p.email,
+    company_name: p.company_name,
+    program_id: p.program_id,
+    organization_id: p.organization_id,
+    group_id: p.group_id,
+    payout_method: p.payout_method as PartnerObject['payout_method'],
+    payout_details: p.payout_details,
+    country_code: p.country_code,
+    completed_onboarding: p.completed_onboarding,
+    rejection_note: p.rejection_note,
+    internal_note: p.internal_note,
+    suspension_reason: p.suspension_reason,
+    first_customer_email_active: p.first_customer_email_active,
+    new_customer_email_active: p.new_customer_email_active,
+    payout_paid_email_active: p.payout_paid_email_active,
+    created_at: toIso(p.created_at),
+    updated_at: toIso(p.updated_at),
+    ...(x.group ? { group: toExpandedGroup(x.group) } : {}),
+    ...(x.program ? { program: x.programWithTerms ? toExpandedProgramWithTerms(x.program) : toExpandedProgram(x.program) } : {}),
+  };
+}
+
+export function toExpandedPartner(p: PartnerRow): z.output<typeof ExpandedPartner> {
+  return {
+    id: p.id,
+    first_name: p.first_name,
+    last_name: p.last_name,
+    email: p.email,
+    company_name: p.company_name,
+    status: p.status as PartnerObject['status'],
+    created_at: toIso(p.created_at),
+  };
+}

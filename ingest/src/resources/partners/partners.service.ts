@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { PartnerRow, ProgramRow } from '../../db/schema.js';
+import { ApiError } from '../../http/errors.js';
+import { validate } from '../../http/validation.js';
+import { newId } from '../../ids.js';
+import { queueEmail } from '../../mail/outbox.js';
+import { requireGroup } from '../groups/groups.repository.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { findPartnerByEmail, requirePartner } from './partners.repository.js';
+import { PAYOUT_DETAILS, type PartnerCreateInput, type PartnerObject, type PartnerUpdateInput } from './partners.schema.js';
+import { toPartner, type PartnerExpansions } from './partners.serializer.js';
+
+export type PartnerExpand = 'group' | 'program';
+
+/** The spec's own shape for a duplicate e-mail: a plain message and the existing partner in `data`. */
+function partnerExists(existing: PartnerRow): ApiError {
+  return new ApiError('conflict_error', 'Partner with this email already exists', { plainMessage: true, extra: { data: toPartner(existing) } });
+}
+
+function checkPayoutDetails(method: PartnerRow['payout_method'], details: Record<string, string>): Record<string, string> {
+  const schema = PAYOUT_DETAILS[method as keyof typeof PAYOUT_DETAILS];
+  return validate(z.object({ payout_details: schema }), { payout_details: details }, 'body').payout_details;
+}
+
+async function rethrowDuplicateEmail(db: Db, err: unknown, programId: string, email: string): Promise<never> {
+  if (isUniqueViolation(err, 'partners_program_email')) {
+    const existing = await findPartnerByEmail(db, programId, email);
+    if (existing) throw partnerExists(existing);
+  }
+  throw err;
+}
+
+export async function createPartner(db: Db, organizationId: string, input: PartnerCreateInput, onEmailQueued: () => void): Promise<PartnerRow> {
+  const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
+  const groupId = input.group_id
+    ? (await requireGroup(db, organizationId, input.group_id, { programId: program.id, param: 'group_id' })).id
+    : program.default_group_id;
+  const payoutMethod = input.payout_method ?? 'none';
+  const payoutDetails = checkPayoutDetails(payoutMethod, input.payout_details ?? {});
+
+  const existing = await findPartnerByEmail(db, program.id, input.email);
+  if (existing) throw partnerExists(existing);
+
+  const now = new Date();
+  let partner: PartnerRow;
+  try {
+    partner = await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .insertInto('partners')
+        .values({
+          id: newId('partner'),
+          organization_id: organizationId,
+          program_id: program.id,
+          group_id: groupId,
+          status: input.status ?? 'active',
+          first_name: input.first_name,
+          last_name: input.last_name,
+          email: input.email,
+          company_name: input.company_name ?? null,
+          country_code: input.country_code ?? null,
+          payout_method: payoutMethod,
+          payout_details: JSON.stringify(payoutDetails),
+          completed_onboarding: input.completed_onboarding ?? true,
+          rejection_note: input.rejection_note ?? null,
+          internal_note: input.internal_note ?? null,
+          suspension_reason: input.suspension_reason ?? null,
+          first_customer_email_active: input.first_customer_email_active ?? true,
+          new_customer_email_active: input.new_customer_email_active ?? true,
+          payout_paid_email_active: input.payout_paid_email_active ?? true,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (input.send_welcome_email) await queueEmail(trx, welcomeEmail(row, program));
+      return row;
+    });
+  } catch (err) {
+    return rethrowDuplicateEmail(db, err, program.id, input.email);
+  }
+  if (input.send_welcome_email) onEmailQueued();
+  return partner;
+}
+
+function welcomeEmail(partner: PartnerRow, program: ProgramRow) {
+  return {
+    organizationId: partner.organization_id,
+    kind: 'partner_welcome',
+    to: partner.email,
+    subject: `Welcome to the ${program.name} partner program`,
+    text: [
+      `Hi ${partner.first_name},`,
+      '',
+      `You have been added as a partner of ${program.name}.`,
+      `Share your referral links and earn a commission on the customers you bring; referrals are remembered for ${program.cookie_duration} days.`,
+      '',
+      `— The ${program.name} team`,
+    ].join('\n'),
+  };
+}
+
+export async function updatePartner(db: Db, organizationId: string, partnerId: string, input: PartnerUpdateInput): Promise<PartnerRow> {
+  const current = await requirePartner(db, organizationId, partnerId);
+  if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: current.program_id, param: 'group_id' });
+  if (input.email && input.email.toLowerCase() !== current.email.toLowerCase()) {
+    const existing = await findPartnerByEmail(db, current.program_id, input.email);
+    if (existing) throw partnerExists(existing);
+  }
+
+  // Details belong to a payout method: a new method without new details starts empty.
+  const method = input.payout_method ?? current.payout_method;
+  const methodChanged = method !== current.payout_method;
+  const details =
+    input.payout_details !== undefined || methodChanged ? checkPayoutDetails(method, input.payout_details ?? {}) : undefined;
+
+  const { payout_details: _ignored, ...plain } = input;
+  try {
+    return await db
+      .updateTable('partners')
+      .set({ ...plain, ...(details ? { payout_details: JSON.stringify(details) } : {}), updated_at: new Date() })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    return rethrowDuplicateEmail(db, err, current.program_id, input.email ?? current.email);
+  }
+}
+
+/** Soft delete: the partner disappears from the API and frees its e-mail; its money records stay. */
+export async function deletePartner(db: Db, organizationId: string, partnerId: string): Promise<void> {
+  const partner = await requirePartner(db, organizationId, partnerId);
+  const now = new Date();
+  await db.updateTable('partners').set({ deleted_at: now, updated_at: now }).where('id', '=', partner.id).execute();
+}
+
+/** Serialises a page of partners with the requested expansions, loading each related table once. */
+export async function presentPartners(db: Db, rows: PartnerRow[], expand: PartnerExpand[] = [], opts: { programWithTerms?: boolean } = {}): Promise<PartnerObject[]> {
+  const groups = expand.includes('group') ? await loadByIds(db, 'groups', rows.map((r) => r.group_id)) : null;
+  const programs = expand.includes('program') ? await loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null;
+  return rows.map((r) => {
+    const x: PartnerExpansions = { programWithTerms: opts.programWithTerms };
+    if (groups) x.group = groups.get(r.group_id);
+    if (programs) x.program = programs.get(r.program_id);
+    return toPartner(r, x);
+  });
+}

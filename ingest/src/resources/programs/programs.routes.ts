@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import type { RouteDeps } from '../../deps.js';
+import type { ApiBuilder } from '../../http/api.js';
+import { authOf } from '../../http/auth.js';
+import { envelope } from '../../http/envelope.js';
+import { paginate } from '../../http/list.js';
+import { listResponse, oneResponse, manyResponse } from '../../http/responses.js';
+import { requireProgram, selectPrograms } from './programs.repository.js';
+import { Program, ProgramCreate, ProgramListQuery, ProgramUpdate } from './programs.schema.js';
+import { toProgram } from './programs.serializer.js';
+import { createProgram, updateProgram } from './programs.service.js';
+
+export function registerProgramRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+  const common = { tag: 'Programs', security: 'secret', guards: secretGuards } as const;
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/programs',
+    summary: 'List programs',
+    query: ProgramListQuery,
+    status: 200,
+    response: listResponse(Program),
+    handler: async ({ res, query }) => {
+      const page = await paginate(selectPrograms(db, authOf(res).organizationId), query, { createdAt: 'p.created_at', id: 'p.id' });
+      return envelope.list(page, toProgram);
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'post',
+    path: '/v1/programs',
+    summary: 'Create a program',
+    description: 'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script.',
+    body: ProgramCreate,
+    status: 201,
+    response: manyResponse(Program),
+    handler: async ({ res, body }) => envelope.many(toProgram(await createProgram(db, authOf(res).organizationId, body))),
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/programs/:id',
+    summary: 'Retrieve a program',
+    query: z.strictObject({}),
+    status: 200,
+    response: oneResponse(Program),
+    errors: [404],
+    handler: async ({ res, params }) => envelope.one(toProgram(await requireProgram(db, authOf(res).organizationId, params.id))),
+  });
+
+  api.route({
+    ...common,
+    method: 'put',
+    path: '/v1/programs/:id',
+    summary: 'Update a program',
+    body: ProgramUpdate,
+    status: 200,
+    response: manyResponse(Program),
+    errors: [404],
+    handler: async ({ res, params, body }) => envelope.many(toProgram(await updateProgram(db, authOf(res).organizationId, params.id, body))),
+  });
+}

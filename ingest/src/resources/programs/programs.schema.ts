@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { currencyCode, idField, isoString, PAYOUT_METHODS, payoutMethod, shortText } from '../../http/fields.js';
+import { listQuery } from '../../http/list.js';
+
+export const PROGRAM_STATUSES = ['active', 'inactive'] as const;
+export const PROGRAM_TYPES = ['public', 'private'] as const;
+export const ATTRIBUTION_MODELS = ['last_click', 'first_click'] as const;
+
+export const PROGRAM_DEFAULTS = {
+  status: 'active',
+  type: 'public',
+  currency_code: 'USD',
+  cookie_duration: 30,
+  url_params: ['ref', 'via'],
+  payout_term: '30',
+  payout_methods: ['paypal', 'wise', 'bank_transfer'],
+  attribution_model: 'last_click',
+} as const;
+
+const urlParam = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1–32 characters of a-z, 0-9, _ or -');
+const uniqueArray = <T extends z.ZodType>(item: T, max: number) =>
+  z
+    .array(item)
+    .min(1)
+    .max(max)
+    .refine((a) => new Set(a).size === a.length, 'must not repeat a value');
+
+const programFields = {
+  name: shortText(200),
+  product_name: shortText(200),
+  subdomain: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: a-z, 0-9 and -, at most 63 characters'),
+  type: z.enum(PROGRAM_TYPES),
+  status: z.enum(PROGRAM_STATUSES),
+  currency_code: currencyCode,
+  cookie_duration: z.number().int().min(1).max(3650).meta({ description: 'Days the referral cookie lasts' }),
+  url_params: uniqueArray(urlParam, 10).meta({ description: 'URL parameters that carry a partner link value' }),
+  payout_term: z.string().regex(/^\d{1,3}$/, 'must be a number of days, e.g. "30"'),
+  payout_methods: uniqueArray(payoutMethod, PAYOUT_METHODS.length),
+  attribution_model: z.enum(ATTRIBUTION_MODELS),
+};
+
+export const ProgramCreate = z
+  .strictObject({ ...programFields, name: programFields.name })
+  .partial()
+  .required({ name: true })
+  .meta({ id: 'ProgramCreate' });
+export const ProgramUpdate = z.strictObject(programFields).partial().meta({ id: 'ProgramUpdate' });
+export type ProgramCreateInput = z.output<typeof ProgramCreate>;
+export type ProgramUpdateInput = z.output<typeof ProgramUpdate>;
+
+export const ProgramListQuery = listQuery({});
+
+export const Program = z
+  .object({
+    id: idField,
+    status: z.enum(PROGRAM_STATUSES),
+    name: z.string(),
+    product_name: z.string(),
+    subdomain: z.string(),
+    type: z.enum(PROGRAM_TYPES),
+    currency_code: z.string(),
+    cookie_duration: z.number().int(),
+    url_params: z.array(z.string()),
+    payout_term: z.string(),
+    payout_methods: z.array(payoutMethod),
+    attribution_model: z.enum(ATTRIBUTION_MODELS),
+    public_key: z.string().meta({ description: 'Public key for the tracking script (`data-key`)' }),
+    default_group_id: z.string(),
+    organization_id: z.string(),
+    created_at: isoString,
+    updated_at: isoString,
+  })
+  .meta({ id: 'Program' });
+
+/** The program as expanded on partners, customers, links and commissions. */
+export const ExpandedProgram = Program.pick({
+  id: true,
+  status: true,
+  name: true,
+  product_name: true,
+  subdomain: true,
+  type: true,
+  currency_code: true,
+  created_at: true,
+}).meta({ id: 'ExpandedProgram' });
+
+/** The partner list's program expansion adds the program's terms. */
+export const ExpandedProgramWithTerms = ExpandedProgram.extend(
+  Program.pick({ cookie_duration: true, payout_methods: true, payout_term: true, url_params: true }).shape,
+).meta({ id: 'ExpandedProgramWithTerms' });

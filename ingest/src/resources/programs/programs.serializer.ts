@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import type { ProgramRow } from '../../db/schema.js';
+import { toIso } from '../../http/fields.js';
+import type { ProgramWithDefaultGroup } from './programs.repository.js';
+import type { ExpandedProgram, ExpandedProgramWithTerms, Program } from './programs.schema.js';
+
+export function toProgram(p: ProgramWithDefaultGroup): z.output<typeof Program> {
+  return {
+    id: p.id,
+    status: p.status as z.output<typeof Program>['status'],
+    name: p.name,
+    product_name: p.product_name,
+    subdomain: p.subdomain,
+    type: p.type as z.output<typeof Program>['type'],
+    currency_code: p.currency_code,
+    cookie_duration: p.cookie_duration,
+    url_params: p.url_params,
+    payout_term: p.payout_term,
+    payout_methods: p.payout_methods as z.output<typeof Program>['payout_methods'],
+    attribution_model: p.attribution_model as z.output<typeof Program>['attribution_model'],
+    public_key: p.public_key,
+    default_group_id: p.default_group_id,
+    organization_id: p.organization_id,
+    created_at: toIso(p.created_at),
+    updated_at: toIso(p.updated_at),
+  };
+}
+
+export function toExpandedProgram(p: ProgramRow): z.output<typeof ExpandedProgram> {
+  return {
+    id: p.id,
+    status: p.status as z.output<typeof Program>['status'],
+    name: p.name,
+    product_name: p.product_name,
+    subdomain: p.subdomain,
+    type: p.type as z.output<typeof Program>['type'],
+    currency_code: p.currency_code,
+    created_at: toIso(p.created_at),
+  };
+}
+
+export function toExpandedProgramWithTerms(p: ProgramRow): z.output<typeof ExpandedProgramWithTerms> {
+  return {
+    ...toExpandedProgram(p),
+    cookie_duration: p.cookie_duration,
+    payout_methods: p.payout_methods as z.output<typeof Program>['payout_methods'],
+    payout_term: p.payout_term,
+    url_params: p.url_params,
+  };
+}

@@ -1,0 +1,85 @@
+import type { Db } from '../../db/database.js';
+import { newId, newPublicKey } from '../../ids.js';
+import { DEFAULT_FLOW } from '../flows/default-flow.js';
+import { insertGroup } from '../groups/groups.repository.js';
+import { requireProgram, type ProgramWithDefaultGroup } from './programs.repository.js';
+import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramUpdateInput } from './programs.schema.js';
+
+export const DEFAULT_GROUP_NAME = 'Default';
+
+export function subdomainFrom(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63)
+    .replace(/-+$/, '');
+  return slug || 'program';
+}
+
+/** A program always starts with its default group, its default flow and a public key. */
+export async function createProgram(db: Db, organizationId: string, input: ProgramCreateInput): Promise<ProgramWithDefaultGroup> {
+  const now = new Date();
+  const programId = newId('program');
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('programs')
+      .values({
+        id: programId,
+        organization_id: organizationId,
+        name: input.name,
+        product_name: input.product_name ?? input.name,
+        subdomain: input.subdomain ?? subdomainFrom(input.name),
+        type: input.type ?? PROGRAM_DEFAULTS.type,
+        status: input.status ?? PROGRAM_DEFAULTS.status,
+        currency_code: input.currency_code ?? PROGRAM_DEFAULTS.currency_code,
+        cookie_duration: input.cookie_duration ?? PROGRAM_DEFAULTS.cookie_duration,
+        url_params: JSON.stringify(input.url_params ?? PROGRAM_DEFAULTS.url_params),
+        payout_term: input.payout_term ?? PROGRAM_DEFAULTS.payout_term,
+        payout_methods: JSON.stringify(input.payout_methods ?? PROGRAM_DEFAULTS.payout_methods),
+        attribution_model: input.attribution_model ?? PROGRAM_DEFAULTS.attribution_model,
+        public_key: newPublicKey(),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await insertGroup(trx, { organizationId, programId, name: DEFAULT_GROUP_NAME, description: null, isDefault: true, now });
+    await trx
+      .insertInto('flows')
+      .values({
+        id: newId('flow'),
+        organization_id: organizationId,
+        program_id: programId,
+        group_id: null,
+        name: DEFAULT_FLOW.name,
+        trigger: DEFAULT_FLOW.trigger,
+        conditions: JSON.stringify(DEFAULT_FLOW.conditions),
+        reward: JSON.stringify(DEFAULT_FLOW.reward),
+        approval: JSON.stringify(DEFAULT_FLOW.approval),
+        active: true,
+        is_default: true,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  });
+  return requireProgram(db, organizationId, programId);
+}
+
+export async function updateProgram(db: Db, organizationId: string, programId: string, input: ProgramUpdateInput): Promise<ProgramWithDefaultGroup> {
+  await requireProgram(db, organizationId, programId);
+  const { url_params, payout_methods, ...plain } = input;
+  await db
+    .updateTable('programs')
+    .set({
+      ...plain,
+      ...(url_params ? { url_params: JSON.stringify(url_params) } : {}),
+      ...(payout_methods ? { payout_methods: JSON.stringify(payout_methods) } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', programId)
+    .where('organization_id', '=', organizationId)
+    .execute();
+  return requireProgram(db, organizationId, programId);
+}

@@ -1,0 +1,58 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { bootstrapIfEmpty, type InitResult } from './bootstrap.js';
+import type { Config } from './config.js';
+import { createLogger } from './logger.js';
+import { openRuntime } from './runtime.js';
+
+/** Migrates, bootstraps an empty database, listens, and shuts down gracefully on SIGTERM/SIGINT. */
+export async function serve(config: Config): Promise<Server> {
+  const logger = createLogger(config.logLevel);
+  const runtime = await openRuntime(config, logger);
+  const boot = await bootstrapIfEmpty(runtime.db, config.dataDir);
+  if (boot) printBootstrap(boot.result, boot.file);
+
+  const app = createApp(runtime);
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, sql: config.database.kind, sharedState: runtime.store.kind }, `svc listening on http://localhost:${port}`);
+  runtime.mailer.kick();
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    server.close(() => {
+      runtime.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+    server.closeIdleConnections();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  return server;
+}
+
+function printBootstrap(result: InitResult, file: string | null) {
+  const lines = [
+    '',
+    'svc: created your first organization and program. These keys are shown once:',
+    `  secret API key   ${result.api_key}   (server side only: Authorization: Bearer …)`,
+    `  public key       ${result.public_key}   (for the script tag: data-key)`,
+    `  organization     ${result.organization_id}`,
+    `  program          ${result.program_id}`,
+    file ? `  also written to ${file} (mode 0600)` : '  (in-memory data: nothing written to disk)',
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}

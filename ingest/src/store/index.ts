@@ -1,0 +1,9 @@
+import { createMemoryStore } from './memory-store.js';
+import { createRedisStore } from './redis-store.js';
+import type { SharedStore } from './store.js';
+
+export type { SharedStore, RateLimiter, RateDecision } from './store.js';
+
+export function openStore(redisUrl: string | undefined): SharedStore {
+  return redisUrl ? createRedisStore(redisUrl) : createMemoryStore();
+}

@@ -1,0 +1,51 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { wrapLimiter } from './rate-limit-decision.js';
+import type { SharedStore } from './store.js';
+
+/** In-process adapter: correct for a single ingest process (the embedded default). */
+export function createMemoryStore(): SharedStore {
+  const entries = new Map<string, { value: string; expiresAt: number }>();
+
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  };
+
+  // Expired entries are dropped on read; a periodic sweep bounds memory for keys never read again.
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [key, entry] of entries) if (entry.expiresAt <= now) entries.delete(key);
+  }, 60_000);
+  sweep.unref();
+
+  return {
+    kind: 'memory',
+    async get(key) {
+      return live(key)?.value ?? null;
+    },
+    async set(key, value, ttlMs) {
+      entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      if (live(key)) return false;
+      entries.set(key, { value, expiresAt: Date.now() + ttlMs });
+      return true;
+    },
+    async delete(key) {
+      entries.delete(key);
+    },
+    createRateLimiter({ name, points, windowSeconds }) {
+      return wrapLimiter(new RateLimiterMemory({ keyPrefix: name, points, duration: windowSeconds }), points);
+    },
+    async ping() {},
+    async close() {
+      clearInterval(sweep);
+      entries.clear();
+    },
+  };
+}

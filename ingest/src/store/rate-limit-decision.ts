@@ -1,0 +1,21 @@
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateDecision, RateLimiter } from './store.js';
+
+/** Wraps a rate-limiter-flexible limiter (memory or Redis) into the port's shape. */
+export function wrapLimiter(limiter: RateLimiterAbstract, points: number): RateLimiter {
+  return {
+    async consume(key) {
+      try {
+        const res = await limiter.consume(key);
+        return decision(true, points, res);
+      } catch (err) {
+        if (err instanceof RateLimiterRes) return decision(false, points, err);
+        throw err;
+      }
+    },
+  };
+}
+
+function decision(allowed: boolean, limit: number, res: RateLimiterRes): RateDecision {
+  return { allowed, limit, remaining: Math.max(0, res.remainingPoints), resetMs: Math.max(0, res.msBeforeNext) };
+}
