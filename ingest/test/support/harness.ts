@@ -1,0 +1,125 @@
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import pino from 'pino';
+import supertest from 'supertest';
+import { createApp } from '../../src/app.js';
+import { initOrganization, type InitResult } from '../../src/bootstrap.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.js';
+import type { AppDeps } from '../../src/deps.js';
+import { randomBase62 } from '../../src/ids.js';
+import { createMailer } from '../../src/mail/mailer.js';
+import { createMemoryStore } from '../../src/store/memory-store.js';
+import { createRedisStore } from '../../src/store/redis-store.js';
+import type { SharedStore } from '../../src/store/store.js';
+
+/**
+ * Which storage the API tests run on: `embedded` (PGlite in memory + memory store, what
+ * `npm start` uses) or `postgres` (a throwaway PostgreSQL database + Redis, from
+ * DATABASE_URL / REDIS_URL). Set per vitest project.
+ */
+export const STORAGE = (process.env.SVC_TEST_STORAGE ?? 'embedded') as 'embedded' | 'postgres';
+
+export interface TestStorage {
+  db: Db;
+  databaseUrl?: string;
+  /** Opens another shared-state client on the same backing store (a second process's view). */
+  openStore(): SharedStore;
+  close(): Promise<void>;
+}
+
+/** A freshly migrated database and a private shared-state namespace for one test file. */
+export async function openTestStorage(): Promise<TestStorage> {
+  if (STORAGE === 'embedded') {
+    const db = openDatabase({ kind: 'pglite', dataDir: 'memory://' });
+    await migrateToLatest(db);
+    const store = createMemoryStore();
+    return { db, openStore: () => store, close: async () => { await store.close(); await db.destroy(); } };
+  }
+  const adminUrl = process.env.DATABASE_URL;
+  const redisUrl = process.env.REDIS_URL;
+  if (!adminUrl || !redisUrl) throw new Error('SVC_TEST_STORAGE=postgres needs DATABASE_URL and REDIS_URL');
+  const name = `svc_test_${randomBase62(12).toLowerCase()}`;
+  const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: adminUrl, max: 1 }) }) });
+  await pg_exec(admin, `create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  await migrateToLatest(db);
+  const prefix = `svc-test:${name}:`;
+  const stores: SharedStore[] = [];
+  return {
+    db,
+    databaseUrl: url.toString(),
+    openStore: () => {
+      const s = createRedisStore(redisUrl, prefix);
+      stores.push(s);
+      return s;
+    },
+    close: async () => {
+      await Promise.allSettled(stores.map((s) => s.close()));
+      await db.destroy();
+      await pg_exec(admin, `drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+async function pg_exec(db: Kysely<unknown>, statement: string): Promise<void> {
+  const { sql } = await import('kysely');
+  await sql.raw(statement).execute(db);
+}
+
+export interface TestApp {
+  deps: AppDeps;
+  request: ReturnType<typeof supertest>;
+  storage: TestStorage;
+  outboxDir: string;
+  /** An organization with one program and a secret key, made through the same code as `svc init`. */
+  newOrganization(names?: { org?: string; program?: string }): Promise<InitResult & { auth: { Authorization: string } }>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Overrides of the environment the config is read from (e.g. SVC_API_RATE_LIMIT). */
+  env?: Record<string, string>;
+  /** Reuse storage (to build a second app instance over the same database and shared state). */
+  storage?: TestStorage;
+}
+
+/** Builds the real app (createApp) over test storage, ready for supertest. */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const storage = options.storage ?? (await openTestStorage());
+  const outboxDir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-outbox-'));
+  const config: Config = loadConfig({
+    SVC_DATA_DIR: 'memory://',
+    SVC_OUTBOX_DIR: outboxDir,
+    LOG_LEVEL: 'silent',
+    SVC_API_RATE_LIMIT: '100000',
+    ...options.env,
+  });
+  const logger = pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });
+  const store = storage.openStore();
+  const mailer = createMailer(config, storage.db, logger);
+  const deps: AppDeps = { config, db: storage.db, store, logger, mailer };
+  const app = createApp(deps);
+  const ownsStorage = !options.storage;
+  return {
+    deps,
+    request: supertest(app),
+    storage,
+    outboxDir,
+    async newOrganization(names = {}) {
+      const result = await initOrganization(storage.db, { org: names.org ?? 'Acme Inc', program: names.program ?? 'Acme Partners' });
+      return { ...result, auth: { Authorization: `Bearer ${result.api_key}` } };
+    },
+    async close() {
+      await mailer.close();
+      if (ownsStorage) await storage.close();
+      await fs.rm(outboxDir, { recursive: true, force: true });
+    },
+  };
+}

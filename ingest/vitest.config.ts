@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config';
+
+// The API suite runs on the embedded defaults, and again on PostgreSQL + Redis when
+// DATABASE_URL and REDIS_URL are set (as .ci/run does).
+const onPostgres = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
+
+export default defineConfig({
+  test: {
+    root: new URL('..', import.meta.url).pathname,
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'ingest:embedded', include: ['ingest/test/**/*.test.ts'], env: { SVC_TEST_STORAGE: 'embedded' } },
+      },
+      ...(onPostgres
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'ingest:postgres',
+                include: ['ingest/test/**/*.test.ts'],
+                exclude: ['ingest/test/unit/**'],
+                env: { SVC_TEST_STORAGE: 'postgres' },
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+});
