@@ -9,6 +9,7 @@ export default defineConfig({
     root: new URL('..', import.meta.url).pathname,
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    globalSetup: ['ingest/test/support/global-setup.ts'],
     projects: [
       {
         extends: true,

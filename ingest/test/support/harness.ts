@@ -1,7 +1,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import { inject } from 'vitest';
 import pg from 'pg';
 import pino from 'pino';
 import supertest from 'supertest';
@@ -9,6 +12,7 @@ import { createApp } from '../../src/app.js';
 import { initOrganization, type InitResult } from '../../src/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.js';
+import type { Database } from '../../src/db/schema.js';
 import type { AppDeps } from '../../src/deps.js';
 import { randomBase62 } from '../../src/ids.js';
 import { createMailer } from '../../src/mail/mailer.js';
@@ -34,8 +38,7 @@ export interface TestStorage {
 /** A freshly migrated database and a private shared-state namespace for one test file. */
 export async function openTestStorage(): Promise<TestStorage> {
   if (STORAGE === 'embedded') {
-    const db = openDatabase({ kind: 'pglite', dataDir: 'memory://' });
-    await migrateToLatest(db);
+    const db = await openMigratedPglite();
     const store = createMemoryStore();
     return { db, openStore: () => store, close: async () => { await store.close(); await db.destroy(); } };
   }
@@ -66,6 +69,15 @@ export async function openTestStorage(): Promise<TestStorage> {
       await admin.destroy();
     },
   };
+}
+
+/** In-memory PGlite loaded from the migrated template made by the global setup. */
+async function openMigratedPglite(): Promise<Db> {
+  const template = inject('pgliteTemplate');
+  const pglite = new PGlite({ loadDataDir: new Blob([await fs.readFile(template)]) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  await migrateToLatest(db);
+  return db;
 }
 
 async function pg_exec(db: Kysely<unknown>, statement: string): Promise<void> {
