@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { z, type ZodType } from 'zod';
-import { validate } from './validation.js';
+import { rejectNul, validate } from './validation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -73,6 +73,7 @@ export class ApiBuilder {
 
   route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(def: RouteDefinition<B, Q>): void {
     const handler: RequestHandler = async (req, res) => {
+      rejectNul(req.params, []);
       const body = def.body ? validate(def.body, req.body ?? {}, 'body') : undefined;
       const query = def.query ? validate(def.query, req.query, 'query') : undefined;
       const payload = await def.handler({ req, res, body: body as Infer<B>, query: query as Infer<Q>, params: req.params as Record<string, string> });

@@ -13,7 +13,8 @@ const invalidKey = () => new ApiError('authentication_error', 'Invalid API key p
 /** Bearer secret key → the caller's organization. Keys are looked up by their SHA-256 hash. */
 export function authenticateSecretKey(db: Db): RequestHandler {
   return async (req, res, next) => {
-    const match = /^Bearer\s+(sk_[0-9A-Za-z]{1,100})\s*$/.exec(req.get('authorization') ?? '');
+    // The scheme name is case-insensitive (RFC 9110 §11.1); the key itself is not.
+    const match = /^[Bb][Ee][Aa][Rr][Ee][Rr]\s+(sk_[0-9A-Za-z]{1,100})\s*$/.exec(req.get('authorization') ?? '');
     if (!match) throw invalidKey();
     const key = await db
       .selectFrom('api_keys')

@@ -4,6 +4,8 @@ import { ApiError } from './errors.js';
 
 /** Errors thrown by body-parser carry a `type`; they are the client's fault. */
 function fromBodyParser(err: unknown): ApiError | null {
+  // The router fails to decode a path parameter such as `/v1/programs/%zz`.
+  if (err instanceof URIError) return new ApiError('invalid_request_error', 'Malformed percent-encoding in the request URL');
   const type = (err as { type?: unknown })?.type;
   if (typeof type !== 'string') return null;
   if (type === 'entity.too.large') return new ApiError('payload_too_large', 'Request body is larger than 100 KB');
