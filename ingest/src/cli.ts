@@ -86,6 +86,9 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
       await serve(config);
       return;
     case 'keys':
+      // Usage is checked before the database is opened (slow on PGlite, and not needed to say "no").
+      if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') throw new UsageError('keys needs one of: create, list, revoke');
+      if (sub === 'revoke' && !arg) throw new UsageError('keys revoke needs a key id');
       return withDatabase(config, async (db) => {
         const organizationId = await resolveOrganization(db, values.org);
         if (sub === 'create') {

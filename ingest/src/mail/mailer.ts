@@ -71,15 +71,19 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
       return running;
     }
     running = (async () => {
-      let total = 0;
-      do {
-        again = false;
-        total += await sendDue();
-      } while (again && !closed);
-      return total;
-    })().finally(() => {
-      running = null;
-    });
+      // `running` is cleared in the same step as the last `again` check: a drain() or kick()
+      // arriving after that check starts a fresh run instead of joining one that is ending.
+      try {
+        let total = 0;
+        do {
+          again = false;
+          total += await sendDue();
+        } while (again && !closed);
+        return total;
+      } finally {
+        running = null;
+      }
+    })();
     return running;
   }
 

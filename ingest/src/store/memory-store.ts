@@ -1,10 +1,11 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { wrapLimiter } from './rate-limit-decision.js';
-import type { SharedStore } from './store.js';
+import type { RateLimiter, SharedStore } from './store.js';
 
 /** In-process adapter: correct for a single ingest process (the embedded default). */
 export function createMemoryStore(): SharedStore {
   const entries = new Map<string, { value: string; expiresAt: number }>();
+  const limiters = new Map<string, RateLimiter>();
 
   const live = (key: string) => {
     const entry = entries.get(key);
@@ -40,12 +41,20 @@ export function createMemoryStore(): SharedStore {
       entries.delete(key);
     },
     createRateLimiter({ name, points, windowSeconds }) {
-      return wrapLimiter(new RateLimiterMemory({ keyPrefix: name, points, duration: windowSeconds }), points);
+      // Limiters of the same name on one store share their counts, as they do on Redis.
+      const id = `${name}\u0000${points}\u0000${windowSeconds}`;
+      let limiter = limiters.get(id);
+      if (!limiter) {
+        limiter = wrapLimiter(new RateLimiterMemory({ keyPrefix: name, points, duration: windowSeconds }), points);
+        limiters.set(id, limiter);
+      }
+      return limiter;
     },
     async ping() {},
     async close() {
       clearInterval(sweep);
       entries.clear();
+      limiters.clear();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { GroupRow } from '../../db/schema.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, notFound } from '../../http/errors.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { insertGroup, requireGroup } from './groups.repository.js';
 import type { z } from 'zod';
@@ -44,11 +44,12 @@ export async function updateGroup(db: Db, organizationId: string, groupId: strin
   const group = await requireGroup(db, organizationId, groupId);
   return db.transaction().execute(async (trx) => {
     const now = new Date();
-    if (input.default && !group.is_default) {
+    // Decided under the program lock: `group.is_default` was read before it and may be stale.
+    if (input.default) {
       await lockProgram(trx, group.program_id);
       await clearDefault(trx, group.program_id, now);
     }
-    return trx
+    const updated = await trx
       .updateTable('groups')
       .set({
         ...(input.name !== undefined ? { name: input.name } : {}),
@@ -57,8 +58,12 @@ export async function updateGroup(db: Db, organizationId: string, groupId: strin
         updated_at: now,
       })
       .where('id', '=', group.id)
+      .where('deleted_at', 'is', null)
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    // Deleted meanwhile: roll back (the default must not move to a deleted group).
+    if (!updated) throw notFound('group', groupId);
+    return updated;
   });
 }
 
@@ -70,6 +75,11 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
   }
   await db.transaction().execute(async (trx) => {
     await lockProgram(trx, group.program_id);
+    // Checked again under the lock: a concurrent update may have just made this group the default.
+    const current = await requireGroup(trx, organizationId, groupId);
+    if (current.is_default) {
+      throw badRequest('The default group cannot be deleted; make another group the default first', 'id');
+    }
     const now = new Date();
     const fallback = await trx
       .selectFrom('groups')

@@ -10,6 +10,7 @@ export const DEFAULT_GROUP_NAME = 'Default';
 export function subdomainFrom(name: string): string {
   const slug = name
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '') // drop the accents NFKD split off: "Café" → "cafe", not "cafe-"
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
