@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { inject } from 'vitest';
 import pg from 'pg';
@@ -65,6 +65,9 @@ export async function openTestStorage(): Promise<TestStorage> {
     close: async () => {
       await Promise.allSettled(stores.map((s) => s.close()));
       await db.destroy();
+      // pg resolves pool.end() before its sockets are gone; a forced drop would then kill live
+      // connections and surface as an unhandled error, so wait for them to leave first.
+      for (let i = 0; i < 100 && (await connectionsTo(admin, name)) > 0; i++) await new Promise((r) => setTimeout(r, 20));
       await pg_exec(admin, `drop database if exists ${name} with (force)`);
       await admin.destroy();
     },
@@ -80,8 +83,12 @@ async function openMigratedPglite(): Promise<Db> {
   return db;
 }
 
+async function connectionsTo(admin: Kysely<unknown>, database: string): Promise<number> {
+  const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = ${database}`.execute(admin);
+  return r.rows[0].n;
+}
+
 async function pg_exec(db: Kysely<unknown>, statement: string): Promise<void> {
-  const { sql } = await import('kysely');
   await sql.raw(statement).execute(db);
 }
 

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createTestApp, type TestApp } from '../support/harness.js';
+
+/** The OpenAPI document is generated from the same route definitions that serve the API. */
+
+type Operation = { security?: unknown[]; responses: Record<string, unknown>; parameters?: Array<{ name: string; in: string }>; requestBody?: unknown };
+type OpenApiDoc = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, { type: string; scheme?: string }> };
+};
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'] as const;
+
+/** Every method + path the Express app itself serves, by walking its router (and nested routers). */
+function servedRoutes(router: any): string[] {
+  const out: string[] = [];
+  for (const layer of router?.stack ?? []) {
+    if (layer.route) {
+      for (const method of Object.keys(layer.route.methods)) {
+        if (layer.route.methods[method] && method !== '_all') out.push(`${method} ${layer.route.path}`);
+      }
+    } else if (layer.handle?.stack) {
+      out.push(...servedRoutes(layer.handle));
+    }
+  }
+  return out;
+}
+
+const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
+
+/** The operations the spec and DESIGN.md require today. */
+const EXPECTED = [
+  'get /v1/programs',
+  'post /v1/programs',
+  'get /v1/programs/{id}',
+  'put /v1/programs/{id}',
+  'get /v1/groups',
+  'post /v1/groups',
+  'get /v1/groups/{id}',
+  'put /v1/groups/{id}',
+  'delete /v1/groups/{id}',
+  'get /v1/partners',
+  'post /v1/partners',
+  'get /v1/partners/{id}',
+  'put /v1/partners/{id}',
+  'delete /v1/partners/{id}',
+  'get /v1/api-keys',
+  'post /v1/api-keys',
+  'delete /v1/api-keys/{id}',
+];
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let doc: OpenApiDoc;
+  let documented: string[];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const res = await t.request.get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+    documented = Object.entries(doc.paths ?? {}).flatMap(([path, ops]) =>
+      METHODS.filter((m) => ops[m] !== undefined).map((m) => `${m} ${path}`),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('is served as JSON without an API key and declares OpenAPI 3.1', async () => {
+    const res = await t.request.get('/v1/openapi.json');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info.title).toEqual(expect.any(String));
+    expect(doc.info.version).toEqual(expect.any(String));
+  });
+
+  it('documents every operation of programs, groups, partners and API keys', () => {
+    expect(documented).toEqual(expect.arrayContaining(EXPECTED));
+  });
+
+  it('documents exactly the /v1 routes the app serves, no more and no fewer', () => {
+    const app = createApp(t.deps);
+    const served = servedRoutes((app as any).router)
+      .filter((r) => r.split(' ')[1].startsWith('/v1/') && r !== 'get /v1/openapi.json')
+      .map((r) => {
+        const [method, path] = r.split(' ');
+        return `${method} ${toOpenApiPath(path)}`;
+      });
+    expect(served.length).toBeGreaterThanOrEqual(EXPECTED.length);
+    expect([...new Set(served)].sort()).toEqual([...new Set(documented)].sort());
+  });
+
+  it('every documented operation answers (401 without a key), so none is a dead entry', async () => {
+    for (const entry of documented) {
+      const [method, path] = entry.split(' ');
+      const concrete = path.replace(/\{\w+\}/g, 'x_doesnotexist');
+      const res = await t.request[method as 'get'](concrete);
+      const op = doc.paths[path][method];
+      expect(res.status, entry).toBe(op.security?.length ? 401 : res.status);
+      expect(res.status, entry).not.toBe(404);
+    }
+  });
+
+  it('secret-key operations declare the bearer security scheme and their shared error responses', () => {
+    expect(doc.components?.securitySchemes?.secretKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const entry of EXPECTED) {
+      const [method, path] = entry.split(' ');
+      const op = doc.paths[path][method];
+      expect(op.security, entry).toEqual([{ secretKey: [] }]);
+      const statuses = Object.keys(op.responses);
+      expect(statuses, entry).toEqual(expect.arrayContaining([method === 'post' ? '201' : '200', '400', '401', '429']));
+      if (path.includes('{id}')) expect(statuses, entry).toContain('404');
+      if (method === 'post' || method === 'put') {
+        expect(op.requestBody, entry).toBeDefined();
+        expect(statuses, entry).toContain('413');
+      }
+    }
+  });
+
+  it('documents the list parameters and the path ids', () => {
+    const list = doc.paths['/v1/partners'].get;
+    const names = (list.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['program_id', 'limit', 'starting_after', 'ending_before', 'order', 'created_gte', 'created_lte', 'expand']),
+    );
+    const retrieve = doc.paths['/v1/groups/{id}'].get;
+    expect((retrieve.parameters ?? []).some((p) => p.in === 'path' && p.name === 'id')).toBe(true);
+  });
+
+  it('every $ref points at a component that exists', () => {
+    const refs = new Set<string>();
+    const visit = (node: unknown) => {
+      if (Array.isArray(node)) node.forEach(visit);
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === '$ref' && typeof v === 'string') refs.add(v);
+          else visit(v);
+        }
+      }
+    };
+    visit(doc);
+    expect(refs.size).toBeGreaterThan(0);
+    for (const ref of refs) {
+      const match = /^#\/components\/schemas\/(.+)$/.exec(ref);
+      expect(match, ref).not.toBeNull();
+      expect(doc.components?.schemas?.[match![1]], ref).toBeDefined();
+    }
+    for (const name of ['Program', 'Group', 'Partner', 'ApiKey', 'Error']) expect(doc.components?.schemas?.[name], name).toBeDefined();
+  });
+
+  it('GET /docs serves an HTML API reference that loads the document', async () => {
+    const res = await t.request.get('/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toMatch(/<html/i);
+    expect(res.text).toContain('/v1/openapi.json');
+  });
+});

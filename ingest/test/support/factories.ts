@@ -1,0 +1,121 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { randomBase62 } from '../../src/ids.js';
+import type { TestApp } from './harness.js';
+
+/**
+ * Test factories: records made through the public API (so they go through the same validation
+ * and side effects as a client's), each returning the object the API answered with.
+ */
+
+/** An organization from `TestApp.newOrganization`: ids, keys and the `Authorization` header. */
+export type TestOrg = Awaited<ReturnType<TestApp['newOrganization']>>;
+
+// Loosely typed API objects: the tests assert on their exact shape.
+export type ApiObject = Record<string, any>;
+
+/** The fields of a partner object, as the spec lists them (expansions aside). */
+export const PARTNER_FIELDS = [
+  'id',
+  'status',
+  'first_name',
+  'last_name',
+  'email',
+  'company_name',
+  'program_id',
+  'organization_id',
+  'group_id',
+  'payout_method',
+  'payout_details',
+  'country_code',
+  'completed_onboarding',
+  'rejection_note',
+  'internal_note',
+  'suspension_reason',
+  'first_customer_email_active',
+  'new_customer_email_active',
+  'payout_paid_email_active',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** A short random suffix for names and e-mails that must not collide within a test file. */
+export function uniqueSuffix(): string {
+  return randomBase62(10).toLowerCase();
+}
+
+/** A fresh, valid, lower-case e-mail address. */
+export function uniqueEmail(prefix = 'partner'): string {
+  return `${prefix}-${uniqueSuffix()}@example.com`;
+}
+
+/** Makes a new organization with its program, default group and secret key. */
+export function createOrganization(t: TestApp, names: { org?: string; program?: string } = {}): Promise<TestOrg> {
+  const suffix = uniqueSuffix();
+  return t.newOrganization({ org: names.org ?? `Org ${suffix}`, program: names.program ?? `Program ${suffix}` });
+}
+
+/** POST /v1/programs in the organization; returns the created program. */
+export async function createProgram(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request.post('/v1/programs').set(org.auth).send({ name: `Program ${uniqueSuffix()}`, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** POST /v1/groups; the program defaults to the organization's first program. */
+export async function createGroup(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request
+    .post('/v1/groups')
+    .set(org.auth)
+    .send({ program_id: org.program_id, name: `Group ${uniqueSuffix()}`, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** A valid partner create body for the organization's first program, with a fresh e-mail. */
+export function partnerInput(org: TestOrg, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { first_name: 'Pat', last_name: 'Partner', email: uniqueEmail(), program_id: org.program_id, ...overrides };
+}
+
+/** POST /v1/partners (expects 201); returns the created partner. */
+export async function createPartner(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request.post('/v1/partners').set(org.auth).send(partnerInput(org, overrides));
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** GET /v1/partners/:id as the organization (expects 200); returns the partner. */
+export async function getPartner(t: TestApp, org: TestOrg, id: string): Promise<ApiObject> {
+  const res = await t.request.get(`/v1/partners/${id}`).set(org.auth);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
+/** A message written by the file mailer (an .eml in the outbox directory), with its main headers. */
+export interface OutboxMessage {
+  file: string;
+  to: string;
+  from: string;
+  subject: string;
+  raw: string;
+}
+
+/** Sends every due e-mail now, then reads the .eml files the test app's mailer wrote. */
+export async function sentEmails(t: TestApp): Promise<OutboxMessage[]> {
+  await t.deps.mailer.drain();
+  const files = (await fs.readdir(t.outboxDir)).filter((f) => f.endsWith('.eml')).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const raw = await fs.readFile(path.join(t.outboxDir, file), 'utf8');
+      return { file, raw, to: header(raw, 'To'), from: header(raw, 'From'), subject: header(raw, 'Subject') };
+    }),
+  );
+}
+
+/** The value of a header in a raw message, with folded lines joined. */
+function header(raw: string, name: string): string {
+  const head = raw.split(/\r?\n\r?\n/, 1)[0].replace(/\r?\n[ \t]+/g, ' ');
+  const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+  return line ? line.slice(name.length + 1).trim() : '';
+}
