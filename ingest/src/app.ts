@@ -16,6 +16,16 @@ import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 
 const RATE_WINDOW_SECONDS = 1;
+const READY_TIMEOUT_MS = 2000;
+
+/** A dependency that does not answer in time counts as down, so a probe never hangs. */
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 /** Builds the Express app from its dependencies; it opens nothing and listens nowhere. */
 export function createApp(deps: AppDeps): express.Express {
@@ -30,7 +40,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.json({ success: true, data: { status: 'ok' } });
   });
   app.get('/readyz', async (_req, res) => {
-    const checks = await Promise.allSettled([pingDatabase(db), store.ping()]);
+    const checks = await Promise.allSettled([withTimeout(pingDatabase(db)), withTimeout(store.ping())]);
     const [sqlCheck, storeCheck] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
     const ready = checks.every((c) => c.status === 'fulfilled');
     res.status(ready ? 200 : 503).json({ success: ready, data: { sql: sqlCheck, shared_state: storeCheck } });

@@ -14,6 +14,16 @@ type Entry =
 /** Owns the `idem:` keys of the shared store. */
 const keyOf = (organizationId: string, idempotencyKey: string) => `idem:${organizationId}:${sha256(idempotencyKey)}`;
 
+/** JSON with object keys sorted, so the same parameters in another order count as the same body. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /**
  * `Idempotency-Key` on POST/PUT/DELETE: the same key and body replays the first response for
  * 24 h; another body → 400; while the first is still running → 409. Server errors are not
@@ -26,7 +36,7 @@ export function idempotency(store: SharedStore, organizationOf: (res: Response) 
     if (header.length < 1 || header.length > 255) throw badRequest('Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
 
     const key = keyOf(organizationOf(res), header);
-    const fingerprint = sha256(`${req.method} ${req.originalUrl} ${JSON.stringify(req.body ?? null)}`);
+    const fingerprint = sha256(`${req.method} ${req.originalUrl} ${canonicalJson(req.body ?? null)}`);
     const claimed = await store.setIfAbsent(key, JSON.stringify({ state: 'running', fingerprint } satisfies Entry), RUNNING_TTL_MS);
     if (!claimed) {
       const raw = await store.get(key);

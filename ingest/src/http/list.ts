@@ -6,7 +6,7 @@ import { idField, timestampField } from './fields.js';
 /** `expand[]`/`include[]` style parameter: one value or several, each from a fixed set. */
 export function multiValue<const T extends readonly [string, ...string[]]>(values: T) {
   return z
-    .union([z.enum(values), z.array(z.enum(values)).max(values.length * 2)])
+    .union([z.enum(values), z.array(z.enum(values)).max(values.length * 2)], { error: `must be one or more of: ${values.join(', ')}` })
     .transform((v): T[number][] => [...new Set(Array.isArray(v) ? v : [v])])
     .meta({ description: `One or more of: ${values.join(', ')}` });
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { createRedisStore } from '../../src/store/redis-store.js';
+import { createTestApp, openTestStorage, type TestApp, type TestStorage } from '../support/harness.js';
 
 describe('health endpoints', () => {
   let t: TestApp;
@@ -18,5 +19,28 @@ describe('health endpoints', () => {
     const res = await t.request.get('/readyz');
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ sql: 'ok', shared_state: 'ok' });
+  });
+});
+
+describe('readyz when the shared state is unreachable', () => {
+  let storage: TestStorage;
+  let t: TestApp;
+  beforeAll(async () => {
+    storage = await openTestStorage();
+    // A real Redis client pointed at a port where nothing listens.
+    const unreachable = createRedisStore('redis://127.0.0.1:1');
+    t = await createTestApp({ storage: { ...storage, openStore: () => unreachable } });
+  });
+  afterAll(async () => {
+    await t.close();
+    await t.deps.store.close();
+    await storage.close();
+  });
+
+  it('answers 503 naming the shared state, while healthz stays 200', async () => {
+    const res = await t.request.get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ success: false, data: { sql: 'ok', shared_state: 'unreachable' } });
+    expect((await t.request.get('/healthz')).status).toBe(200);
   });
 });

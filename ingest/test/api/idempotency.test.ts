@@ -57,6 +57,18 @@ describe('Idempotency-Key', () => {
     expect(stored.body.data.name).toBe('Once only');
   });
 
+  it('the same parameters in another key order count as the same body and replay', async () => {
+    const before = await programCount();
+    const key = newKey();
+    const first = await createProgram(key, { name: 'Ordered', cookie_duration: 45 });
+    expect(first.status).toBe(201);
+    const second = await createProgram(key, { cookie_duration: 45, name: 'Ordered' });
+    expect(second.status).toBe(201);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body.data[0].id).toBe(first.body.data[0].id);
+    expect(await programCount()).toBe(before + 1);
+  });
+
   it('without a key, two identical requests create two records', async () => {
     const before = await programCount();
     const a = await t.request.post('/v1/programs').set(org.auth).send({ name: 'Twice' });

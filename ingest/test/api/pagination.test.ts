@@ -449,7 +449,9 @@ describe('list pagination', () => {
     });
 
     it.each(['expand=bogus', 'expand[]=group&expand[]=bogus', 'expand[]=', 'expand[]=customer'])('%s answers 400 naming expand', async (q) => {
-      expectBadRequest(await partnerList(q), 'expand');
+      const res = await partnerList(q);
+      expectBadRequest(res, 'expand');
+      expect(res.body.error.message).toBe('Invalid expand: must be one or more of: group, program');
       expectBadRequest(await t.request.get(`/v1/partners/${partnerId()}?${q}`).set(org.auth), 'expand');
     });
 
