@@ -2,15 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'supertest';
 import { sha256 } from '../../src/ids.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { expectError } from '../support/expect-error.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
-function expectError(res: Response, status: number, type: string, param?: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.type).toBe(type);
-  if (param !== undefined) expect(res.body.error.param).toBe(param);
-}
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
@@ -142,7 +137,7 @@ describe('API keys API', () => {
     const d = await t.newOrganization({ org: 'Org D', program: 'Program D' });
     const [only] = await activeKeyIds(d.organization_id);
     const res = await t.request.delete(`/v1/api-keys/${only}`).set(d.auth);
-    expectError(res, 400, 'invalid_request_error');
+    expectError(res, 400, 'invalid_request_error', 'id');
     expect(await activeKeyIds(d.organization_id)).toEqual([only]);
     expect((await t.request.get('/v1/programs').set(d.auth)).status).toBe(200);
   });

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { expectError, expectNoLeak } from '../support/expect-error.js';
 
 /**
  * The shared HTTP conventions of DESIGN.md section 4: success envelopes, authentication,
@@ -15,23 +16,7 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const id = (prefix: string) => new RegExp(`^${prefix}_[0-9A-Za-z]{24}$`);
 
 /** What an error body must never carry: stack frames, source paths or SQL. */
-function expectNoLeak(res: Response): void {
-  const text = JSON.stringify(res.body);
-  expect(text).not.toMatch(/\bat .+:\d+:\d+/);
-  expect(text).not.toMatch(/node_modules|\.ts\b|\.js\b|stack/i);
-  expect(text).not.toMatch(/\b(select|insert into|update|delete from)\b.*\b(from|set|values|where)\b/i);
-  expect(text).not.toMatch(/relation "|syntax error|violates|duplicate key|pglite|postgres/i);
-}
 
-function expectError(res: Response, status: number, type: string, param?: string): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error).toMatchObject({ type, message: expect.any(String) });
-  expect(Object.keys(res.body.error).sort()).toEqual(param === undefined ? ['message', 'type'] : ['message', 'param', 'type']);
-  if (param !== undefined) expect(res.body.error.param).toBe(param);
-  expectNoLeak(res);
-}
 
 describe('API conventions', () => {
   let t: TestApp;

@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'supertest';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { expectError } from '../support/expect-error.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
-function expectError(res: Response, status: number, type: string, param?: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.type).toBe(type);
-  if (param !== undefined) expect(res.body.error.param).toBe(param);
-}
 
 describe('groups API', () => {
   let t: TestApp;
@@ -222,7 +217,7 @@ describe('groups API', () => {
     it('refuses to delete the default group (400) and keeps it', async () => {
       const p = await newProgram();
       const res = await t.request.delete(`/v1/groups/${p.default_group_id}`).set(a.auth);
-      expectError(res, 400, 'invalid_request_error');
+      expectError(res, 400, 'invalid_request_error', 'id');
       const back = await t.request.get(`/v1/groups/${p.default_group_id}`).set(a.auth);
       expect(back.status).toBe(200);
       expect(back.body.data.default).toBe(true);

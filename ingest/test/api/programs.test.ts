@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'supertest';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { expectError } from '../support/expect-error.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
-function expectError(res: Response, status: number, type: string, param?: string) {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(res.body.success).toBe(false);
-  expect(res.body.error.type).toBe(type);
-  expect(typeof res.body.error.message).toBe('string');
-  if (param !== undefined) expect(res.body.error.param).toBe(param);
-}
 
 describe('programs API', () => {
   let t: TestApp;

@@ -4,36 +4,16 @@ import { toIso } from '../../http/fields.js';
 import type { ProgramWithDefaultGroup } from './programs.repository.js';
 import type { ExpandedProgram, ExpandedProgramWithTerms, Program } from './programs.schema.js';
 
-export function toProgram(p: ProgramWithDefaultGroup): z.output<typeof Program> {
-  return {
-    id: p.id,
-    status: p.status as z.output<typeof Program>['status'],
-    name: p.name,
-    product_name: p.product_name,
-    subdomain: p.subdomain,
-    type: p.type as z.output<typeof Program>['type'],
-    currency_code: p.currency_code,
-    cookie_duration: p.cookie_duration,
-    url_params: p.url_params,
-    payout_term: p.payout_term,
-    payout_methods: p.payout_methods as z.output<typeof Program>['payout_methods'],
-    attribution_model: p.attribution_model as z.output<typeof Program>['attribution_model'],
-    public_key: p.public_key,
-    default_group_id: p.default_group_id,
-    organization_id: p.organization_id,
-    created_at: toIso(p.created_at),
-    updated_at: toIso(p.updated_at),
-  };
-}
+type ProgramObject = z.output<typeof Program>;
 
 export function toExpandedProgram(p: ProgramRow): z.output<typeof ExpandedProgram> {
   return {
     id: p.id,
-    status: p.status as z.output<typeof Program>['status'],
+    status: p.status as ProgramObject['status'],
     name: p.name,
     product_name: p.product_name,
     subdomain: p.subdomain,
-    type: p.type as z.output<typeof Program>['type'],
+    type: p.type as ProgramObject['type'],
     currency_code: p.currency_code,
     created_at: toIso(p.created_at),
   };
@@ -43,8 +23,19 @@ export function toExpandedProgramWithTerms(p: ProgramRow): z.output<typeof Expan
   return {
     ...toExpandedProgram(p),
     cookie_duration: p.cookie_duration,
-    payout_methods: p.payout_methods as z.output<typeof Program>['payout_methods'],
+    payout_methods: p.payout_methods as ProgramObject['payout_methods'],
     payout_term: p.payout_term,
     url_params: p.url_params,
+  };
+}
+
+export function toProgram(p: ProgramWithDefaultGroup): ProgramObject {
+  return {
+    ...toExpandedProgramWithTerms(p),
+    attribution_model: p.attribution_model as ProgramObject['attribution_model'],
+    public_key: p.public_key,
+    default_group_id: p.default_group_id,
+    organization_id: p.organization_id,
+    updated_at: toIso(p.updated_at),
   };
 }
