@@ -11,7 +11,9 @@ import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { rateLimit } from './http/rate-limit.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
+import { registerClickRoutes } from './resources/clicks/clicks.routes.js';
 import { registerGroupRoutes } from './resources/groups/groups.routes.js';
+import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 
@@ -62,6 +64,8 @@ export function createApp(deps: AppDeps): express.Express {
   registerProgramRoutes(api, routeDeps);
   registerGroupRoutes(api, routeDeps);
   registerPartnerRoutes(api, routeDeps);
+  registerLinkRoutes(api, routeDeps);
+  registerClickRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {

@@ -22,6 +22,10 @@ const envSchema = z.object({
   SMTP_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   SVC_API_RATE_LIMIT: z.coerce.number().int().min(1).default(25),
   SVC_TRUST_PROXY: z.string().optional(),
+  SVC_COUNTRY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
+    .optional(),
 });
 
 export type Config = {
@@ -37,6 +41,8 @@ export type Config = {
   /** Requests per second allowed for one secret API key. */
   apiRateLimit: number;
   trustProxy: boolean | number | string;
+  /** Request header set by a trusted CDN with the visitor's country (e.g. cf-ipcountry); off when unset. */
+  countryHeader?: string;
 };
 
 export class ConfigError extends Error {}
@@ -64,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     apiRateLimit: e.SVC_API_RATE_LIMIT,
     trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
+    countryHeader: e.SVC_COUNTRY_HEADER?.toLowerCase(),
   };
 }
 

@@ -109,6 +109,34 @@ export interface EmailOutboxTable {
   created_at: Timestamp;
 }
 
+export interface LinksTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  param: string;
+  value: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface ClicksTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  link_id: string | null;
+  country: string | null;
+  state: string | null;
+  device: string | null;
+  page: string | null;
+  browser: string | null;
+  referrer: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -117,6 +145,8 @@ export interface Database {
   flows: FlowsTable;
   partners: PartnersTable;
   email_outbox: EmailOutboxTable;
+  links: LinksTable;
+  clicks: ClicksTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -126,3 +156,5 @@ export type FlowRow = Selectable<FlowsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewPartner = Insertable<PartnersTable>;
 export type PartnerUpdate = Updateable<PartnersTable>;
+export type LinkRow = Selectable<LinksTable>;
+export type ClickRow = Selectable<ClicksTable>;

@@ -16,7 +16,7 @@ function refuseStats(include: string[] | undefined): void {
   if (include?.includes('stats')) throw badRequest('include[]=stats is not available yet', 'include');
 }
 
-export function registerPartnerRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
+export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Partners', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -99,11 +99,11 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, mailer, secretGuard
     method: 'delete',
     path: '/v1/partners/:id',
     summary: 'Delete a partner',
-    description: 'Soft delete: the partner is hidden from the API and its e-mail is free again; its transactions and commissions remain.',
+    description: 'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted and stop resolving; its transactions and commissions remain.',
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {
-      await deletePartner(db, authOf(res).organizationId, params.id);
+      await deletePartner(db, store, authOf(res).organizationId, params.id);
       return envelope.deleted(params.id);
     },
   });

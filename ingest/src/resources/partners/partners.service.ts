@@ -7,6 +7,9 @@ import { ApiError } from '../../http/errors.js';
 import { validate } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { queueEmail } from '../../mail/outbox.js';
+import type { SharedStore } from '../../store/index.js';
+import { invalidateLinkLookups } from '../links/link-cache.js';
+import { deletePartnerLinks } from '../links/links.service.js';
 import { requireGroup } from '../groups/groups.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { findPartnerByEmail, requirePartner } from './partners.repository.js';
@@ -129,11 +132,18 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
   }
 }
 
-/** Soft delete: the partner disappears from the API and frees its e-mail; its money records stay. */
-export async function deletePartner(db: Db, organizationId: string, partnerId: string): Promise<void> {
+/**
+ * Soft delete: the partner disappears from the API and frees its e-mail; its links are deleted
+ * with it (they stop resolving at once); its money records stay.
+ */
+export async function deletePartner(db: Db, store: SharedStore, organizationId: string, partnerId: string): Promise<void> {
   const partner = await requirePartner(db, organizationId, partnerId);
   const now = new Date();
-  await db.updateTable('partners').set({ deleted_at: now, updated_at: now }).where('id', '=', partner.id).execute();
+  const links = await db.transaction().execute(async (trx) => {
+    await trx.updateTable('partners').set({ deleted_at: now, updated_at: now }).where('id', '=', partner.id).execute();
+    return deletePartnerLinks(trx, partner.id, now);
+  });
+  await Promise.all(links.map((link) => invalidateLinkLookups(store, link)));
 }
 
 /** Serialises a page of partners with the requested expansions, loading each related table once. */

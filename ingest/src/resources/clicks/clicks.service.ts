@@ -1,0 +1,95 @@
+import countries from 'i18n-iso-countries';
+import type { Db } from '../../db/database.js';
+import type { ClickRow } from '../../db/schema.js';
+import { ApiError, badRequest } from '../../http/errors.js';
+import { parseUserAgent } from '../../http/user-agent.js';
+import { newId } from '../../ids.js';
+import type { SharedStore } from '../../store/index.js';
+import { requireLink } from '../links/links.repository.js';
+import { resolveLinks } from '../links/links.service.js';
+import { requirePartner } from '../partners/partners.repository.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import type { ClickCreateInput } from './clicks.schema.js';
+
+/** What the request itself tells about the visitor. */
+export interface VisitorContext {
+  userAgent?: string;
+  /** The value of the trusted CDN country header, when configured. */
+  headerCountry?: string;
+}
+
+/** The spec's own body for an unknown (param, value). */
+export const linkNotFound = () => new ApiError('not_found_error', 'Link not found', { plainMessage: true });
+
+/** CDN headers use XX (unknown) and T1 (Tor) besides real codes; only real codes are kept. */
+function countryFromHeader(value: string | undefined): string | null {
+  const code = value?.trim().toUpperCase();
+  return code && code.length === 2 && countries.isValid(code) ? code : null;
+}
+
+interface Attribution {
+  partnerId: string;
+  programId: string;
+  linkId: string | null;
+}
+
+async function attributeByPartner(db: Db, organizationId: string, input: ClickCreateInput): Promise<Attribution> {
+  if (!input.partner_id) throw badRequest('partner_id is required when link_id is given', 'partner_id');
+  const partner = await requirePartner(db, organizationId, input.partner_id, 'partner_id');
+  if (input.program_id && input.program_id !== partner.program_id) {
+    throw badRequest('program_id is not the program of this partner', 'program_id');
+  }
+  let linkId: string | null = null;
+  if (input.link_id) {
+    const link = await requireLink(db, organizationId, input.link_id, 'link_id');
+    if (link.partner_id !== partner.id) throw badRequest('link_id is a link of another partner', 'link_id');
+    linkId = link.id;
+  }
+  return { partnerId: partner.id, programId: partner.program_id, linkId };
+}
+
+async function attributeByLink(db: Db, store: SharedStore, organizationId: string, input: ClickCreateInput): Promise<Attribution> {
+  if (input.param === undefined) throw badRequest('param is required with value', 'param');
+  if (input.value === undefined) throw badRequest('value is required with param', 'value');
+  if (input.program_id) await requireProgram(db, organizationId, input.program_id, 'program_id');
+  const links = await resolveLinks(db, store, { organizationId, programId: input.program_id, param: input.param, value: input.value });
+  if (links.length === 0) throw linkNotFound();
+  if (links.length > 1) {
+    throw badRequest('More than one program has a link with this param and value; give program_id', 'program_id');
+  }
+  return { partnerId: links[0].partner_id, programId: links[0].program_id, linkId: links[0].id };
+}
+
+/**
+ * Records a click by method 1 (partner_id, optional link_id) or method 2 (param + value, optional
+ * program_id). Browser and, unless given, device come from the User-Agent.
+ */
+export async function recordClick(db: Db, store: SharedStore, organizationId: string, input: ClickCreateInput, visitor: VisitorContext): Promise<ClickRow> {
+  const byPartner = input.partner_id !== undefined || input.link_id !== undefined;
+  const byLink = input.param !== undefined || input.value !== undefined;
+  if (byPartner && byLink) throw badRequest('Use either partner_id (method 1) or param and value (method 2), not both');
+  if (!byPartner && !byLink) throw badRequest('Give partner_id (method 1), or param and value (method 2)');
+  const target = byPartner ? await attributeByPartner(db, organizationId, input) : await attributeByLink(db, store, organizationId, input);
+
+  const ua = parseUserAgent(visitor.userAgent);
+  const now = new Date();
+  return db
+    .insertInto('clicks')
+    .values({
+      id: newId('click'),
+      organization_id: organizationId,
+      program_id: target.programId,
+      partner_id: target.partnerId,
+      link_id: target.linkId,
+      country: input.country ?? countryFromHeader(visitor.headerCountry),
+      state: null,
+      device: input.device ?? ua.device,
+      page: input.page ?? null,
+      browser: ua.browser,
+      referrer: input.referrer ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

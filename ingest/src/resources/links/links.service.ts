@@ -1,0 +1,128 @@
+import type { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { LinkRow } from '../../db/schema.js';
+import { badRequest, conflict } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import type { SharedStore } from '../../store/index.js';
+import { requirePartner } from '../partners/partners.repository.js';
+import { toExpandedPartner } from '../partners/partners.serializer.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { toExpandedProgram } from '../programs/programs.serializer.js';
+import { cachedLinks, cacheLinks, invalidateLinkLookups, linkCacheKey, type ResolvedLink } from './link-cache.js';
+import { findLinksByParamValue, requireLink } from './links.repository.js';
+import type { LinkCreate, LinkObject, LinkUpdate } from './links.schema.js';
+import { toLink } from './links.serializer.js';
+
+export type LinkExpand = 'partner' | 'program';
+
+function checkParam(urlParams: string[], param: string): void {
+  if (!urlParams.includes(param)) {
+    throw badRequest(`param must be one of the program's url_params: ${urlParams.join(', ')}`, 'param');
+  }
+}
+
+const duplicateLink = () => conflict('A link with this param and value already exists in the program');
+
+export async function createLink(db: Db, store: SharedStore, organizationId: string, input: z.output<typeof LinkCreate>): Promise<LinkRow> {
+  const partner = await requirePartner(db, organizationId, input.partner_id, 'partner_id');
+  const program = await requireProgram(db, organizationId, partner.program_id);
+  checkParam(program.url_params, input.param);
+  const now = new Date();
+  let link: LinkRow;
+  try {
+    link = await db
+      .insertInto('links')
+      .values({
+        id: newId('link'),
+        organization_id: organizationId,
+        program_id: program.id,
+        partner_id: partner.id,
+        param: input.param,
+        value: input.value,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err, 'links_program_param_value')) throw duplicateLink();
+    throw err;
+  }
+  // A lookup of this value may have been cached as "not found".
+  await invalidateLinkLookups(store, link);
+  return link;
+}
+
+export async function updateLink(db: Db, store: SharedStore, organizationId: string, linkId: string, input: z.output<typeof LinkUpdate>): Promise<LinkRow> {
+  const current = await requireLink(db, organizationId, linkId);
+  if (input.param !== undefined) {
+    const program = await requireProgram(db, organizationId, current.program_id);
+    checkParam(program.url_params, input.param);
+  }
+  let updated: LinkRow;
+  try {
+    updated = await db
+      .updateTable('links')
+      .set({ ...input, updated_at: new Date() })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err, 'links_program_param_value')) throw duplicateLink();
+    throw err;
+  }
+  await Promise.all([invalidateLinkLookups(store, current), invalidateLinkLookups(store, updated)]);
+  return updated;
+}
+
+/** Soft delete: the link stops resolving at once; clicks already recorded keep pointing at it. */
+export async function deleteLink(db: Db, store: SharedStore, organizationId: string, linkId: string): Promise<void> {
+  const link = await requireLink(db, organizationId, linkId);
+  const now = new Date();
+  await db.updateTable('links').set({ deleted_at: now, updated_at: now }).where('id', '=', link.id).execute();
+  await invalidateLinkLookups(store, link);
+}
+
+/** Deletes a partner's links with it (inside the partner's transaction); returns them for cache invalidation after commit. */
+export async function deletePartnerLinks(trx: Db, partnerId: string, now: Date): Promise<LinkRow[]> {
+  return trx
+    .updateTable('links')
+    .set({ deleted_at: now, updated_at: now })
+    .where('partner_id', '=', partnerId)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .execute();
+}
+
+/**
+ * The links that answer (param, value) for tracking: in one program, or across the
+ * organization's programs. Served from the shared cache when possible.
+ */
+export async function resolveLinks(
+  db: Db,
+  store: SharedStore,
+  q: { organizationId: string; programId?: string; param: string; value: string },
+): Promise<ResolvedLink[]> {
+  const key = linkCacheKey(q.organizationId, q.programId ?? null, q.param, q.value);
+  const cached = await cachedLinks(store, key);
+  if (cached) return cached;
+  const found = await findLinksByParamValue(db, q);
+  await cacheLinks(store, key, found);
+  return found;
+}
+
+export async function presentLinks(db: Db, rows: LinkRow[], expand: LinkExpand[] = []): Promise<LinkObject[]> {
+  const partners = expand.includes('partner') ? await loadByIds(db, 'partners', rows.map((r) => r.partner_id)) : null;
+  const programs = expand.includes('program') ? await loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null;
+  return rows.map((r) => {
+    const partner = partners?.get(r.partner_id);
+    const program = programs?.get(r.program_id);
+    return {
+      ...toLink(r),
+      ...(partner ? { partner: toExpandedPartner(partner) } : {}),
+      ...(program ? { program: toExpandedProgram(program) } : {}),
+    };
+  });
+}
