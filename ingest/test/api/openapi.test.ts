@@ -50,6 +50,12 @@ const EXPECTED = [
   'get /v1/api-keys',
   'post /v1/api-keys',
   'delete /v1/api-keys/{id}',
+  'get /v1/links',
+  'post /v1/links',
+  'get /v1/links/{id}',
+  'put /v1/links/{id}',
+  'delete /v1/links/{id}',
+  'post /v1/clicks',
 ];
 
 describe('OpenAPI document', () => {
@@ -76,7 +82,7 @@ describe('OpenAPI document', () => {
     expect(doc.info.version).toEqual(expect.any(String));
   });
 
-  it('documents every operation of programs, groups, partners and API keys', () => {
+  it('documents every operation of programs, groups, partners, API keys, links and clicks', () => {
     expect(documented).toEqual(expect.arrayContaining(EXPECTED));
   });
 
