@@ -12,10 +12,12 @@ import { parseQueryString } from './http/query-string.js';
 import { rateLimit } from './http/rate-limit.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { registerClickRoutes } from './resources/clicks/clicks.routes.js';
+import { registerCustomerRoutes } from './resources/customers/customers.routes.js';
 import { registerGroupRoutes } from './resources/groups/groups.routes.js';
 import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
+import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
 
 const RATE_WINDOW_SECONDS = 1;
 const READY_TIMEOUT_MS = 2000;
@@ -66,6 +68,8 @@ export function createApp(deps: AppDeps): express.Express {
   registerPartnerRoutes(api, routeDeps);
   registerLinkRoutes(api, routeDeps);
   registerClickRoutes(api, routeDeps);
+  registerPromotionCodeRoutes(api, routeDeps);
+  registerCustomerRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {

@@ -137,6 +137,42 @@ export interface ClicksTable {
   updated_at: Timestamp;
 }
 
+export interface PromotionCodesTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  code: string;
+  type: string;
+  value: number;
+  partner_id: string | null;
+  group_id: string | null;
+  active: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface CustomersTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  identifier: string;
+  email: string | null;
+  name: string | null;
+  customer_id: string | null;
+  subscription_id: string | null;
+  click_id: string | null;
+  promotion_code_id: string | null;
+  status: string;
+  plan: string | null;
+  lead_at: Timestamp;
+  active_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -147,6 +183,8 @@ export interface Database {
   email_outbox: EmailOutboxTable;
   links: LinksTable;
   clicks: ClicksTable;
+  promotion_codes: PromotionCodesTable;
+  customers: CustomersTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -158,3 +196,5 @@ export type NewPartner = Insertable<PartnersTable>;
 export type PartnerUpdate = Updateable<PartnersTable>;
 export type LinkRow = Selectable<LinksTable>;
 export type ClickRow = Selectable<ClicksTable>;
+export type PromotionCodeRow = Selectable<PromotionCodesTable>;
+export type CustomerRow = Selectable<CustomersTable>;

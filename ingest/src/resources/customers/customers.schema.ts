@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { emailField, idField, isoString, optionalText, shortText, timestampField } from '../../http/fields.js';
+import { listQuery, multiValue } from '../../http/list.js';
+import { ExpandedPartner } from '../partners/partners.schema.js';
+import { ExpandedProgram } from '../programs/programs.schema.js';
+import { promotionCodeString } from '../promotion-codes/promotion-codes.schema.js';
+
+export const CUSTOMER_STATUSES = ['lead', 'trialing', 'active', 'canceled'] as const;
+
+const externalId = z.string().trim().min(1).max(255);
+
+const customerFields = {
+  email: emailField,
+  name: optionalText(200),
+  subscription_id: externalId.nullable(),
+  customer_id: externalId.nullable().meta({ description: "Your own identifier for the customer, unique in the program" }),
+  click_id: idField,
+  promotion_code: promotionCodeString.meta({ description: 'The code the customer used (the code text, not its id)' }),
+  status: z.enum(CUSTOMER_STATUSES),
+  plan: optionalText(200),
+  lead_at: timestampField,
+  active_at: timestampField,
+};
+
+export const CustomerCreate = z
+  .strictObject({
+    ...customerFields,
+    partner_id: idField,
+    program_id: idField.meta({ description: 'Optional: narrows a promotion-code lookup when neither partner_id nor click_id is given' }),
+    identifier: shortText(255).meta({ description: 'Unique in the program (case-insensitive); defaults to email, then customer_id' }),
+    created_at: timestampField,
+  })
+  .partial()
+  .meta({ id: 'CustomerCreate' });
+export type CustomerCreateInput = z.output<typeof CustomerCreate>;
+
+export const CustomerUpdate = z.strictObject(customerFields).partial().meta({ id: 'CustomerUpdate' });
+export type CustomerUpdateInput = z.output<typeof CustomerUpdate>;
+
+const expandParam = multiValue(['partner', 'program']);
+export const CustomerListQuery = listQuery({
+  program_id: idField,
+  partner_id: idField.optional(),
+  search: z.string().min(1).max(254).optional().meta({ description: 'Part of the e-mail address (case-insensitive; % and _ match literally)' }),
+  status: z.enum(CUSTOMER_STATUSES).optional(),
+  expand: expandParam.optional(),
+});
+export const CustomerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: multiValue(['stats']).optional() });
+
+export const Customer = z
+  .object({
+    id: z.string(),
+    customer_id: z.string().nullable(),
+    email: z.string().nullable(),
+    name: z.string().nullable(),
+    status: z.enum(CUSTOMER_STATUSES),
+    plan: z.string().nullable(),
+    subscription_id: z.string().nullable(),
+    lead_at: isoString,
+    active_at: isoString.nullable(),
+    click_id: z.string().nullable(),
+    partner_id: z.string(),
+    program_id: z.string(),
+    organization_id: z.string(),
+    promotion_code_id: z.string().nullable(),
+    created_at: isoString,
+    updated_at: isoString,
+    partner: ExpandedPartner.optional(),
+    program: ExpandedProgram.optional(),
+  })
+  .meta({ id: 'Customer' });
+export type CustomerObject = z.output<typeof Customer>;
+
+/** Create and update responses also show the identifier (the spec lists it for those only). */
+export const CustomerWithIdentifier = Customer.extend({ identifier: z.string() }).meta({ id: 'CustomerWithIdentifier' });
+export type CustomerWithIdentifierObject = z.output<typeof CustomerWithIdentifier>;
+
+export const Warning = z.object({ code: z.literal('promotion_code_not_applied'), message: z.string() }).meta({ id: 'Warning' });
+export type WarningObject = z.output<typeof Warning>;
+
+export const CustomerWrite = z
+  .object({ success: z.literal(true), data: z.array(CustomerWithIdentifier).length(1), warnings: z.array(Warning).optional() })
+  .meta({ id: 'CustomerWriteResponse' });
+
+export const CustomerList = z
+  .object({ success: z.literal(true), data: z.object({ data: z.array(Customer) }), has_more: z.boolean(), total_count: z.number().int() })
+  .meta({ id: 'CustomerList' });
+
+export const CustomerExistsResponse = z
+  .object({
+    success: z.literal(false),
+    error: z.object({ message: z.literal('Customer already exists'), type: z.literal('conflict_error') }),
+    data: CustomerWithIdentifier,
+  })
+  .meta({ id: 'CustomerExists' });

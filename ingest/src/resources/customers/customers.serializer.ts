@@ -1,0 +1,28 @@
+import type { CustomerRow } from '../../db/schema.js';
+import { toIso, toIsoOrNull } from '../../http/fields.js';
+import type { CustomerObject, CustomerWithIdentifierObject } from './customers.schema.js';
+
+export function toCustomer(c: CustomerRow): CustomerObject {
+  return {
+    id: c.id,
+    customer_id: c.customer_id,
+    email: c.email,
+    name: c.name,
+    status: c.status as CustomerObject['status'],
+    plan: c.plan,
+    subscription_id: c.subscription_id,
+    lead_at: toIso(c.lead_at),
+    active_at: toIsoOrNull(c.active_at),
+    click_id: c.click_id,
+    partner_id: c.partner_id,
+    program_id: c.program_id,
+    organization_id: c.organization_id,
+    promotion_code_id: c.promotion_code_id,
+    created_at: toIso(c.created_at),
+    updated_at: toIso(c.updated_at),
+  };
+}
+
+export function toCustomerWithIdentifier(c: CustomerRow): CustomerWithIdentifierObject {
+  return { ...toCustomer(c), identifier: c.identifier };
+}

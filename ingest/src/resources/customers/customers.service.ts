@@ -1,0 +1,213 @@
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { CustomerRow, PartnerRow, PromotionCodeRow } from '../../db/schema.js';
+import { ApiError, badRequest } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { requireClick } from '../clicks/clicks.repository.js';
+import { requirePartner } from '../partners/partners.repository.js';
+import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
+import { codeAppliesTo } from '../promotion-codes/promotion-codes.service.js';
+import { findExistingCustomer, requireCustomer } from './customers.repository.js';
+import type { CustomerCreateInput, CustomerUpdateInput, WarningObject } from './customers.schema.js';
+import { toCustomerWithIdentifier } from './customers.serializer.js';
+
+export interface CustomerWrite {
+  customer: CustomerRow;
+  warnings: WarningObject[];
+}
+
+/** 409 with the existing customer in `data`. */
+function customerExists(existing: CustomerRow): ApiError {
+  return new ApiError('conflict_error', 'Customer already exists', { extra: { data: toCustomerWithIdentifier(existing) } });
+}
+
+const notApplied = (code: string): WarningObject => ({
+  code: 'promotion_code_not_applied',
+  message: `Promotion code '${code}' does not belong to the referring partner, their group or the program, or is inactive; it was not applied`,
+});
+
+/**
+ * Inserts a customer; a taken identifier or integrator id in the program answers 409 with the
+ * existing customer. Unique indexes decide, so simultaneous inserts yield one customer.
+ */
+async function insertCustomer(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
+  const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
+  if (existing) throw customerExists(existing);
+  try {
+    return await db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err, 'customers_program_identifier') || isUniqueViolation(err, 'customers_program_customer_id')) {
+      const winner = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
+      if (winner) throw customerExists(winner);
+    }
+    throw err;
+  }
+}
+
+interface Attribution {
+  partner: PartnerRow;
+  clickId: string | null;
+  /** The partner-owned code that attributed the customer, when nothing else did. */
+  attributingCode?: PromotionCodeRow;
+}
+
+/** DESIGN.md section 6: partner_id or click_id (agreeing), else a partner-owned promotion code. */
+async function attribute(db: Db, organizationId: string, input: CustomerCreateInput): Promise<Attribution> {
+  const click = input.click_id ? await requireClick(db, organizationId, input.click_id, 'click_id') : null;
+  if (input.partner_id) {
+    const partner = await requirePartner(db, organizationId, input.partner_id, 'partner_id');
+    if (click && click.partner_id !== partner.id) throw badRequest('click_id is a click of another partner than partner_id', 'click_id');
+    return { partner, clickId: click?.id ?? null };
+  }
+  if (click) return { partner: await requirePartner(db, organizationId, click.partner_id, 'click_id'), clickId: click.id };
+  if (!input.promotion_code) {
+    throw badRequest("Give partner_id, click_id or a partner's promotion_code to attribute the customer", 'partner_id');
+  }
+  const owned = (await findPromotionCodes(db, { organizationId, programId: input.program_id, code: input.promotion_code })).filter(
+    (c) => c.partner_id && c.active,
+  );
+  if (owned.length === 0) {
+    throw badRequest("promotion_code is not an active partner's code, so it cannot attribute the customer", 'promotion_code');
+  }
+  if (owned.length > 1) throw badRequest('More than one program has this promotion code; give program_id', 'program_id');
+  const partner = await requirePartner(db, organizationId, owned[0].partner_id!, 'promotion_code');
+  return { partner, clickId: null, attributingCode: owned[0] };
+}
+
+/** The id of the code when it applies to this partner's customer, else a warning. */
+async function applyPromotionCode(
+  db: Db,
+  organizationId: string,
+  partner: PartnerRow,
+  code: string,
+): Promise<{ promotionCodeId: string } | { warning: WarningObject }> {
+  const [found] = await findPromotionCodes(db, { organizationId, programId: partner.program_id, code });
+  return found && codeAppliesTo(found, partner) ? { promotionCodeId: found.id } : { warning: notApplied(code) };
+}
+
+export async function createCustomer(db: Db, organizationId: string, input: CustomerCreateInput): Promise<CustomerWrite> {
+  const identifier = input.identifier ?? input.email ?? input.customer_id;
+  if (!identifier) throw badRequest('Give email, customer_id or identifier to identify the customer', 'email');
+  const { partner, clickId, attributingCode } = await attribute(db, organizationId, input);
+  if (input.program_id && input.program_id !== partner.program_id) {
+    throw badRequest('program_id is not the program of the referring partner', 'program_id');
+  }
+
+  const warnings: WarningObject[] = [];
+  let promotionCodeId: string | null = attributingCode?.id ?? null;
+  if (input.promotion_code && !attributingCode) {
+    const applied = await applyPromotionCode(db, organizationId, partner, input.promotion_code);
+    if ('warning' in applied) warnings.push(applied.warning);
+    else promotionCodeId = applied.promotionCodeId;
+  }
+
+  const createdAt = input.created_at ?? new Date();
+  const status = input.status ?? 'lead';
+  const customer = await insertCustomer(db, {
+    id: newId('customer'),
+    organization_id: organizationId,
+    program_id: partner.program_id,
+    partner_id: partner.id,
+    identifier,
+    email: input.email ?? null,
+    name: input.name ?? null,
+    customer_id: input.customer_id ?? null,
+    subscription_id: input.subscription_id ?? null,
+    click_id: clickId,
+    promotion_code_id: promotionCodeId,
+    status,
+    plan: input.plan ?? null,
+    lead_at: input.lead_at ?? createdAt,
+    active_at: input.active_at ?? (status === 'active' ? createdAt : null),
+    created_at: createdAt,
+    updated_at: new Date(),
+  });
+  return { customer, warnings };
+}
+
+export async function updateCustomer(db: Db, organizationId: string, id: string, input: CustomerUpdateInput): Promise<CustomerWrite> {
+  const current = await requireCustomer(db, organizationId, id);
+  const partner = await requirePartner(db, organizationId, current.partner_id).catch(() => null);
+  const { promotion_code, click_id, ...plain } = input;
+
+  if (click_id !== undefined) {
+    const click = await requireClick(db, organizationId, click_id, 'click_id');
+    if (click.partner_id !== current.partner_id) {
+      throw badRequest("click_id is a click of another partner; a customer's attribution does not change on update", 'click_id');
+    }
+  }
+  if (input.customer_id && input.customer_id !== current.customer_id) {
+    const existing = await findExistingCustomer(db, current.program_id, { customerId: input.customer_id });
+    if (existing) throw customerExists(existing);
+  }
+
+  const warnings: WarningObject[] = [];
+  let promotionCodeId: string | undefined;
+  if (promotion_code !== undefined) {
+    const applied = partner ? await applyPromotionCode(db, organizationId, partner, promotion_code) : { warning: notApplied(promotion_code) };
+    if ('warning' in applied) warnings.push(applied.warning);
+    else promotionCodeId = applied.promotionCodeId;
+  }
+
+  // active_at records the first time the customer became active, unless given.
+  const becomesActive = input.status === 'active' && current.active_at === null && input.active_at === undefined;
+  try {
+    const customer = await db
+      .updateTable('customers')
+      .set({
+        ...plain,
+        ...(click_id !== undefined ? { click_id } : {}),
+        ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
+        ...(becomesActive ? { active_at: new Date() } : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { customer, warnings };
+  } catch (err) {
+    if (isUniqueViolation(err, 'customers_program_customer_id')) {
+      const existing = await findExistingCustomer(db, current.program_id, { customerId: input.customer_id });
+      if (existing) throw customerExists(existing);
+    }
+    throw err;
+  }
+}
+
+/** Soft delete: hidden from the API, identifier free again; transactions and commissions stay. */
+export async function deleteCustomer(db: Db, organizationId: string, id: string): Promise<void> {
+  const customer = await requireCustomer(db, organizationId, id);
+  const now = new Date();
+  await db.updateTable('customers').set({ deleted_at: now, updated_at: now }).where('id', '=', customer.id).execute();
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The tracking script's signup: the click becomes a lead of the click's partner, identified by
+ * the given string (also kept as `email` when it is one). A taken identifier → 409.
+ */
+export async function convertClickToLead(db: Db, q: { organizationId: string; clickId: string; identifier: string }): Promise<CustomerRow> {
+  const click = await requireClick(db, q.organizationId, q.clickId, 'click_id');
+  const partner = await requirePartner(db, q.organizationId, click.partner_id, 'click_id');
+  const now = new Date();
+  return insertCustomer(db, {
+    id: newId('customer'),
+    organization_id: q.organizationId,
+    program_id: partner.program_id,
+    partner_id: partner.id,
+    identifier: q.identifier,
+    email: EMAIL.test(q.identifier) ? q.identifier : null,
+    name: null,
+    customer_id: null,
+    subscription_id: null,
+    click_id: click.id,
+    promotion_code_id: null,
+    status: 'lead',
+    plan: null,
+    lead_at: now,
+    active_at: null,
+    created_at: now,
+    updated_at: now,
+  });
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { idField, isoString } from '../../http/fields.js';
+import { listQuery, multiValue } from '../../http/list.js';
+import { ExpandedPartner } from '../partners/partners.schema.js';
+import { ExpandedProgram } from '../programs/programs.schema.js';
+
+export const PROMOTION_CODE_TYPES = ['fixed', 'percentage'] as const;
+
+export const promotionCodeString = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 characters of A-Z, a-z, 0-9, "_" or "-"')
+  .meta({ example: 'ALICE20' });
+
+const value = z
+  .number()
+  .int()
+  .min(0)
+  .max(100_000_000)
+  .meta({ description: 'Cents for a fixed discount; 0–100 for a percentage' });
+
+/** A percentage is at most 100; cents have only the general cap. */
+function checkValue(input: { type?: string; value?: number }, ctx: z.RefinementCtx): void {
+  if (input.type === 'percentage' && input.value !== undefined && input.value > 100) {
+    ctx.addIssue({ code: 'custom', path: ['value'], message: 'must be 0–100 for a percentage code' });
+  }
+}
+
+export const PromotionCodeCreate = z
+  .strictObject({
+    program_id: idField,
+    code: promotionCodeString,
+    type: z.enum(PROMOTION_CODE_TYPES),
+    value,
+    partner_id: idField.nullable().optional().meta({ description: 'Owner: a partner (the code attributes customers to them)' }),
+    group_id: idField.nullable().optional().meta({ description: 'Owner: a group; with neither owner the code is program-wide' }),
+    active: z.boolean().optional(),
+  })
+  .superRefine(checkValue)
+  .refine((c) => !(c.partner_id && c.group_id), { message: 'give partner_id or group_id, not both', path: ['group_id'] })
+  .meta({ id: 'PromotionCodeCreate' });
+
+export const PromotionCodeUpdate = z
+  .strictObject({ code: promotionCodeString.optional(), type: z.enum(PROMOTION_CODE_TYPES).optional(), value: value.optional(), active: z.boolean().optional() })
+  .superRefine(checkValue)
+  .meta({ id: 'PromotionCodeUpdate' });
+
+const expandParam = multiValue(['partner', 'program']);
+export const PromotionCodeListQuery = listQuery({
+  program_id: idField,
+  partner_id: idField.optional(),
+  expand: expandParam.optional(),
+});
+export const PromotionCodeRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
+
+export const PromotionCode = z
+  .object({
+    id: z.string(),
+    code: z.string(),
+    type: z.enum(PROMOTION_CODE_TYPES),
+    value: z.number().int(),
+    entity_type: z.enum(['partner', 'group', 'program']).meta({ description: 'Who owns the code' }),
+    partner_id: z.string().nullable(),
+    group_id: z.string().nullable(),
+    active: z.boolean(),
+    program_id: z.string(),
+    organization_id: z.string(),
+    created_at: isoString,
+    updated_at: isoString,
+    partner: ExpandedPartner.optional(),
+    program: ExpandedProgram.optional(),
+  })
+  .meta({ id: 'PromotionCode' });
+export type PromotionCodeObject = z.output<typeof PromotionCode>;

@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { PartnerRow, PromotionCodeRow } from '../../db/schema.js';
+import { badRequest, conflict } from '../../http/errors.js';
+import { toIso } from '../../http/fields.js';
+import { newId } from '../../ids.js';
+import { requireGroup } from '../groups/groups.repository.js';
+import { requirePartner } from '../partners/partners.repository.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { requirePromotionCode } from './promotion-codes.repository.js';
+import type { PromotionCodeCreate, PromotionCodeObject, PromotionCodeUpdate } from './promotion-codes.schema.js';
+
+const duplicateCode = () => conflict('A promotion code with this code already exists in the program');
+
+export async function createPromotionCode(db: Db, organizationId: string, input: z.output<typeof PromotionCodeCreate>): Promise<PromotionCodeRow> {
+  const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
+  if (input.partner_id) {
+    const partner = await requirePartner(db, organizationId, input.partner_id, 'partner_id');
+    if (partner.program_id !== program.id) throw badRequest('partner_id is a partner of another program', 'partner_id');
+  }
+  if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: program.id, param: 'group_id' });
+  const now = new Date();
+  try {
+    return await db
+      .insertInto('promotion_codes')
+      .values({
+        id: newId('promotionCode'),
+        organization_id: organizationId,
+        program_id: program.id,
+        code: input.code,
+        type: input.type,
+        value: input.value,
+        partner_id: input.partner_id ?? null,
+        group_id: input.group_id ?? null,
+        active: input.active ?? true,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err, 'promotion_codes_program_code')) throw duplicateCode();
+    throw err;
+  }
+}
+
+export async function updatePromotionCode(db: Db, organizationId: string, id: string, input: z.output<typeof PromotionCodeUpdate>): Promise<PromotionCodeRow> {
+  const current = await requirePromotionCode(db, organizationId, id);
+  const type = input.type ?? current.type;
+  const value = input.value ?? current.value;
+  if (type === 'percentage' && value > 100) throw badRequest('value must be 0–100 for a percentage code', 'value');
+  try {
+    return await db
+      .updateTable('promotion_codes')
+      .set({ ...input, updated_at: new Date() })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if (isUniqueViolation(err, 'promotion_codes_program_code')) throw duplicateCode();
+    throw err;
+  }
+}
+
+export async function deletePromotionCode(db: Db, organizationId: string, id: string): Promise<void> {
+  const code = await requirePromotionCode(db, organizationId, id);
+  const now = new Date();
+  await db.updateTable('promotion_codes').set({ deleted_at: now, updated_at: now }).where('id', '=', code.id).execute();
+}
+
+/** A code applies to a customer referred by `partner` when it is that partner's, their group's, or program-wide. */
+export function codeAppliesTo(code: PromotionCodeRow, partner: Pick<PartnerRow, 'id' | 'group_id' | 'program_id'>): boolean {
+  if (!code.active || code.program_id !== partner.program_id) return false;
+  if (code.partner_id) return code.partner_id === partner.id;
+  if (code.group_id) return code.group_id === partner.group_id;
+  return true;
+}
+
+export function toPromotionCode(c: PromotionCodeRow): PromotionCodeObject {
+  return {
+    id: c.id,
+    code: c.code,
+    type: c.type as PromotionCodeObject['type'],
+    value: c.value,
+    entity_type: c.partner_id ? 'partner' : c.group_id ? 'group' : 'program',
+    partner_id: c.partner_id,
+    group_id: c.group_id,
+    active: c.active,
+    program_id: c.program_id,
+    organization_id: c.organization_id,
+    created_at: toIso(c.created_at),
+    updated_at: toIso(c.updated_at),
+  };
+}
