@@ -15,7 +15,8 @@ export function parseUserAgent(userAgent: string | undefined): UserAgentInfo {
   if (!userAgent || !userAgent.trim()) return { browser: null, device: null, isBot: false };
   const { browser, platform } = Bowser.parse(userAgent.slice(0, 1000));
   return {
-    browser: browser.name ?? null,
+    // bowser answers '' (not undefined) for a User-Agent naming no browser it knows.
+    browser: browser.name || null,
     device: platform.type && DEVICES.has(platform.type) ? (platform.type as Device) : null,
     isBot: platform.type === 'bot',
   };

@@ -119,3 +119,50 @@ function header(raw: string, name: string): string {
   const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : '';
 }
+
+/** The fields of a link object, as the spec's Link table lists them (expansions aside). */
+export const LINK_FIELDS = ['id', 'param', 'value', 'partner_id', 'program_id', 'organization_id', 'created_at', 'updated_at'] as const;
+
+/** The fields of a click object, as the spec's Click table lists them. */
+export const CLICK_FIELDS = [
+  'id',
+  'partner_id',
+  'link_id',
+  'country',
+  'state',
+  'device',
+  'page',
+  'browser',
+  'referrer',
+  'program_id',
+  'organization_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** A link value that no other test in the file uses (URL-safe, well under 64 characters). */
+export function uniqueLinkValue(prefix = 'v'): string {
+  return `${prefix}-${uniqueSuffix()}`;
+}
+
+/** POST /v1/links for the partner (expects 201); param defaults to `ref`, value to a fresh one. */
+export async function createLink(t: TestApp, org: TestOrg, partner: ApiObject, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request
+    .post('/v1/links')
+    .set(org.auth)
+    .send({ param: 'ref', value: uniqueLinkValue(), partner_id: partner.id, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** POST /v1/clicks with any body and extra headers; returns the raw response. */
+export function postClick(t: TestApp, org: TestOrg, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return t.request.post('/v1/clicks').set(org.auth).set(headers).send(body);
+}
+
+/** POST /v1/clicks (expects 201); returns the recorded click. */
+export async function createClick(t: TestApp, org: TestOrg, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<ApiObject> {
+  const res = await postClick(t, org, body, headers);
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
