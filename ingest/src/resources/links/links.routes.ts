@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { LinkRow } from '../../db/schema.js';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
@@ -6,11 +7,14 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
+import { presentWithPartnerAndProgram, type PartnerProgramExpand } from '../shared/expand-partner-program.js';
 import { requireLink, selectLinks } from './links.repository.js';
 import { Link, LinkCreate, LinkListQuery, LinkRetrieveQuery, LinkUpdate } from './links.schema.js';
-import { createLink, deleteLink, presentLinks, updateLink } from './links.service.js';
+import { toLink } from './links.serializer.js';
+import { createLink, deleteLink, updateLink } from './links.service.js';
 
 export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
+  const present = async (link: LinkRow, expand?: PartnerProgramExpand[]) => (await presentWithPartnerAndProgram(db, [link], expand, toLink))[0];
   const common = { tag: 'Links', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -24,7 +28,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     status: 201,
     response: manyResponse(Link),
     errors: [404, 409],
-    handler: async ({ res, body }) => envelope.many(toOne(await presentLinks(db, [await createLink(db, store, authOf(res).organizationId, body)]))),
+    handler: async ({ res, body }) => envelope.many(await present(await createLink(db, store, authOf(res).organizationId, body))),
   });
 
   api.route({
@@ -43,7 +47,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
       if (query.param) base = base.where('param', '=', query.param);
       if (query.value) base = base.where(sql`lower(value)`, '=', query.value.toLowerCase());
       const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
-      return envelope.list({ ...page, rows: await presentLinks(db, page.rows, query.expand) }, (l) => l);
+      return envelope.list({ ...page, rows: await presentWithPartnerAndProgram(db, page.rows, query.expand, toLink) }, (l) => l);
     },
   });
 
@@ -57,7 +61,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     status: 200,
     response: manyResponse(Link),
     handler: async ({ res, params, query }) =>
-      envelope.many(toOne(await presentLinks(db, [await requireLink(db, authOf(res).organizationId, params.id)], query.expand))),
+      envelope.many(await present(await requireLink(db, authOf(res).organizationId, params.id), query.expand)),
   });
 
   api.route({
@@ -71,7 +75,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     response: manyResponse(Link),
     errors: [404, 409],
     handler: async ({ res, params, body }) =>
-      envelope.many(toOne(await presentLinks(db, [await updateLink(db, store, authOf(res).organizationId, params.id, body)]))),
+      envelope.many(await present(await updateLink(db, store, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -89,4 +93,3 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
   });
 }
 
-const toOne = <T>(items: T[]): T => items[0];

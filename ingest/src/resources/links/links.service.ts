@@ -1,21 +1,15 @@
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { loadByIds } from '../../db/load-by-ids.js';
 import type { LinkRow } from '../../db/schema.js';
 import { badRequest, conflict } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { requirePartner } from '../partners/partners.repository.js';
-import { toExpandedPartner } from '../partners/partners.serializer.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { toExpandedProgram } from '../programs/programs.serializer.js';
 import { cachedLinks, cacheLinks, invalidateLinkLookups, linkCacheKey, type ResolvedLink } from './link-cache.js';
 import { findLinksByParamValue, requireLink } from './links.repository.js';
-import type { LinkCreate, LinkObject, LinkUpdate } from './links.schema.js';
-import { toLink } from './links.serializer.js';
-
-export type LinkExpand = 'partner' | 'program';
+import type { LinkCreate, LinkUpdate } from './links.schema.js';
 
 function checkParam(urlParams: string[], param: string): void {
   if (!urlParams.includes(param)) {
@@ -111,18 +105,4 @@ export async function resolveLinks(
   const found = await findLinksByParamValue(db, q);
   await cacheLinks(store, key, found);
   return found;
-}
-
-export async function presentLinks(db: Db, rows: LinkRow[], expand: LinkExpand[] = []): Promise<LinkObject[]> {
-  const partners = expand.includes('partner') ? await loadByIds(db, 'partners', rows.map((r) => r.partner_id)) : null;
-  const programs = expand.includes('program') ? await loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null;
-  return rows.map((r) => {
-    const partner = partners?.get(r.partner_id);
-    const program = programs?.get(r.program_id);
-    return {
-      ...toLink(r),
-      ...(partner ? { partner: toExpandedPartner(partner) } : {}),
-      ...(program ? { program: toExpandedProgram(program) } : {}),
-    };
-  });
 }
