@@ -1,16 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import {
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  uniqueEmail,
-  uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
-} from '../support/factories.js';
+import { createGroup, createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf, uniqueCode, createPromotionCode } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (DESIGN.md section 6). */
@@ -37,7 +28,6 @@ const CUSTOMER_FIELDS = [
 ];
 const WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'].sort();
 
-const uniqueCode = (prefix = 'PC') => `${prefix}${uniqueSuffix().toUpperCase()}`;
 
 /**
  * Opens several pooled connections first (PostgreSQL), so that simultaneous requests really run
@@ -68,6 +58,9 @@ describe('POST /v1/customers', () => {
   });
   afterAll(() => t?.close());
 
+  const createCode = (overrides: Record<string, unknown> = {}, who: TestOrg = org) => createPromotionCode(t, who, overrides);
+  const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
+
   const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/customers').set(who.auth).send(body);
   const retrieve = (id: string, who: TestOrg = org) => t.request.get(`/v1/customers/${id}`).set(who.auth);
 
@@ -77,25 +70,7 @@ describe('POST /v1/customers', () => {
     return res.body.data[0];
   }
 
-  async function createCode(overrides: Record<string, unknown> = {}, who: TestOrg = org): Promise<ApiObject> {
-    const res = await t.request
-      .post('/v1/promotion-codes')
-      .set(who.auth)
-      .send({ program_id: who.program_id, code: uniqueCode(), type: 'percentage', value: 10, ...overrides });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.data[0];
-  }
 
-  /** A click of the partner: POST /v1/links, then POST /v1/clicks {param, value}. */
-  async function clickOf(partner: ApiObject, who: TestOrg = org): Promise<ApiObject> {
-    const value = `v-${uniqueSuffix()}`;
-    const link = await t.request.post('/v1/links').set(who.auth).send({ param: 'ref', value, partner_id: partner.id });
-    expect(link.status, JSON.stringify(link.body)).toBe(201);
-    const click = await t.request.post('/v1/clicks').set(who.auth).send({ param: 'ref', value });
-    expect(click.status, JSON.stringify(click.body)).toBe(201);
-    expect(click.body.data[0].partner_id).toBe(partner.id);
-    return click.body.data[0];
-  }
 
   const customerRows = (where: { email?: string; programId?: string }) => {
     let q = t.storage.db.selectFrom('customers').selectAll();
@@ -203,20 +178,20 @@ describe('POST /v1/customers', () => {
 
   describe('attribution', () => {
     it('attributes to the partner of click_id alone and records the click', async () => {
-      const click = await clickOf(bob);
+      const click = await newClick(bob);
       const c = await createCustomer({ click_id: click.id });
       expect(c).toMatchObject({ partner_id: bob.id, click_id: click.id, program_id: org.program_id });
       expect((await retrieve(c.id)).body.data).toMatchObject({ partner_id: bob.id, click_id: click.id });
     });
 
     it('accepts partner_id with a click of that partner', async () => {
-      const click = await clickOf(alice);
+      const click = await newClick(alice);
       const c = await createCustomer({ partner_id: alice.id, click_id: click.id });
       expect(c).toMatchObject({ partner_id: alice.id, click_id: click.id });
     });
 
     it('answers 400 for a click of another partner than partner_id, creating nothing', async () => {
-      const click = await clickOf(bob);
+      const click = await newClick(bob);
       const email = uniqueEmail('mismatch');
       expectError(await post({ email, partner_id: alice.id, click_id: click.id }), 400, 'invalid_request_error', 'click_id');
       expect(await customerRows({ email })).toHaveLength(0);
@@ -343,7 +318,7 @@ describe('POST /v1/customers', () => {
     });
 
     it("applies the click partner's code and warns for another partner's code when attributing by click_id", async () => {
-      const click = await clickOf(bob);
+      const click = await newClick(bob);
       const own = await createCode({ partner_id: bob.id });
       const foreign = await createCode({ partner_id: alice.id });
 
@@ -479,7 +454,7 @@ describe('POST /v1/customers', () => {
 
   describe('tenant isolation', () => {
     it("cannot use another organization's partner, click or promotion code", async () => {
-      const click = await clickOf(alice);
+      const click = await newClick(alice);
       const code = await createCode({ partner_id: alice.id });
       const emails = [uniqueEmail(), uniqueEmail(), uniqueEmail()];
       expectError(await post({ email: emails[0], partner_id: alice.id }, otherOrg), 404, 'not_found_error', 'partner_id');

@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import {
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  uniqueEmail,
-  uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
-} from '../support/factories.js';
+import { createGroup, createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf, uniqueCode, createPromotionCode } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** GET /v1/customers, GET/PUT/DELETE /v1/customers/:id. */
@@ -37,7 +28,6 @@ const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdom
 
 const pick = (o: ApiObject, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const ids = (items: ApiObject[]) => items.map((i) => i.id);
-const uniqueCode = (prefix = 'PC') => `${prefix}${uniqueSuffix().toUpperCase()}`;
 const withoutIdentifier = ({ identifier: _, ...rest }: ApiObject) => rest;
 const CONFLICT = { message: 'Customer already exists', type: 'conflict_error' };
 
@@ -61,6 +51,9 @@ describe('customers: list, retrieve, update, delete', () => {
   });
   afterAll(() => t?.close());
 
+  const createCode = (overrides: Record<string, unknown> = {}, who: TestOrg = org) => createPromotionCode(t, who, overrides);
+  const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
+
   const retrieve = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/customers/${id}${query}`).set(who.auth);
   const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/customers/${id}`).set(who.auth).send(body);
   const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/customers/${id}`).set(who.auth);
@@ -72,23 +65,7 @@ describe('customers: list, retrieve, update, delete', () => {
     return res.body.data[0];
   }
 
-  async function createCode(overrides: Record<string, unknown> = {}, who: TestOrg = org): Promise<ApiObject> {
-    const res = await t.request
-      .post('/v1/promotion-codes')
-      .set(who.auth)
-      .send({ program_id: who.program_id, code: uniqueCode(), type: 'fixed', value: 500, ...overrides });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.data[0];
-  }
 
-  async function clickOf(partner: ApiObject, who: TestOrg = org): Promise<ApiObject> {
-    const value = `v-${uniqueSuffix()}`;
-    const link = await t.request.post('/v1/links').set(who.auth).send({ param: 'ref', value, partner_id: partner.id });
-    expect(link.status, JSON.stringify(link.body)).toBe(201);
-    const click = await t.request.post('/v1/clicks').set(who.auth).send({ param: 'ref', value });
-    expect(click.status, JSON.stringify(click.body)).toBe(201);
-    return click.body.data[0];
-  }
 
   const rowOf = (id: string) => t.storage.db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -349,8 +326,8 @@ describe('customers: list, retrieve, update, delete', () => {
 
     it('sets click_id to a click of the same partner and refuses a click of another partner', async () => {
       const c = await createCustomer({ partner_id: alice.id });
-      const own = await clickOf(alice);
-      const foreign = await clickOf(bob);
+      const own = await newClick(alice);
+      const foreign = await newClick(bob);
       expectError(await put(c.id, { click_id: foreign.id }), 400, 'invalid_request_error', 'click_id');
       expect((await retrieve(c.id)).body.data.click_id).toBeNull();
       const res = await put(c.id, { click_id: own.id });
@@ -522,7 +499,7 @@ describe('customers: list, retrieve, update, delete', () => {
       expect(ids(res.body.data.data)).toEqual([theirs.id]);
       expect(ids(res.body.data.data)).not.toContain(mine.id);
 
-      const click = await clickOf(alice);
+      const click = await newClick(alice);
       expectError(await put(theirs.id, { click_id: click.id }, otherOrg), 404, 'not_found_error', 'click_id');
     });
 

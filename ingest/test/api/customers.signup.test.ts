@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { convertClickToLead } from '../../src/resources/customers/customers.service.js';
-import { createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg } from '../support/factories.js';
+import { createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /**
@@ -32,15 +32,8 @@ describe('convertClickToLead', () => {
   });
   afterAll(() => t?.close());
 
-  /** A click of the partner: POST /v1/links, then POST /v1/clicks {param, value}. */
-  async function clickOf(p: ApiObject, who: TestOrg = org): Promise<ApiObject> {
-    const value = `v-${uniqueSuffix()}`;
-    const link = await t.request.post('/v1/links').set(who.auth).send({ param: 'ref', value, partner_id: p.id });
-    expect(link.status, JSON.stringify(link.body)).toBe(201);
-    const click = await t.request.post('/v1/clicks').set(who.auth).send({ param: 'ref', value });
-    expect(click.status, JSON.stringify(click.body)).toBe(201);
-    return click.body.data[0];
-  }
+  const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
+
 
   const convert = (clickId: string, identifier: string, who: TestOrg = org) =>
     convertClickToLead(t.storage.db, { organizationId: who.organization_id, clickId, identifier });
@@ -66,7 +59,7 @@ describe('convertClickToLead', () => {
   }
 
   it("creates a lead attributed to the click's partner, with click_id and the e-mail identifier as email", async () => {
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const email = uniqueEmail('signup');
     const before = Date.now();
     const row = await convert(click.id, email);
@@ -95,7 +88,7 @@ describe('convertClickToLead', () => {
   });
 
   it('keeps a non-e-mail identifier (a user id) without setting email', async () => {
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const identifier = `user_${uniqueSuffix()}`;
     const row = await convert(click.id, identifier);
     expect(row).toMatchObject({ identifier, email: null, partner_id: partner.id, click_id: click.id });
@@ -104,7 +97,7 @@ describe('convertClickToLead', () => {
   });
 
   it('does not treat a string with an @ but no domain as an e-mail', async () => {
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const identifier = `handle@${uniqueSuffix()}`;
     const row = await convert(click.id, identifier);
     expect(row.email).toBeNull();
@@ -113,13 +106,13 @@ describe('convertClickToLead', () => {
   it("attributes to the click's partner in the click's program", async () => {
     const program = await createProgram(t, org);
     const elsewhere = await createPartner(t, org, { program_id: program.id });
-    const click = await clickOf(elsewhere);
+    const click = await newClick(elsewhere);
     const row = await convert(click.id, uniqueEmail());
     expect(row).toMatchObject({ partner_id: elsewhere.id, program_id: program.id });
   });
 
   it('throws a 409 "Customer already exists" for an identifier taken in the program, in any case', async () => {
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const email = uniqueEmail('twice');
     const first = await convert(click.id, email);
     for (const again of [email, email.toUpperCase()]) {
@@ -135,7 +128,7 @@ describe('convertClickToLead', () => {
     const email = uniqueEmail('api-first');
     const created = await t.request.post('/v1/customers').set(org.auth).send({ email, partner_id: partner.id });
     expect(created.status).toBe(201);
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const err = await apiErrorOf(convert(click.id, email.toUpperCase()));
     expect(err.status).toBe(409);
     expect(err.message).toBe('Customer already exists');
@@ -143,7 +136,7 @@ describe('convertClickToLead', () => {
   });
 
   it('allows an identifier again after its customer was deleted', async () => {
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const email = uniqueEmail('reuse');
     const first = await convert(click.id, email);
     expect((await t.request.delete(`/v1/customers/${first.id}`).set(org.auth)).status).toBe(200);
@@ -154,15 +147,15 @@ describe('convertClickToLead', () => {
 
   it('allows the same identifier in another program', async () => {
     const email = uniqueEmail('two-programs');
-    await convert((await clickOf(partner)).id, email);
+    await convert((await newClick(partner)).id, email);
     const program = await createProgram(t, org);
     const elsewhere = await createPartner(t, org, { program_id: program.id });
-    const row = await convert((await clickOf(elsewhere)).id, email);
+    const row = await convert((await newClick(elsewhere)).id, email);
     expect(row.program_id).toBe(program.id);
   });
 
   it('lets exactly one of two simultaneous signups with one identifier win; the other gets 409', async () => {
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const email = uniqueEmail('race');
     await warmPool(t);
     const results = await Promise.allSettled([convert(click.id, email), convert(click.id, email.toUpperCase())]);
@@ -185,7 +178,7 @@ describe('convertClickToLead', () => {
     const unknown = await apiErrorOf(convert('clk_doesnotexist', email));
     expect(unknown.status).toBe(404);
 
-    const click = await clickOf(partner);
+    const click = await newClick(partner);
     const foreign = await apiErrorOf(convert(click.id, email, otherOrg));
     expect(foreign.status).toBe(404);
     const rows = await t.storage.db.selectFrom('customers').select('id').where(sql`lower(identifier)`, '=', email).execute();

@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import {
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
-} from '../support/factories.js';
+import { createGroup, createOrganization, createPartner, createProgram, uniqueSuffix, type ApiObject, type TestOrg, uniqueCode } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** /v1/promotion-codes CRUD (DESIGN.md section 5). */
@@ -33,7 +25,6 @@ const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'comp
 const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
 
 const pick = (o: ApiObject, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
-const uniqueCode = (prefix = 'CODE') => `${prefix}${uniqueSuffix().toUpperCase()}`;
 
 describe('/v1/promotion-codes', () => {
   let t: TestApp;

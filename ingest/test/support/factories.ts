@@ -166,3 +166,26 @@ export async function createClick(t: TestApp, org: TestOrg, body: Record<string,
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data[0];
 }
+
+/** A click of the partner through the API: a fresh link, then POST /v1/clicks {param, value}. */
+export async function clickOf(t: TestApp, org: TestOrg, partner: ApiObject): Promise<ApiObject> {
+  const link = await createLink(t, org, partner);
+  const click = await createClick(t, org, { param: link.param, value: link.value });
+  expect(click.partner_id).toBe(partner.id);
+  return click;
+}
+
+/** A promotion code text no other test uses. */
+export function uniqueCode(prefix = 'PC'): string {
+  return `${prefix}${uniqueSuffix().toUpperCase()}`;
+}
+
+/** POST /v1/promotion-codes in the org's program (expects 201); a 10 % program-wide code unless overridden. */
+export async function createPromotionCode(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request
+    .post('/v1/promotion-codes')
+    .set(org.auth)
+    .send({ program_id: org.program_id, code: uniqueCode(), type: 'percentage', value: 10, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
