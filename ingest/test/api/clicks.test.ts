@@ -1,6 +1,5 @@
-import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from '../support/expect-error.js';
+import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
   CLICK_FIELDS,
   createClick,
@@ -26,11 +25,6 @@ const UA = {
   linuxFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
 };
 
-function expectLinkNotFound(res: Response): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(404);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual({ success: false, error: 'Link not found' });
-}
 
 describe('POST /v1/clicks', () => {
   let t: TestApp;

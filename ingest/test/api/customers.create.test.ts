@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import { createGroup, createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf, uniqueCode, createPromotionCode } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 
 /** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (DESIGN.md section 6). */
 
@@ -28,14 +28,6 @@ const CUSTOMER_FIELDS = [
 ];
 const WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'].sort();
 
-
-/**
- * Opens several pooled connections first (PostgreSQL), so that simultaneous requests really run
- * side by side instead of queueing behind the pool's first connection while others connect.
- */
-async function warmPool(t: TestApp): Promise<void> {
-  await Promise.all(Array.from({ length: 8 }, () => sql`select pg_sleep(0.02)`.execute(t.storage.db)));
-}
 
 describe('POST /v1/customers', () => {
   let t: TestApp;

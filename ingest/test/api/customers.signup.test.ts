@@ -3,20 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { convertClickToLead } from '../../src/resources/customers/customers.service.js';
 import { createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 
 /**
  * The signup conversion behind the tracking script (DESIGN.md section 6), tested as a service
  * function against the test storage: click → lead of the click's partner.
  */
-
-/**
- * Opens several pooled connections first (PostgreSQL), so that simultaneous requests really run
- * side by side instead of queueing behind the pool's first connection while others connect.
- */
-async function warmPool(t: TestApp): Promise<void> {
-  await Promise.all(Array.from({ length: 8 }, () => sql`select pg_sleep(0.02)`.execute(t.storage.db)));
-}
 
 describe('convertClickToLead', () => {
   let t: TestApp;

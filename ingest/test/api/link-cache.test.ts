@@ -1,7 +1,6 @@
-import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkCacheKey } from '../../src/resources/links/link-cache.js';
-import { expectError } from '../support/expect-error.js';
+import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
   createClick,
   createLink,
@@ -21,11 +20,6 @@ import { createTestApp, type TestApp } from '../support/harness.js';
  * made through A must be seen by B at once.
  */
 
-function expectLinkNotFound(res: Response): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(404);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual({ success: false, error: 'Link not found' });
-}
 
 /** Longer than the link cache's delayed second invalidation (1 s), so no pending one can interfere. */
 const settle = () => new Promise((r) => setTimeout(r, 1_300));

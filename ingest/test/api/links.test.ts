@@ -1,6 +1,5 @@
-import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from '../support/expect-error.js';
+import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
   createClick,
   createLink,
@@ -22,11 +21,6 @@ const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdom
 const sorted = (keys: readonly string[]) => [...keys].sort();
 
 /** The spec's own body for a click whose param/value matches no link. */
-function expectLinkNotFound(res: Response): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(404);
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  expect(res.body).toEqual({ success: false, error: 'Link not found' });
-}
 
 describe('links API', () => {
   let t: TestApp;

@@ -20,3 +20,10 @@ export function expectError(res: Response, status: number, type: string, param?:
   if (param !== undefined) expect(res.body.error.param).toBe(param);
   expectNoLeak(res);
 }
+
+/** The spec's own body for an unknown (param, value) on a click. */
+export function expectLinkNotFound(res: Response): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(404);
+  expect(res.headers['content-type']).toMatch(/^application\/json/);
+  expect(res.body).toEqual({ success: false, error: 'Link not found' });
+}

@@ -142,3 +142,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     },
   };
 }
+
+/**
+ * Opens several pooled connections first (PostgreSQL), so that simultaneous requests really run
+ * side by side instead of queueing behind the pool's first connection while others connect.
+ */
+export async function warmPool(t: TestApp): Promise<void> {
+  await Promise.all(Array.from({ length: 8 }, () => sql`select pg_sleep(0.02)`.execute(t.storage.db)));
+}
