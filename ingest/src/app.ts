@@ -12,12 +12,15 @@ import { parseQueryString } from './http/query-string.js';
 import { rateLimit } from './http/rate-limit.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { registerClickRoutes } from './resources/clicks/clicks.routes.js';
+import { registerCommissionRoutes } from './resources/commissions/commissions.routes.js';
 import { registerCustomerRoutes } from './resources/customers/customers.routes.js';
+import { registerFlowRoutes } from './resources/flows/flows.routes.js';
 import { registerGroupRoutes } from './resources/groups/groups.routes.js';
 import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
+import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 
 const RATE_WINDOW_SECONDS = 1;
 const READY_TIMEOUT_MS = 2000;
@@ -70,6 +73,9 @@ export function createApp(deps: AppDeps): express.Express {
   registerClickRoutes(api, routeDeps);
   registerPromotionCodeRoutes(api, routeDeps);
   registerCustomerRoutes(api, routeDeps);
+  registerFlowRoutes(api, routeDeps);
+  registerTransactionRoutes(api, routeDeps);
+  registerCommissionRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {

@@ -21,6 +21,9 @@ const envSchema = z.object({
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   SVC_API_RATE_LIMIT: z.coerce.number().int().min(1).default(25),
+  SVC_TRACK_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  SVC_BOT_FILTER: z.enum(['on', 'off']).default('on'),
+  SVC_APPROVAL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   SVC_TRUST_PROXY: z.string().optional(),
   SVC_COUNTRY_HEADER: z
     .string()
@@ -40,6 +43,12 @@ export type Config = {
   smtp: { url?: string; from: string };
   /** Requests per second allowed for one secret API key. */
   apiRateLimit: number;
+  /** Requests per second allowed from one IP address on the script's public endpoints. */
+  trackRateLimit: number;
+  /** Whether the public endpoints ignore clicks from bot User-Agents. */
+  botFilter: boolean;
+  /** How often each process approves the scheduled commissions that are due. */
+  approvalIntervalSeconds: number;
   trustProxy: boolean | number | string;
   /** Request header set by a trusted CDN with the visitor's country (e.g. cf-ipcountry); off when unset. */
   countryHeader?: string;
@@ -69,6 +78,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     apiRateLimit: e.SVC_API_RATE_LIMIT,
+    approvalIntervalSeconds: e.SVC_APPROVAL_INTERVAL_SECONDS,
+    trackRateLimit: e.SVC_TRACK_RATE_LIMIT,
+    botFilter: e.SVC_BOT_FILTER === 'on',
     trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
     countryHeader: e.SVC_COUNTRY_HEADER?.toLowerCase(),
   };

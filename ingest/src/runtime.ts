@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import { migrateToLatest, openDatabase } from './db/database.js';
 import type { AppDeps } from './deps.js';
 import { createMailer } from './mail/mailer.js';
+import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { openStore } from './store/index.js';
 
 export interface Runtime extends AppDeps {
@@ -20,6 +21,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     throw err;
   }
   const mailer = createMailer(config, db, logger);
+  const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds);
   return {
     config,
     db,
@@ -27,7 +29,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     logger,
     mailer,
     async close() {
-      await mailer.close();
+      await Promise.all([mailer.close(), approvals.close()]);
       await Promise.allSettled([store.close(), db.destroy()]);
     },
   };

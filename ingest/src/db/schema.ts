@@ -173,6 +173,65 @@ export interface CustomersTable {
   deleted_at: Timestamp | null;
 }
 
+export interface TransactionsTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  customer_id: string;
+  click_id: string | null;
+  charge_id: string | null;
+  status: string;
+  amount: number;
+  refunded_amount: number;
+  currency: string;
+  billing_type: string;
+  interval: string | null;
+  product_id: string | null;
+  product_name: string | null;
+  source: string | null;
+  refunded_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface CommissionsTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  customer_id: string | null;
+  transaction_id: string | null;
+  flow_id: string | null;
+  /** The reward commission a refund entry offsets. */
+  refund_of: string | null;
+  type: string;
+  status: string;
+  amount: number;
+  revenue: number | null;
+  currency: string | null;
+  charge_id: string | null;
+  charge_status: string | null;
+  source: string | null;
+  approval_type: string;
+  scheduled_approval_date: Timestamp | null;
+  payout_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+/** Trigger-kept counters behind partner stats, split into shards (summed when read). */
+export interface PartnerStatsTable {
+  partner_id: string;
+  shard: number;
+  clicks: number;
+  customers: number;
+  revenue: number;
+  commission: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -185,6 +244,9 @@ export interface Database {
   clicks: ClicksTable;
   promotion_codes: PromotionCodesTable;
   customers: CustomersTable;
+  transactions: TransactionsTable;
+  commissions: CommissionsTable;
+  partner_stats: PartnerStatsTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -198,3 +260,6 @@ export type LinkRow = Selectable<LinksTable>;
 export type ClickRow = Selectable<ClicksTable>;
 export type PromotionCodeRow = Selectable<PromotionCodesTable>;
 export type CustomerRow = Selectable<CustomersTable>;
+export type TransactionRow = Selectable<TransactionsTable>;
+export type CommissionRow = Selectable<CommissionsTable>;
+export type NewCommission = Insertable<CommissionsTable>;

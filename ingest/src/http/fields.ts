@@ -41,3 +41,10 @@ export const payoutMethod = z.enum(PAYOUT_METHODS);
 export const isoString = z.iso.datetime().meta({ example: '2026-01-31T12:00:00.000Z' });
 export const toIso = (d: Date | string) => new Date(d).toISOString();
 export const toIsoOrNull = (d: Date | string | null) => (d === null ? null : toIso(d));
+
+/** Money: integer cents, never negative, capped far below 2^53 so sums stay exact. */
+export const MAX_CENTS = 1_000_000_000_000;
+export const centsField = z.number().int('must be an integer number of cents').min(0).max(MAX_CENTS).meta({ description: 'Integer cents', example: 4900 });
+
+/** An identifier from another system (a charge, a product, a subscription). */
+export const externalId = z.string().trim().min(1).max(255);

@@ -13,8 +13,7 @@ import {
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { ISO_MS } from '../support/time.js';
 
 const UA = {
   iphoneSafari:

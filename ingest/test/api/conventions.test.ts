@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { expectError, expectNoLeak } from '../support/expect-error.js';
+import { ISO_MS } from '../support/time.js';
 
 /**
  * The shared HTTP conventions of DESIGN.md section 4: success envelopes, authentication,
@@ -12,7 +13,6 @@ import { expectError, expectNoLeak } from '../support/expect-error.js';
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
 const INVALID_KEY_BODY = { success: false, error: { message: 'Invalid API key provided', type: 'authentication_error' } };
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const id = (prefix: string) => new RegExp(`^${prefix}_[0-9A-Za-z]{24}$`);
 
 /** What an error body must never carry: stack frames, source paths or SQL. */

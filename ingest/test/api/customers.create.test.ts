@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import { createGroup, createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf, uniqueCode, createPromotionCode } from '../support/factories.js';
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
+import { ISO_MS } from '../support/time.js';
 
 /** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (DESIGN.md section 6). */
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const CUSTOMER_FIELDS = [
   'id',

@@ -13,8 +13,8 @@ import {
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { ISO_MS } from '../support/time.js';
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'company_name', 'status', 'created_at'];
 const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
 

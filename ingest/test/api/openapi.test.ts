@@ -66,6 +66,22 @@ const EXPECTED = [
   'get /v1/customers/{id}',
   'put /v1/customers/{id}',
   'delete /v1/customers/{id}',
+  'get /v1/flows',
+  'post /v1/flows',
+  'get /v1/flows/{id}',
+  'put /v1/flows/{id}',
+  'delete /v1/flows/{id}',
+  'get /v1/transactions',
+  'post /v1/transactions',
+  'get /v1/transactions/{id}',
+  'put /v1/transactions/{id}',
+  'delete /v1/transactions/{id}',
+  'put /v1/transactions/{id}/refund',
+  'get /v1/commissions',
+  'post /v1/commissions',
+  'get /v1/commissions/{id}',
+  'put /v1/commissions/{id}',
+  'delete /v1/commissions/{id}',
 ];
 
 describe('OpenAPI document', () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Response } from 'supertest';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { expectError } from '../support/expect-error.js';
+import { ISO_MS } from '../support/time.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
@@ -49,7 +50,7 @@ describe('programs API', () => {
       expect(p.id).toMatch(/^prg_[0-9A-Za-z]{24}$/);
       expect(p.public_key).toMatch(/^pk_[0-9A-Za-z]{24}$/);
       expect(p.default_group_id).toMatch(/^grp_[0-9A-Za-z]{24}$/);
-      expect(p.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(p.created_at).toMatch(ISO_MS);
       expect(p.updated_at).toBe(p.created_at);
 
       // Read back through the API.

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import { createGroup, createOrganization, createPartner, createProgram, uniqueSuffix, type ApiObject, type TestOrg, uniqueCode } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { ISO_MS } from '../support/time.js';
 
 /** /v1/promotion-codes CRUD (DESIGN.md section 5). */
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const PROMOTION_CODE_FIELDS = [
   'id',

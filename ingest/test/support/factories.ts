@@ -189,3 +189,153 @@ export async function createPromotionCode(t: TestApp, org: TestOrg, overrides: R
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data[0];
 }
+
+/** POST /v1/customers (expects 201) for the partner, with a fresh e-mail; returns the customer. */
+export async function createCustomer(t: TestApp, org: TestOrg, partner: ApiObject, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request
+    .post('/v1/customers')
+    .set(org.auth)
+    .send({ email: uniqueEmail('cust'), partner_id: partner.id, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** POST /v1/flows (expects 201) in the org's first program; a 10 % immediate payment flow unless overridden. */
+export async function createFlow(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request
+    .post('/v1/flows')
+    .set(org.auth)
+    .send({ program_id: org.program_id, name: `Flow ${uniqueSuffix()}`, reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' }, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** POST /v1/transactions (expects 201) for the customer, with a fresh charge id; returns the transaction. */
+export async function createTransaction(t: TestApp, org: TestOrg, customer: ApiObject, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const res = await t.request
+    .post('/v1/transactions')
+    .set(org.auth)
+    .send({ amount: 10_000, customer_id: customer.id, charge_id: `ch_${uniqueSuffix()}`, ...overrides });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data[0];
+}
+
+/** GET /v1/commissions?program_id&transaction_id, oldest first; the short field set. */
+export async function commissionsOf(t: TestApp, org: TestOrg, transaction: ApiObject): Promise<ApiObject[]> {
+  const res = await t.request
+    .get('/v1/commissions')
+    .set(org.auth)
+    .query({ program_id: transaction.program_id, transaction_id: transaction.id, order: 'asc', limit: 100 });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data;
+}
+
+/** The fields of a transaction object (expansions aside). */
+export const TRANSACTION_FIELDS = [
+  'id',
+  'status',
+  'amount',
+  'refunded_amount',
+  'currency',
+  'customer_id',
+  'partner_id',
+  'program_id',
+  'organization_id',
+  'click_id',
+  'charge_id',
+  'billing_type',
+  'interval',
+  'product_id',
+  'product_name',
+  'source',
+  'refunded_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** The commission fields list and retrieve show (the spec's short set). */
+export const COMMISSION_SHORT_FIELDS = [
+  'id',
+  'amount',
+  'customer_id',
+  'transaction_id',
+  'charge_id',
+  'source',
+  'status',
+  'revenue',
+  'created_at',
+  'updated_at',
+  'program_id',
+  'organization_id',
+] as const;
+
+/** The commission fields create and update show (the spec's full set). */
+export const COMMISSION_FULL_FIELDS = [
+  'id',
+  'amount',
+  'revenue',
+  'customer_id',
+  'transaction_id',
+  'charge_id',
+  'charge_status',
+  'source',
+  'status',
+  'type',
+  'currency',
+  'partner_id',
+  'program_id',
+  'organization_id',
+  'payout_id',
+  'scheduled_approval_date',
+  'approval_type',
+  'flow_id',
+  'created_at',
+  'updated_at',
+] as const;
+
+/** GET /v1/flows?program_id (expects 200): the program's only flow, its default one, as a new program has. */
+export async function defaultFlowOf(t: TestApp, org: TestOrg, program: ApiObject): Promise<ApiObject> {
+  const res = await t.request.get('/v1/flows').set(org.auth).query({ program_id: program.id });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.data).toHaveLength(1);
+  expect(res.body.data[0].default).toBe(true);
+  return res.body.data[0];
+}
+
+/**
+ * POST /v1/programs, then PUT its default flow `active: false`: a program where only the flows a
+ * test makes pay. Returns the created program.
+ */
+export async function quietProgram(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+  const program = await createProgram(t, org, overrides);
+  const flow = await defaultFlowOf(t, org, program);
+  const off = await t.request.put(`/v1/flows/${flow.id}`).set(org.auth).send({ active: false });
+  expect(off.status, JSON.stringify(off.body)).toBe(200);
+  return program;
+}
+
+/** The partner's stats: GET /v1/partners/:id?include[]=stats (expects 200) → data.stats, exactly the four totals. */
+export async function partnerStats(t: TestApp, org: TestOrg, partnerId: string): Promise<ApiObject> {
+  const res = await t.request.get(`/v1/partners/${partnerId}`).set(org.auth).query({ 'include[]': 'stats' });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(Object.keys(res.body.data.stats).sort()).toEqual(['total_clicks', 'total_commission', 'total_customers', 'total_revenue']);
+  return res.body.data.stats;
+}
+
+/** The customer's stats: GET /v1/customers/:id?include[]=stats (expects 200) → data.stats. */
+export async function customerStats(t: TestApp, org: TestOrg, customerId: string): Promise<ApiObject> {
+  const res = await t.request.get(`/v1/customers/${customerId}`).set(org.auth).query({ 'include[]': 'stats' });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.stats;
+}
+
+/**
+ * The full commission object (flow_id, approval_type … only show there): PUT /v1/commissions/:id
+ * with an empty body (expects 200), which changes nothing but updated_at; checks the full field set.
+ */
+export async function fullCommission(t: TestApp, org: TestOrg, id: string): Promise<ApiObject> {
+  const res = await t.request.put(`/v1/commissions/${id}`).set(org.auth).send({});
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(Object.keys(res.body.data[0]).sort()).toEqual([...COMMISSION_FULL_FIELDS].sort());
+  return res.body.data[0];
+}

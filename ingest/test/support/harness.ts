@@ -118,6 +118,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     SVC_OUTBOX_DIR: outboxDir,
     LOG_LEVEL: 'silent',
     SVC_API_RATE_LIMIT: '100000',
+    SVC_TRACK_RATE_LIMIT: '100000',
     ...options.env,
   });
   const logger = pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });

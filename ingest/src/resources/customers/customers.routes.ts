@@ -3,11 +3,11 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { badRequest } from '../../http/errors.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, oneResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
+import { loadCustomerStats } from './customer-stats.js';
 import { likePattern, requireCustomer, selectCustomers } from './customers.repository.js';
 import {
   Customer,
@@ -73,14 +73,18 @@ export function registerCustomerRoutes(api: ApiBuilder, { db, secretGuards }: Ro
     method: 'get',
     path: '/v1/customers/:id',
     summary: 'Retrieve a customer',
+    description:
+      '`include[]=stats` adds total_revenue (net of refunds), total_commission (not rejected or refunded, net of refund entries), total_orders (refunded ones included) and last_order_at.',
     query: CustomerRetrieveQuery,
     status: 200,
     response: oneResponse(Customer),
     handler: async ({ res, params, query }) => {
-      // Customer stats arrive with transactions; until then the API says so instead of inventing numbers.
-      if (query.include?.includes('stats')) throw badRequest('include[]=stats is not available yet', 'include');
       const customer = await requireCustomer(db, authOf(res).organizationId, params.id);
-      return envelope.one((await presentWithPartnerAndProgram(db, [customer], query.expand, toCustomer))[0]);
+      const [[presented], stats] = await Promise.all([
+        presentWithPartnerAndProgram(db, [customer], query.expand, toCustomer),
+        query.include?.includes('stats') ? loadCustomerStats(db, customer.id) : undefined,
+      ]);
+      return envelope.one(stats ? { ...presented, stats } : presented);
     },
   });
 

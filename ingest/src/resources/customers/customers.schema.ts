@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { emailField, idField, isoString, optionalText, shortText, timestampField } from '../../http/fields.js';
+import { emailField, externalId, idField, isoString, optionalText, shortText, timestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
 import { ExpandedProgram } from '../programs/programs.schema.js';
 import { promotionCodeString } from '../promotion-codes/promotion-codes.schema.js';
 
 export const CUSTOMER_STATUSES = ['lead', 'trialing', 'active', 'canceled'] as const;
-
-const externalId = z.string().trim().min(1).max(255);
 
 const customerFields = {
   email: emailField,
@@ -47,6 +45,16 @@ export const CustomerListQuery = listQuery({
 });
 export const CustomerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: multiValue(['stats']).optional() });
 
+export const CustomerStats = z
+  .object({
+    total_revenue: z.number().int().meta({ description: 'Cents paid, net of refunds' }),
+    total_commission: z.number().int().meta({ description: 'Cents of commission not rejected or refunded, net of refund entries' }),
+    total_orders: z.number().int().meta({ description: 'Transactions recorded, refunded ones included' }),
+    last_order_at: isoString.nullable(),
+  })
+  .meta({ id: 'CustomerStats' });
+export type CustomerStatsObject = z.output<typeof CustomerStats>;
+
 export const Customer = z
   .object({
     id: z.string(),
@@ -67,9 +75,13 @@ export const Customer = z
     updated_at: isoString,
     partner: ExpandedPartner.optional(),
     program: ExpandedProgram.optional(),
+    stats: CustomerStats.optional(),
   })
   .meta({ id: 'Customer' });
 export type CustomerObject = z.output<typeof Customer>;
+
+/** The customer as expanded on commissions and transactions. */
+export const ExpandedCustomer = Customer.pick({ id: true, email: true, name: true, status: true, created_at: true }).meta({ id: 'ExpandedCustomer' });
 
 /** Create and update responses also show the identifier (the spec lists it for those only). */
 export const CustomerWithIdentifier = Customer.extend({ identifier: z.string() }).meta({ id: 'CustomerWithIdentifier' });

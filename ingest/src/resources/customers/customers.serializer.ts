@@ -1,6 +1,7 @@
 import type { CustomerRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
-import type { CustomerObject, CustomerWithIdentifierObject } from './customers.schema.js';
+import type { z } from 'zod';
+import type { CustomerObject, CustomerWithIdentifierObject, ExpandedCustomer } from './customers.schema.js';
 
 export function toCustomer(c: CustomerRow): CustomerObject {
   return {
@@ -25,4 +26,8 @@ export function toCustomer(c: CustomerRow): CustomerObject {
 
 export function toCustomerWithIdentifier(c: CustomerRow): CustomerWithIdentifierObject {
   return { ...toCustomer(c), identifier: c.identifier };
+}
+
+export function toExpandedCustomer(c: CustomerRow): z.output<typeof ExpandedCustomer> {
+  return { id: c.id, email: c.email, name: c.name, status: c.status as CustomerObject['status'], created_at: toIso(c.created_at) };
 }

@@ -4,6 +4,7 @@ import type { CustomerRow, PartnerRow, PromotionCodeRow } from '../../db/schema.
 import { ApiError, badRequest } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { requireClick } from '../clicks/clicks.repository.js';
+import { awardSignupCommissions } from '../commissions/award.js';
 import { requirePartner } from '../partners/partners.repository.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
 import { codeAppliesTo } from '../promotion-codes/promotion-codes.service.js';
@@ -27,14 +28,19 @@ const notApplied = (code: string): WarningObject => ({
 });
 
 /**
- * Inserts a customer; a taken identifier or integrator id in the program answers 409 with the
- * existing customer. Unique indexes decide, so simultaneous inserts yield one customer.
+ * Inserts a customer and the commissions of the program's signup flows, together. A taken
+ * identifier or integrator id in the program answers 409 with the existing customer; unique
+ * indexes decide, so simultaneous inserts yield one customer.
  */
 async function insertCustomer(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
   const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   if (existing) throw customerExists(existing);
   try {
-    return await db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+    return await db.transaction().execute(async (trx) => {
+      const customer = await trx.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+      await awardSignupCommissions(trx, customer);
+      return customer;
+    });
   } catch (err) {
     if (isUniqueViolation(err, 'customers_program_identifier') || isUniqueViolation(err, 'customers_program_customer_id')) {
       const winner = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });

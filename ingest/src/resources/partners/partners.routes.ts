@@ -3,18 +3,12 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { badRequest } from '../../http/errors.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { requirePartner, selectPartners } from './partners.repository.js';
 import { Partner, PartnerCreate, PartnerExistsResponse, PartnerListQuery, PartnerRetrieveQuery, PartnerUpdate } from './partners.schema.js';
 import { createPartner, deletePartner, presentPartners, updatePartner } from './partners.service.js';
-
-// Partner stats arrive with transactions; until then the API says so instead of inventing numbers.
-function refuseStats(include: string[] | undefined): void {
-  if (include?.includes('stats')) throw badRequest('include[]=stats is not available yet', 'include');
-}
 
 export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Partners', security: 'secret', guards: secretGuards, errors: [404] } as const;
@@ -43,12 +37,11 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     path: '/v1/partners',
     summary: 'List the partners of a program',
     description:
-      'Partners who have not completed onboarding are hidden, except from an `email` lookup. `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params.',
+      'Partners who have not completed onboarding are hidden, except from an `email` lookup. `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params. `include[]=stats` adds total_clicks, total_customers (not leads), total_revenue (net of refunds) and total_commission (not rejected or refunded, net of refund entries).',
     query: PartnerListQuery,
     status: 200,
     response: listResponse(Partner),
     handler: async ({ res, query }) => {
-      refuseStats(query.include);
       const { organizationId } = authOf(res);
       const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
       let base = selectPartners(db, organizationId).where('program_id', '=', program.id);
@@ -58,7 +51,7 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
         ? base.where(sql`lower(email)`, '=', query.email.toLowerCase())
         : base.where('completed_onboarding', '=', true);
       const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
-      const data = await presentPartners(db, page.rows, query.expand, { programWithTerms: true });
+      const data = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });
       return envelope.list({ ...page, rows: data }, (p) => p);
     },
   });
@@ -72,9 +65,8 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     status: 200,
     response: oneResponse(Partner),
     handler: async ({ res, params, query }) => {
-      refuseStats(query.include);
       const partner = await requirePartner(db, authOf(res).organizationId, params.id);
-      return envelope.one((await presentPartners(db, [partner], query.expand))[0]);
+      return envelope.one((await presentPartners(db, [partner], query.expand, { include: query.include }))[0]);
     },
   });
 

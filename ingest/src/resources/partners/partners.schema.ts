@@ -86,6 +86,16 @@ export const PartnerListQuery = listQuery({
 });
 export const PartnerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: includeParam.optional() });
 
+export const PartnerStats = z
+  .object({
+    total_clicks: z.number().int(),
+    total_customers: z.number().int().meta({ description: 'Customers attributed to the partner that are not leads' }),
+    total_revenue: z.number().int().meta({ description: 'Cents of transaction revenue, net of refunds' }),
+    total_commission: z.number().int().meta({ description: 'Cents of commission not rejected or refunded, net of refund entries' }),
+  })
+  .meta({ id: 'PartnerStats' });
+export type PartnerStatsObject = z.output<typeof PartnerStats>;
+
 export const Partner = z
   .object({
     id: z.string(),
@@ -111,6 +121,7 @@ export const Partner = z
     updated_at: isoString,
     group: ExpandedGroup.optional(),
     program: z.union([ExpandedProgramWithTerms, ExpandedProgram]).optional(),
+    stats: PartnerStats.optional(),
   })
   .meta({ id: 'Partner' });
 export type PartnerObject = z.output<typeof Partner>;

@@ -3,13 +3,14 @@ import type { GroupRow, PartnerRow, ProgramRow } from '../../db/schema.js';
 import { toIso } from '../../http/fields.js';
 import { toExpandedGroup } from '../groups/groups.serializer.js';
 import { toExpandedProgram, toExpandedProgramWithTerms } from '../programs/programs.serializer.js';
-import type { ExpandedPartner, PartnerObject } from './partners.schema.js';
+import type { ExpandedPartner, PartnerObject, PartnerStatsObject } from './partners.schema.js';
 
 export interface PartnerExpansions {
   group?: GroupRow;
   program?: ProgramRow;
   /** The partner list's program expansion carries the program's terms as well. */
   programWithTerms?: boolean;
+  stats?: PartnerStatsObject;
 }
 
 export function toPartner(p: PartnerRow, x: PartnerExpansions = {}): PartnerObject {
@@ -37,6 +38,7 @@ export function toPartner(p: PartnerRow, x: PartnerExpansions = {}): PartnerObje
     updated_at: toIso(p.updated_at),
     ...(x.group ? { group: toExpandedGroup(x.group) } : {}),
     ...(x.program ? { program: x.programWithTerms ? toExpandedProgramWithTerms(x.program) : toExpandedProgram(x.program) } : {}),
+    ...(x.stats ? { stats: x.stats } : {}),
   };
 }
 

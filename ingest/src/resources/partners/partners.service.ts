@@ -12,6 +12,7 @@ import { invalidateLinkLookups } from '../links/link-cache.js';
 import { deletePartnerLinks } from '../links/links.service.js';
 import { requireGroup } from '../groups/groups.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
+import { loadPartnerStats } from './partner-stats.js';
 import { findPartnerByEmail, requirePartner } from './partners.repository.js';
 import { PAYOUT_DETAILS, type PartnerCreateInput, type PartnerObject, type PartnerUpdateInput } from './partners.schema.js';
 import { toPartner, type PartnerExpansions } from './partners.serializer.js';
@@ -146,14 +147,24 @@ export async function deletePartner(db: Db, store: SharedStore, organizationId: 
   await Promise.all(links.map((link) => invalidateLinkLookups(store, link)));
 }
 
-/** Serialises a page of partners with the requested expansions, loading each related table once. */
-export async function presentPartners(db: Db, rows: PartnerRow[], expand: PartnerExpand[] = [], opts: { programWithTerms?: boolean } = {}): Promise<PartnerObject[]> {
-  const groups = expand.includes('group') ? await loadByIds(db, 'groups', rows.map((r) => r.group_id)) : null;
-  const programs = expand.includes('program') ? await loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null;
+/** Serialises a page of partners with the requested expansions and stats, loading each related table once. */
+export async function presentPartners(
+  db: Db,
+  rows: PartnerRow[],
+  expand: PartnerExpand[] = [],
+  opts: { programWithTerms?: boolean; include?: 'stats'[] } = {},
+): Promise<PartnerObject[]> {
+  const ids = rows.map((r) => r.id);
+  const [groups, programs, stats] = await Promise.all([
+    expand.includes('group') ? loadByIds(db, 'groups', rows.map((r) => r.group_id)) : null,
+    expand.includes('program') ? loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null,
+    opts.include?.includes('stats') ? loadPartnerStats(db, ids) : null,
+  ]);
   return rows.map((r) => {
     const x: PartnerExpansions = { programWithTerms: opts.programWithTerms };
     if (groups) x.group = groups.get(r.group_id);
     if (programs) x.program = programs.get(r.program_id);
+    if (stats) x.stats = stats.get(r.id);
     return toPartner(r, x);
   });
 }

@@ -1,0 +1,180 @@
+import { sql, type Kysely } from 'kysely';
+
+const ts = sql`timestamptz(3)`;
+const now = sql`now()`;
+
+/**
+ * Transactions, commissions, and the partner stats counters.
+ *
+ * Partner stats are counters kept by triggers, so a partner list page with stats reads a few
+ * counter rows per partner instead of aggregating every click, customer, transaction and
+ * commission. Each counter is split into 16 shards and a connection always writes the shard of
+ * its backend pid: concurrent writers for one partner do not queue on one row, and one SQL
+ * transaction never locks two shards of one partner (no deadlocks between them).
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('transactions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
+    .addColumn('program_id', 'text', (c) => c.notNull().references('programs.id'))
+    .addColumn('partner_id', 'text', (c) => c.notNull().references('partners.id'))
+    .addColumn('customer_id', 'text', (c) => c.notNull().references('customers.id'))
+    .addColumn('click_id', 'text', (c) => c.references('clicks.id'))
+    .addColumn('charge_id', 'text')
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('amount', 'int8', (c) => c.notNull())
+    .addColumn('refunded_amount', 'int8', (c) => c.notNull().defaultTo(0))
+    .addColumn('currency', 'text', (c) => c.notNull())
+    .addColumn('billing_type', 'text', (c) => c.notNull())
+    .addColumn('interval', 'text')
+    .addColumn('product_id', 'text')
+    .addColumn('product_name', 'text')
+    .addColumn('source', 'text')
+    .addColumn('refunded_at', ts)
+    .addColumn('created_at', ts, (c) => c.notNull().defaultTo(now))
+    .addColumn('updated_at', ts, (c) => c.notNull().defaultTo(now))
+    .addColumn('deleted_at', ts)
+    .addCheckConstraint('transactions_refund_within_amount', sql`refunded_amount between 0 and amount`)
+    .execute();
+  await db.schema.createIndex('transactions_program_created').on('transactions').columns(['program_id', 'created_at', 'id']).execute();
+  await db.schema.createIndex('transactions_customer_created').on('transactions').columns(['customer_id', 'created_at']).execute();
+  await db.schema.createIndex('transactions_partner_created').on('transactions').columns(['partner_id', 'created_at']).execute();
+  // A charge is recorded once per program; this index is what makes a simultaneous repeat a 409.
+  await sql`create unique index transactions_program_charge on transactions (program_id, charge_id) where deleted_at is null and charge_id is not null`.execute(db);
+
+  await db.schema
+    .createTable('commissions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('organization_id', 'text', (c) => c.notNull().references('organizations.id'))
+    .addColumn('program_id', 'text', (c) => c.notNull().references('programs.id'))
+    .addColumn('partner_id', 'text', (c) => c.notNull().references('partners.id'))
+    .addColumn('customer_id', 'text', (c) => c.references('customers.id'))
+    .addColumn('transaction_id', 'text', (c) => c.references('transactions.id'))
+    .addColumn('flow_id', 'text', (c) => c.references('flows.id'))
+    // The reward commission a refund entry offsets.
+    .addColumn('refund_of', 'text', (c) => c.references('commissions.id'))
+    .addColumn('type', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('amount', 'int8', (c) => c.notNull())
+    .addColumn('revenue', 'int8')
+    .addColumn('currency', 'text')
+    .addColumn('charge_id', 'text')
+    .addColumn('charge_status', 'text')
+    .addColumn('source', 'text')
+    .addColumn('approval_type', 'text', (c) => c.notNull())
+    .addColumn('scheduled_approval_date', ts)
+    .addColumn('payout_id', 'text')
+    .addColumn('created_at', ts, (c) => c.notNull().defaultTo(now))
+    .addColumn('updated_at', ts, (c) => c.notNull().defaultTo(now))
+    .addColumn('deleted_at', ts)
+    .execute();
+  await db.schema.createIndex('commissions_program_created').on('commissions').columns(['program_id', 'created_at', 'id']).execute();
+  await db.schema.createIndex('commissions_transaction').on('commissions').column('transaction_id').execute();
+  await db.schema.createIndex('commissions_customer').on('commissions').column('customer_id').execute();
+  await db.schema.createIndex('commissions_partner_created').on('commissions').columns(['partner_id', 'created_at']).execute();
+  await db.schema.createIndex('commissions_refund_of').on('commissions').column('refund_of').execute();
+  // One commission per flow and transaction, whatever happens (DESIGN.md section 7).
+  await sql`create unique index commissions_transaction_flow on commissions (transaction_id, flow_id) where type = 'reward' and flow_id is not null and transaction_id is not null`.execute(db);
+  await sql`create index commissions_due_approval on commissions (scheduled_approval_date) where status = 'pending' and approval_type = 'scheduled' and deleted_at is null`.execute(db);
+  await sql`create index flows_program_trigger on flows (program_id, trigger) where deleted_at is null and active`.execute(db);
+
+  await db.schema
+    .createTable('partner_stats')
+    .addColumn('partner_id', 'text', (c) => c.notNull().references('partners.id'))
+    .addColumn('shard', 'int2', (c) => c.notNull())
+    .addColumn('clicks', 'int8', (c) => c.notNull().defaultTo(0))
+    .addColumn('customers', 'int8', (c) => c.notNull().defaultTo(0))
+    .addColumn('revenue', 'int8', (c) => c.notNull().defaultTo(0))
+    .addColumn('commission', 'int8', (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint('partner_stats_pkey', ['partner_id', 'shard'])
+    .execute();
+
+  await sql`
+    create function svc_bump_partner_stats(p text, d_clicks int8, d_customers int8, d_revenue int8, d_commission int8) returns void
+    language sql as $$
+      insert into partner_stats as s (partner_id, shard, clicks, customers, revenue, commission)
+      values (p, pg_backend_pid() % 16, d_clicks, d_customers, d_revenue, d_commission)
+      on conflict (partner_id, shard) do update
+        set clicks = s.clicks + excluded.clicks,
+            customers = s.customers + excluded.customers,
+            revenue = s.revenue + excluded.revenue,
+            commission = s.commission + excluded.commission
+    $$`.execute(db);
+
+  // Clicks arrive in volume (and later in multi-row batches): one statement-level trigger adds
+  // each batch per partner, in partner order so concurrent batches lock rows in the same order.
+  await sql`
+    create function svc_count_clicks() returns trigger language plpgsql as $$
+    begin
+      insert into partner_stats as s (partner_id, shard, clicks)
+      select partner_id, pg_backend_pid() % 16, count(*) from inserted_clicks group by partner_id order by partner_id
+      on conflict (partner_id, shard) do update set clicks = s.clicks + excluded.clicks;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger clicks_partner_stats after insert on clicks referencing new table as inserted_clicks
+    for each statement execute function svc_count_clicks()`.execute(db);
+
+  // What each row contributes to its partner's figures; a change moves the difference.
+  await sql`
+    create function svc_count_customer() returns trigger language plpgsql as $$
+    declare
+      before_n int8 := case when tg_op <> 'INSERT' and old.deleted_at is null and old.status <> 'lead' then 1 else 0 end;
+      after_n int8 := case when tg_op <> 'DELETE' and new.deleted_at is null and new.status <> 'lead' then 1 else 0 end;
+    begin
+      if after_n <> before_n then
+        perform svc_bump_partner_stats(coalesce(new.partner_id, old.partner_id), 0, after_n - before_n, 0, 0);
+      end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger customers_partner_stats after insert or update or delete on customers
+    for each row execute function svc_count_customer()`.execute(db);
+
+  await sql`
+    create function svc_count_transaction() returns trigger language plpgsql as $$
+    declare
+      before_n int8 := case when tg_op <> 'INSERT' and old.deleted_at is null then old.amount - old.refunded_amount else 0 end;
+      after_n int8 := case when tg_op <> 'DELETE' and new.deleted_at is null then new.amount - new.refunded_amount else 0 end;
+    begin
+      if after_n <> before_n then
+        perform svc_bump_partner_stats(coalesce(new.partner_id, old.partner_id), 0, 0, after_n - before_n, 0);
+      end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger transactions_partner_stats after insert or update or delete on transactions
+    for each row execute function svc_count_transaction()`.execute(db);
+
+  await sql`
+    create function svc_count_commission() returns trigger language plpgsql as $$
+    declare
+      before_n int8 := case when tg_op <> 'INSERT' and old.deleted_at is null and old.status not in ('rejected', 'refunded') then old.amount else 0 end;
+      after_n int8 := case when tg_op <> 'DELETE' and new.deleted_at is null and new.status not in ('rejected', 'refunded') then new.amount else 0 end;
+    begin
+      if after_n <> before_n then
+        perform svc_bump_partner_stats(coalesce(new.partner_id, old.partner_id), 0, 0, 0, after_n - before_n);
+      end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger commissions_partner_stats after insert or update or delete on commissions
+    for each row execute function svc_count_commission()`.execute(db);
+
+  // Counters for the clicks and customers recorded before this migration.
+  await sql`
+    insert into partner_stats (partner_id, shard, clicks, customers)
+    select p.id, 0,
+           (select count(*) from clicks k where k.partner_id = p.id),
+           (select count(*) from customers c where c.partner_id = p.id and c.deleted_at is null and c.status <> 'lead')
+      from partners p`.execute(db);
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop trigger if exists clicks_partner_stats on clicks`.execute(db);
+  await sql`drop trigger if exists customers_partner_stats on customers`.execute(db);
+  await db.schema.dropTable('partner_stats').execute();
+  await db.schema.dropTable('commissions').execute();
+  await db.schema.dropTable('transactions').execute();
+  await sql`drop index if exists flows_program_trigger`.execute(db);
+  for (const fn of ['svc_count_clicks()', 'svc_count_customer()', 'svc_count_transaction()', 'svc_count_commission()', 'svc_bump_partner_stats(text, int8, int8, int8, int8)']) {
+    await sql.raw(`drop function if exists ${fn}`).execute(db);
+  }
+}

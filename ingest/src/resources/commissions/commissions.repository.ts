@@ -1,0 +1,31 @@
+import type { Db } from '../../db/database.js';
+import type { CommissionRow } from '../../db/schema.js';
+import { notFound } from '../../http/errors.js';
+
+export function selectCommissions(db: Db, organizationId: string) {
+  return db.selectFrom('commissions').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+export async function requireCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow> {
+  const commission = await selectCommissions(db, organizationId).where('id', '=', id).executeTakeFirst();
+  if (!commission) throw notFound('commission', id);
+  return commission;
+}
+
+/**
+ * The live commissions of a transaction, locked for the rest of the SQL transaction. Take these
+ * locks before changing the transaction row: its stats trigger locks the partner's counters, and
+ * a commission update locks the commission first and the counters second, so any other order
+ * can deadlock.
+ */
+export function lockTransactionCommissions(db: Db, transactionId: string): Promise<CommissionRow[]> {
+  return db
+    .selectFrom('commissions')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}

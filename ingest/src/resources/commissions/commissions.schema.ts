@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { centsField, externalId, idField, isoString, timestampField } from '../../http/fields.js';
+import { listQuery, multiValue } from '../../http/list.js';
+import { ExpandedCustomer } from '../customers/customers.schema.js';
+import { ExpandedPartner } from '../partners/partners.schema.js';
+import { ExpandedProgram } from '../programs/programs.schema.js';
+import { ExpandedTransaction } from '../transactions/transactions.schema.js';
+
+export const COMMISSION_STATUSES = ['pending', 'approved', 'paid', 'rejected', 'refunded'] as const;
+export type CommissionStatus = (typeof COMMISSION_STATUSES)[number];
+export const APPROVAL_TYPES = ['immediate', 'scheduled', 'manual'] as const;
+
+const editableFields = {
+  amount: centsField,
+  transaction_id: idField.nullable().meta({ description: 'A transaction of the same program (and of the customer, when there is one)' }),
+  charge_id: externalId.nullable().meta({ description: "Default: the transaction's charge_id" }),
+  source: z.string().trim().min(1).max(255).nullable(),
+  status: z.enum(COMMISSION_STATUSES).meta({ description: 'Default pending. Moving to paid assigns a payout_id; leaving paid clears it.' }),
+  revenue: centsField.nullable(),
+  created_at: timestampField,
+};
+
+export const CommissionCreate = z
+  .strictObject({
+    ...editableFields,
+    customer_id: idField.nullable().meta({ description: 'Omit or null for a commission without a customer (then program_id and partner_id are required)' }),
+    program_id: idField,
+    partner_id: idField,
+  })
+  .partial()
+  .required({ amount: true })
+  .meta({ id: 'CommissionCreate' });
+export type CommissionCreateInput = z.output<typeof CommissionCreate>;
+
+export const CommissionUpdate = z.strictObject(editableFields).partial().meta({ id: 'CommissionUpdate' });
+export type CommissionUpdateInput = z.output<typeof CommissionUpdate>;
+
+const expandParam = multiValue(['partner', 'program', 'customer', 'transaction']);
+export type CommissionExpand = 'partner' | 'program' | 'customer' | 'transaction';
+
+export const CommissionListQuery = listQuery({
+  program_id: idField,
+  partner_id: idField.optional(),
+  customer_id: idField.optional(),
+  transaction_id: idField.optional(),
+  status: z.enum(COMMISSION_STATUSES).optional(),
+  expand: expandParam.optional(),
+});
+export const CommissionRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
+
+const expansions = {
+  partner: ExpandedPartner.optional(),
+  program: ExpandedProgram.optional(),
+  customer: ExpandedCustomer.optional(),
+  transaction: ExpandedTransaction.optional(),
+};
+
+/** The commission as list and retrieve show it: the spec's short field set. */
+export const Commission = z
+  .object({
+    id: z.string(),
+    amount: z.number().int(),
+    customer_id: z.string().nullable(),
+    transaction_id: z.string().nullable(),
+    charge_id: z.string().nullable(),
+    source: z.string().nullable(),
+    status: z.enum(COMMISSION_STATUSES),
+    revenue: z.number().int().nullable(),
+    created_at: isoString,
+    updated_at: isoString,
+    program_id: z.string(),
+    organization_id: z.string(),
+    ...expansions,
+  })
+  .meta({ id: 'Commission' });
+export type CommissionObject = z.output<typeof Commission>;
+
+const centsString = z.string().regex(/^-?\d+$/).meta({ description: 'Cents, as a string', example: '980' });
+
+/** The commission as create and update show it: every field, amount and revenue as strings. */
+export const FullCommission = z
+  .object({
+    id: z.string(),
+    amount: centsString,
+    revenue: centsString.nullable(),
+    customer_id: z.string().nullable(),
+    transaction_id: z.string().nullable(),
+    charge_id: z.string().nullable(),
+    charge_status: z.string().nullable(),
+    source: z.string().nullable(),
+    status: z.enum(COMMISSION_STATUSES),
+    type: z.string().nullable().meta({ description: 'reward, or refund for an entry offsetting a refunded payment' }),
+    currency: z.string().nullable(),
+    partner_id: z.string(),
+    program_id: z.string(),
+    organization_id: z.string(),
+    payout_id: z.string().nullable(),
+    scheduled_approval_date: isoString.nullable(),
+    approval_type: z.enum(APPROVAL_TYPES),
+    flow_id: z.string().nullable(),
+    created_at: isoString,
+    updated_at: isoString,
+  })
+  .meta({ id: 'FullCommission' });
+export type FullCommissionObject = z.output<typeof FullCommission>;

@@ -1,0 +1,47 @@
+import type { CommissionRow } from '../../db/schema.js';
+import { toIso, toIsoOrNull } from '../../http/fields.js';
+import type { CommissionObject, FullCommissionObject } from './commissions.schema.js';
+
+/** List and retrieve: the spec's short field set. */
+export function toCommission(c: CommissionRow): CommissionObject {
+  return {
+    id: c.id,
+    amount: c.amount,
+    customer_id: c.customer_id,
+    transaction_id: c.transaction_id,
+    charge_id: c.charge_id,
+    source: c.source,
+    status: c.status as CommissionObject['status'],
+    revenue: c.revenue,
+    created_at: toIso(c.created_at),
+    updated_at: toIso(c.updated_at),
+    program_id: c.program_id,
+    organization_id: c.organization_id,
+  };
+}
+
+/** Create and update: every field, with amount and revenue as strings. */
+export function toFullCommission(c: CommissionRow): FullCommissionObject {
+  return {
+    id: c.id,
+    amount: String(c.amount),
+    revenue: c.revenue === null ? null : String(c.revenue),
+    customer_id: c.customer_id,
+    transaction_id: c.transaction_id,
+    charge_id: c.charge_id,
+    charge_status: c.charge_status,
+    source: c.source,
+    status: c.status as FullCommissionObject['status'],
+    type: c.type,
+    currency: c.currency,
+    partner_id: c.partner_id,
+    program_id: c.program_id,
+    organization_id: c.organization_id,
+    payout_id: c.payout_id,
+    scheduled_approval_date: toIsoOrNull(c.scheduled_approval_date),
+    approval_type: c.approval_type as FullCommissionObject['approval_type'],
+    flow_id: c.flow_id,
+    created_at: toIso(c.created_at),
+    updated_at: toIso(c.updated_at),
+  };
+}

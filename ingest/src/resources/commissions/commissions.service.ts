@@ -1,0 +1,193 @@
+import type { Db } from '../../db/database.js';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { CommissionRow, CustomerRow, TransactionRow } from '../../db/schema.js';
+import { badRequest } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { requireCustomer } from '../customers/customers.repository.js';
+import { toExpandedCustomer } from '../customers/customers.serializer.js';
+import { requirePartner } from '../partners/partners.repository.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
+import { requireTransaction } from '../transactions/transactions.repository.js';
+import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
+import { requireCommission } from './commissions.repository.js';
+import type { CommissionCreateInput, CommissionExpand, CommissionStatus, CommissionUpdateInput } from './commissions.schema.js';
+import { toCommission } from './commissions.serializer.js';
+import { planRefund } from './refund-plan.js';
+
+/** A paid commission carries a payout id (kept while it stays paid); any other status has none. */
+function payoutIdFor(status: CommissionStatus | string, current?: Pick<CommissionRow, 'status' | 'payout_id'>): string | null {
+  if (status !== 'paid') return null;
+  return current?.status === 'paid' && current.payout_id ? current.payout_id : newId('payout');
+}
+
+/** A transaction given with a commission must be of its program, and of its customer when it has one. */
+async function checkTransaction(db: Db, organizationId: string, id: string, owner: { programId: string; customerId: string | null }): Promise<TransactionRow> {
+  const transaction = await requireTransaction(db, organizationId, id, { param: 'transaction_id' });
+  if (transaction.program_id !== owner.programId) throw badRequest('transaction_id is a transaction of another program', 'transaction_id');
+  if (owner.customerId && transaction.customer_id !== owner.customerId) {
+    throw badRequest('transaction_id is a transaction of another customer', 'transaction_id');
+  }
+  return transaction;
+}
+
+/** Who a manual commission is for: the customer's partner and program, or the given ones. */
+async function ownerOf(db: Db, organizationId: string, input: CommissionCreateInput) {
+  if (input.customer_id) {
+    const customer: CustomerRow = await requireCustomer(db, organizationId, input.customer_id, 'customer_id');
+    if (input.program_id && input.program_id !== customer.program_id) throw badRequest("program_id is not the customer's program", 'program_id');
+    if (input.partner_id && input.partner_id !== customer.partner_id) throw badRequest("partner_id is not the customer's partner", 'partner_id');
+    return { programId: customer.program_id, partnerId: customer.partner_id, customerId: customer.id as string | null };
+  }
+  if (!input.program_id) throw badRequest('program_id is required for a commission without a customer', 'program_id');
+  if (!input.partner_id) throw badRequest('partner_id is required for a commission without a customer', 'partner_id');
+  const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
+  const partner = await requirePartner(db, organizationId, input.partner_id, 'partner_id');
+  if (partner.program_id !== program.id) throw badRequest('partner_id is a partner of another program', 'partner_id');
+  return { programId: program.id, partnerId: partner.id, customerId: null };
+}
+
+/** A commission created by hand: approval is manual, the status the caller's (pending by default). */
+export async function createCommission(db: Db, organizationId: string, input: CommissionCreateInput): Promise<CommissionRow> {
+  const owner = await ownerOf(db, organizationId, input);
+  const transaction = input.transaction_id ? await checkTransaction(db, organizationId, input.transaction_id, owner) : null;
+  const currency = transaction?.currency ?? (await requireProgram(db, organizationId, owner.programId)).currency_code;
+  const status = input.status ?? 'pending';
+  const now = new Date();
+  return db
+    .insertInto('commissions')
+    .values({
+      id: newId('commission'),
+      organization_id: organizationId,
+      program_id: owner.programId,
+      partner_id: owner.partnerId,
+      customer_id: owner.customerId,
+      transaction_id: transaction?.id ?? null,
+      flow_id: null,
+      refund_of: null,
+      type: 'reward',
+      status,
+      amount: input.amount,
+      revenue: input.revenue ?? null,
+      currency,
+      charge_id: input.charge_id !== undefined ? input.charge_id : (transaction?.charge_id ?? null),
+      charge_status: transaction?.status ?? null,
+      source: input.source ?? null,
+      approval_type: 'manual',
+      scheduled_approval_date: null,
+      payout_id: payoutIdFor(status),
+      created_at: input.created_at ?? now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
+  const current = await requireCommission(db, organizationId, id);
+  let chargeStatus: string | null | undefined;
+  if (input.transaction_id) {
+    const transaction = await checkTransaction(db, organizationId, input.transaction_id, { programId: current.program_id, customerId: current.customer_id });
+    chargeStatus = transaction.status;
+  } else if (input.transaction_id === null) {
+    chargeStatus = null;
+  }
+  return db
+    .updateTable('commissions')
+    .set({
+      ...input,
+      ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
+      ...(input.status ? { payout_id: payoutIdFor(input.status, current) } : {}),
+      updated_at: new Date(),
+    })
+    .where('id', '=', current.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Soft delete: hidden from the API and from the totals. */
+export async function deleteCommission(db: Db, organizationId: string, id: string): Promise<void> {
+  const commission = await requireCommission(db, organizationId, id);
+  const now = new Date();
+  await db.updateTable('commissions').set({ deleted_at: now, updated_at: now }).where('id', '=', commission.id).execute();
+}
+
+/**
+ * The effect of a refund on the transaction's commissions (see refund-plan.ts), inside the
+ * refund's SQL transaction. `transaction` already holds the new refunded amount and status;
+ * `commissions` are its commissions, locked (lockTransactionCommissions) before the transaction
+ * row was updated.
+ */
+export async function applyRefund(trx: Db, transaction: TransactionRow, refundedNow: number, commissions: CommissionRow[]): Promise<void> {
+  const rewards = commissions
+    .filter((c) => c.type === 'reward')
+    .map((reward) => ({ reward, entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id) }));
+  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.refunded_amount, rewards });
+  const now = new Date();
+
+  if (commissions.length > 0) {
+    await trx
+      .updateTable('commissions')
+      .set((eb) => ({
+        charge_status: transaction.status,
+        status: plan.markRefunded.length ? eb.case().when('id', 'in', plan.markRefunded).then('refunded').else(eb.ref('status')).end() : eb.ref('status'),
+        updated_at: now,
+      }))
+      .where('id', 'in', commissions.map((c) => c.id))
+      .execute();
+  }
+  if (plan.entries.length === 0) return;
+  const byId = new Map(commissions.map((c) => [c.id, c]));
+  await trx
+    .insertInto('commissions')
+    .values(
+      plan.entries.map((entry) => {
+        const reward = byId.get(entry.refund_of)!;
+        return {
+          ...reward,
+          id: newId('commission'),
+          refund_of: reward.id,
+          type: 'refund',
+          status: entry.status,
+          amount: entry.amount,
+          revenue: -refundedNow,
+          charge_status: transaction.status,
+          scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
+          payout_id: null,
+          created_at: now,
+          updated_at: now,
+          deleted_at: null,
+        };
+      }),
+    )
+    .execute();
+}
+
+/** A deleted transaction earns nothing: its unpaid commissions are rejected; paid ones stay as they are. */
+export async function rejectUnpaidCommissions(trx: Db, transactionId: string): Promise<void> {
+  await trx
+    .updateTable('commissions')
+    .set({ status: 'rejected', updated_at: new Date() })
+    .where('transaction_id', '=', transactionId)
+    .where('deleted_at', 'is', null)
+    .where('status', 'in', ['pending', 'approved'])
+    .execute();
+}
+
+/** A page of commissions in the short field set, with the requested expansions loaded once per page. */
+export async function presentCommissions(db: Db, rows: CommissionRow[], expand: CommissionExpand[] = []) {
+  const [base, customers, transactions] = await Promise.all([
+    presentWithPartnerAndProgram(db, rows, expand.filter((e) => e === 'partner' || e === 'program'), toCommission),
+    expand.includes('customer') ? loadByIds(db, 'customers', rows.flatMap((r) => (r.customer_id ? [r.customer_id] : []))) : null,
+    expand.includes('transaction') ? loadByIds(db, 'transactions', rows.flatMap((r) => (r.transaction_id ? [r.transaction_id] : []))) : null,
+  ]);
+  return base.map((commission, i) => {
+    const customer = rows[i].customer_id ? customers?.get(rows[i].customer_id!) : undefined;
+    const transaction = rows[i].transaction_id ? transactions?.get(rows[i].transaction_id!) : undefined;
+    return {
+      ...commission,
+      ...(customer ? { customer: toExpandedCustomer(customer) } : {}),
+      ...(transaction ? { transaction: toExpandedTransaction(transaction) } : {}),
+    };
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * What a refund does to a transaction's commissions (DESIGN.md section 7). Pure.
+ *
+ * Each live reward commission is brought to what it should be worth after the refund:
+ * `amount − round(amount × refunded / transaction amount)`, counted on the cumulative refunded
+ * amount so that rounding never drifts over several partial refunds and a full refund nets to
+ * exactly 0. An unpaid commission fully refunded is marked `refunded` (with its unpaid refund
+ * entries); every other change is a new `refund` entry holding the difference.
+ */
+
+export interface CommissionState {
+  id: string;
+  amount: number;
+  status: string;
+}
+
+export interface RewardWithEntries {
+  reward: CommissionState;
+  /** Its earlier refund entries. */
+  entries: CommissionState[];
+}
+
+export interface RefundEntry {
+  refund_of: string;
+  /** Negative: what the partner gives back. */
+  amount: number;
+  status: 'pending' | 'approved';
+}
+
+export interface RefundPlan {
+  markRefunded: string[];
+  entries: RefundEntry[];
+}
+
+const VOID = new Set(['rejected', 'refunded']);
+export const countsTowardsTotals = (c: { status: string }) => !VOID.has(c.status);
+
+/** round(amount × part / whole), half up; all non-negative integers, whole > 0. */
+function share(amount: number, part: number, whole: number): number {
+  return Number((2n * BigInt(amount) * BigInt(part) + BigInt(whole)) / (2n * BigInt(whole)));
+}
+
+export function planRefund(q: { transactionAmount: number; refundedAfter: number; rewards: RewardWithEntries[] }): RefundPlan {
+  const full = q.refundedAfter >= q.transactionAmount;
+  const plan: RefundPlan = { markRefunded: [], entries: [] };
+  for (const { reward, entries } of q.rewards) {
+    if (!countsTowardsTotals(reward)) continue;
+    const live = entries.filter(countsTowardsTotals);
+    if (full && reward.status !== 'paid' && live.every((e) => e.status !== 'paid')) {
+      plan.markRefunded.push(reward.id, ...live.map((e) => e.id));
+      continue;
+    }
+    const target = reward.amount - share(reward.amount, q.refundedAfter, q.transactionAmount);
+    const current = reward.amount + live.reduce((sum, e) => sum + e.amount, 0);
+    const difference = target - current;
+    if (difference === 0) continue;
+    // Money already paid out is recovered from the next payout: the entry is approved at once.
+    plan.entries.push({ refund_of: reward.id, amount: difference, status: reward.status === 'paid' ? 'approved' : (reward.status as 'pending' | 'approved') });
+  }
+  return plan;
+}

@@ -1,0 +1,42 @@
+import type { Db } from '../../db/database.js';
+import type { FlowRow } from '../../db/schema.js';
+import { notFound } from '../../http/errors.js';
+import type { EngineFlow } from '../commissions/engine.js';
+import type { FlowTrigger } from './flows.schema.js';
+
+export function selectFlows(db: Db, organizationId: string) {
+  return db.selectFrom('flows').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+export async function requireFlow(db: Db, organizationId: string, id: string): Promise<FlowRow> {
+  const flow = await selectFlows(db, organizationId).where('id', '=', id).executeTakeFirst();
+  if (!flow) throw notFound('flow', id);
+  return flow;
+}
+
+/** The program's active flows for one trigger, oldest first, as the engine reads them. */
+export async function activeFlows(db: Db, programId: string, trigger: FlowTrigger): Promise<EngineFlow[]> {
+  const rows = await db
+    .selectFrom('flows')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('trigger', '=', trigger)
+    .where('active', '=', true)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toEngineFlow);
+}
+
+export function toEngineFlow(row: FlowRow): EngineFlow {
+  return {
+    id: row.id,
+    group_id: row.group_id,
+    trigger: row.trigger as FlowTrigger,
+    active: row.active,
+    conditions: row.conditions as EngineFlow['conditions'],
+    reward: row.reward as EngineFlow['reward'],
+    approval: row.approval as EngineFlow['approval'],
+  };
+}

@@ -1,0 +1,143 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { TransactionRow } from '../../db/schema.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../ids.js';
+import { awardPaymentCommissions } from '../commissions/award.js';
+import { lockTransactionCommissions } from '../commissions/commissions.repository.js';
+import { applyRefund, rejectUnpaidCommissions } from '../commissions/commissions.service.js';
+import { requireCustomer } from '../customers/customers.repository.js';
+import { requireProgram } from '../programs/programs.repository.js';
+import { findTransactionByCharge, requireTransaction } from './transactions.repository.js';
+import type { TransactionCreateInput, TransactionUpdateInput } from './transactions.schema.js';
+import { toTransaction } from './transactions.serializer.js';
+
+/** 409 with the transaction already recorded for this charge in `data`. */
+function transactionExists(existing: TransactionRow): ApiError {
+  return new ApiError('conflict_error', 'A transaction with this charge_id already exists', { param: 'charge_id', extra: { data: toTransaction(existing) } });
+}
+
+async function rethrowDuplicateCharge(db: Db, err: unknown, programId: string, chargeId: string | null | undefined): Promise<never> {
+  if (chargeId && isUniqueViolation(err, 'transactions_program_charge')) {
+    const winner = await findTransactionByCharge(db, programId, chargeId);
+    if (winner) throw transactionExists(winner);
+  }
+  throw err;
+}
+
+/**
+ * Records a payment of a customer and runs the program's payment flows; the transaction and
+ * its commissions commit together. The customer row is locked meanwhile, so its
+ * transaction_count is exact even when its payments arrive at once. A lead or trialing customer
+ * who pays becomes active.
+ */
+export async function createTransaction(db: Db, organizationId: string, input: TransactionCreateInput): Promise<TransactionRow> {
+  const customer = await requireCustomer(db, organizationId, input.customer_id, 'customer_id');
+  if (input.charge_id) {
+    const existing = await findTransactionByCharge(db, customer.program_id, input.charge_id);
+    if (existing) throw transactionExists(existing);
+  }
+  const program = await requireProgram(db, organizationId, customer.program_id);
+  const now = new Date();
+  const at = input.created_at ?? now;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const locked = await trx.selectFrom('customers').selectAll().where('id', '=', customer.id).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+      if (!locked) throw notFound('customer', customer.id, 'customer_id');
+      const earlier = await trx
+        .selectFrom('transactions')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('customer_id', '=', locked.id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      const transaction = await trx
+        .insertInto('transactions')
+        .values({
+          id: newId('transaction'),
+          organization_id: organizationId,
+          program_id: locked.program_id,
+          partner_id: locked.partner_id,
+          customer_id: locked.id,
+          click_id: locked.click_id,
+          charge_id: input.charge_id ?? null,
+          status: 'paid',
+          amount: input.amount,
+          refunded_amount: 0,
+          currency: input.currency ?? program.currency_code,
+          billing_type: input.billing_type ?? 'one_time',
+          interval: input.interval ?? null,
+          product_id: input.product_id ?? null,
+          product_name: input.product_name ?? null,
+          source: input.source ?? null,
+          refunded_at: null,
+          created_at: at,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (input.amount > 0 && (locked.status === 'lead' || locked.status === 'trialing')) {
+        await trx
+          .updateTable('customers')
+          .set({ status: 'active', active_at: locked.active_at ?? at, updated_at: now })
+          .where('id', '=', locked.id)
+          .execute();
+      }
+      await awardPaymentCommissions(trx, transaction, locked, earlier.n + 1);
+      return transaction;
+    });
+  } catch (err) {
+    return rethrowDuplicateCharge(db, err, customer.program_id, input.charge_id);
+  }
+}
+
+/** Only the descriptive fields change; amounts change through a refund. */
+export async function updateTransaction(db: Db, organizationId: string, id: string, input: TransactionUpdateInput): Promise<TransactionRow> {
+  const current = await requireTransaction(db, organizationId, id);
+  const billingType = input.billing_type ?? current.billing_type;
+  const interval = input.interval !== undefined ? input.interval : current.interval;
+  if (interval && billingType !== 'subscription') {
+    throw badRequest('Invalid interval: only a subscription has an interval (set billing_type to subscription)', 'interval');
+  }
+  try {
+    return await db.updateTable('transactions').set({ ...input, updated_at: new Date() }).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
+  } catch (err) {
+    return rethrowDuplicateCharge(db, err, current.program_id, input.charge_id);
+  }
+}
+
+/**
+ * Refunds part (`amount`) or all of what is left of a transaction, and applies the effect on
+ * its commissions in the same SQL transaction. Refunds of one transaction run one at a time.
+ */
+export async function refundTransaction(db: Db, organizationId: string, id: string, amount: number | undefined): Promise<TransactionRow> {
+  return db.transaction().execute(async (trx) => {
+    const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
+    const commissions = await lockTransactionCommissions(trx, current.id);
+    const remaining = current.amount - current.refunded_amount;
+    if (remaining === 0) throw badRequest('Nothing is left to refund on this transaction', 'amount');
+    const refund = amount ?? remaining;
+    if (refund > remaining) throw badRequest(`Invalid amount: only ${remaining} cents are left to refund`, 'amount');
+    const refunded = current.refunded_amount + refund;
+    const now = new Date();
+    const transaction = await trx
+      .updateTable('transactions')
+      .set({ refunded_amount: refunded, status: refunded === current.amount ? 'refunded' : 'partially_refunded', refunded_at: now, updated_at: now })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await applyRefund(trx, transaction, refund, commissions);
+    return transaction;
+  });
+}
+
+/** Soft delete: hidden and out of the totals, its charge_id free again; its unpaid commissions are rejected. */
+export async function deleteTransaction(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const transaction = await requireTransaction(trx, organizationId, id, { forUpdate: true });
+    await lockTransactionCommissions(trx, transaction.id);
+    const now = new Date();
+    await trx.updateTable('transactions').set({ deleted_at: now, updated_at: now }).where('id', '=', transaction.id).execute();
+    await rejectUnpaidCommissions(trx, transaction.id);
+  });
+}
