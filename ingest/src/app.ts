@@ -20,6 +20,8 @@ import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
+import { serveScript } from './resources/tracking/script-asset.js';
+import { registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 
 const RATE_WINDOW_SECONDS = 1;
@@ -76,12 +78,14 @@ export function createApp(deps: AppDeps): express.Express {
   registerFlowRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerCommissionRoutes(api, routeDeps);
+  registerTrackingRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {
     openApi ??= api.openApiDocument();
     res.json(openApi);
   });
+  app.get('/svc.js', serveScript());
   app.get('/docs', apiReference({ url: '/v1/openapi.json', pageTitle: 'svc API reference' }));
   app.use(api.router);
   app.use(unknownRoute);

@@ -20,7 +20,8 @@ function servedRoutes(router: any): string[] {
   for (const layer of router?.stack ?? []) {
     if (layer.route) {
       for (const method of Object.keys(layer.route.methods)) {
-        if (layer.route.methods[method] && method !== '_all') out.push(`${method} ${layer.route.path}`);
+        // CORS preflights (OPTIONS) are not API operations.
+        if (layer.route.methods[method] && method !== '_all' && method !== 'options') out.push(`${method} ${layer.route.path}`);
       }
     } else if (layer.handle?.stack) {
       out.push(...servedRoutes(layer.handle));
@@ -84,6 +85,9 @@ const EXPECTED = [
   'delete /v1/commissions/{id}',
 ];
 
+/** The tracking script's endpoints: authenticated by the program's public key in the body. */
+const PUBLIC = ['post /v1/track/click', 'post /v1/track/signup'];
+
 describe('OpenAPI document', () => {
   let t: TestApp;
   let doc: OpenApiDoc;
@@ -122,6 +126,15 @@ describe('OpenAPI document', () => {
       });
     expect(served.length).toBeGreaterThanOrEqual(EXPECTED.length);
     expect([...new Set(served)].sort()).toEqual([...new Set(documented)].sort());
+  });
+
+  it("documents the script's public operations without the secret-key scheme", () => {
+    expect(documented).toEqual(expect.arrayContaining(PUBLIC));
+    for (const entry of PUBLIC) {
+      const [method, path] = entry.split(' ');
+      expect(doc.paths[path][method].security, entry).toBeUndefined();
+      expect(Object.keys(doc.paths[path][method].responses), entry).toEqual(expect.arrayContaining(['400', '401', '404', '429']));
+    }
   });
 
   it('every documented operation answers (401 without a key), so none is a dead entry', async () => {

@@ -27,7 +27,7 @@ function countryFromHeader(value: string | undefined): string | null {
   return code && code.length === 2 && countries.isValid(code) ? code : null;
 }
 
-interface Attribution {
+export interface Attribution {
   partnerId: string;
   programId: string;
   linkId: string | null;
@@ -71,22 +71,34 @@ export async function recordClick(db: Db, store: SharedStore, organizationId: st
   if (!byPartner && !byLink) throw badRequest('Give partner_id (method 1), or param and value (method 2)');
   const target = byPartner ? await attributeByPartner(db, organizationId, input) : await attributeByLink(db, store, organizationId, input);
 
+  return insertClick(db, { organizationId, ...target, country: input.country, device: input.device, page: input.page, referrer: input.referrer }, visitor);
+}
+
+export interface NewClick extends Attribution {
+  organizationId: string;
+  country?: string;
+  device?: string;
+  page?: string;
+  referrer?: string;
+}
+
+/** Writes a click; browser and, unless given, device come from the User-Agent, country from the body or the CDN header. */
+export function insertClick(db: Db, click: NewClick, visitor: VisitorContext, id = newId('click'), now = new Date()): Promise<ClickRow> {
   const ua = parseUserAgent(visitor.userAgent);
-  const now = new Date();
   return db
     .insertInto('clicks')
     .values({
-      id: newId('click'),
-      organization_id: organizationId,
-      program_id: target.programId,
-      partner_id: target.partnerId,
-      link_id: target.linkId,
-      country: input.country ?? countryFromHeader(visitor.headerCountry),
+      id,
+      organization_id: click.organizationId,
+      program_id: click.programId,
+      partner_id: click.partnerId,
+      link_id: click.linkId,
+      country: click.country ?? countryFromHeader(visitor.headerCountry),
       state: null,
-      device: input.device ?? ua.device,
-      page: input.page ?? null,
+      device: click.device ?? ua.device,
+      page: click.page ?? null,
       browser: ua.browser,
-      referrer: input.referrer ?? null,
+      referrer: click.referrer ?? null,
       created_at: now,
       updated_at: now,
     })

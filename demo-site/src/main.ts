@@ -1,0 +1,79 @@
+import fs from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createApp } from '../../ingest/src/app.js';
+import { initOrganization } from '../../ingest/src/bootstrap.js';
+import { loadConfig } from '../../ingest/src/config.js';
+import { createLogger } from '../../ingest/src/logger.js';
+import { openRuntime } from '../../ingest/src/runtime.js';
+import { createDemoApp } from './app.js';
+import { seedDemo } from './seed.js';
+
+/**
+ * `npm run demo`: ingest and the Acme demo site together, with demo partners and links.
+ * Ingest runs on the embedded defaults (in memory) unless DATABASE_URL / REDIS_URL say otherwise.
+ *
+ * INGEST_PORT (8787), DEMO_PORT (3000), DEMO_HOST (localhost, the host name printed and used for
+ * ingest's URL), DEMO_MODE (proxy | direct), DEMO_STATE_FILE (where to write the ids and keys
+ * as JSON, for browser tests).
+ */
+async function main(): Promise<void> {
+  const ingestPort = Number(process.env.INGEST_PORT ?? 8787);
+  const demoPort = Number(process.env.DEMO_PORT ?? 3000);
+  const host = process.env.DEMO_HOST ?? 'localhost';
+  const config = loadConfig({
+    SVC_DATA_DIR: 'memory://',
+    LOG_LEVEL: 'warn',
+    SVC_TRUST_PROXY: 'loopback',
+    ...process.env,
+    PORT: String(ingestPort),
+  });
+  const logger = createLogger(config.logLevel, 'stderr');
+  const runtime = await openRuntime(config, logger);
+  const ingest = await listen(createApp(runtime), ingestPort);
+  const ingestUrl = `http://${host}:${ingestPort}`;
+
+  const keys = await initOrganization(runtime.db, { org: 'Acme Inc', program: 'Acme Partners' });
+  const partners = await seedDemo(ingestUrl, keys.api_key, keys.program_id, `http://${host}:${demoPort}`);
+  const mode = process.env.DEMO_MODE === 'direct' ? 'direct' : 'proxy';
+  const demo = await listen(
+    createDemoApp({ ingestUrl, secretKey: keys.api_key, publicKey: keys.public_key, programId: keys.program_id, partnerLinks: partners.map((p) => p.link), mode }),
+    demoPort,
+  );
+
+  const state = { ingestUrl, demoUrl: `http://${host}:${demoPort}`, ...keys, partners };
+  if (process.env.DEMO_STATE_FILE) await fs.writeFile(process.env.DEMO_STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
+  process.stdout.write(
+    [
+      '',
+      `Acme demo site      ${state.demoUrl}   (svc.js ${mode === 'proxy' ? 'served same-site under /svc' : `from ${ingestUrl}`})`,
+      ...partners.map((p) => `  ${p.name.padEnd(17)} ${p.link.url}`),
+      `  partner pages     ${state.demoUrl}/partners`,
+      `svc API             ${ingestUrl}/docs   (secret key ${keys.api_key})`,
+      '',
+      'Arrive through a partner link, sign up, press "Pay": the partner page shows the commission.',
+      '',
+    ].join('\n'),
+  );
+
+  const stop = () => {
+    demo.close();
+    ingest.close(() => runtime.close().then(() => process.exit(0)));
+    demo.closeAllConnections();
+    ingest.closeAllConnections();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+function listen(app: import('express').Express, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, '0.0.0.0');
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`demo: ${err instanceof Error ? err.stack : err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,200 @@
+import { DAY_SECONDS, expect, expectClicks, nowSeconds, partnerStats, test, type SvcData } from './support/fixtures.js';
+
+/** Arrivals through a partner link, without one, through an unknown one, and back again. */
+
+for (const [param, value, name] of [
+  ['ref', 'alice', 'Alice Archer'],
+  ['via', 'bob', 'Bob Baker'],
+] as const) {
+  test(`arrival with ?${param}=${value} records a click for ${name} and keeps it in cookies`, async ({ visitor, demo, api }) => {
+    const partner = demo.partners.find((p) => p.name === name)!;
+    expect(partner.link.url).toBe(`${demo.demoUrl}/?${param}=${value}`);
+    const before = await partnerStats(api, partner.id);
+    const v = await visitor();
+
+    // A referrer with a query and a fragment, and extra query parameters on the landing page: none may leave the browser.
+    await v.page.goto(`/partners?secret=1#top`);
+    await v.page.evaluate((href) => {
+      (globalThis as any).location.href = href;
+    }, `/?utm_source=news&${param}=${value}&email=someone%40example.com#pricing`);
+    const click = await v.clicked();
+    await v.ready();
+
+    expect(click.method).toBe('POST');
+    expect(click.url).toBe(`${demo.demoUrl}/svc/v1/track/click`);
+    expect(click.headers['content-type']).toMatch(/^text\/plain/);
+    expect(click.body).toEqual({
+      key: demo.public_key,
+      param,
+      value,
+      page: `${demo.demoUrl}/?${param}=${value}`,
+      referrer: `${demo.demoUrl}/partners`,
+      // A first visit: no earlier click, and localhost is a single label (no cookie domain to share).
+    });
+    expect(click.response?.status).toBe(200);
+    const data: SvcData = click.response!.body.data;
+    expect(data).toEqual({ click_id: expect.stringMatching(/^clk_/), cookie_duration: 30, partner_id: partner.id, program_id: demo.program_id, customer_id: null });
+    expect(click.response!.body.max_age).toBeGreaterThan(30 * DAY_SECONDS - 60);
+
+    expect(await v.svcData()).toEqual(data);
+    await expect(v.page.locator('#svc-data')).toContainText(data.click_id);
+    const cookies = await v.referralCookies();
+    expect(cookies.svcData).toEqual(data);
+    expect(cookies.ref?.value).toBe(data.click_id);
+    for (const c of [cookies.data!, cookies.ref!]) {
+      expect(c).toMatchObject({ domain: 'localhost', path: '/', sameSite: 'Lax', secure: false, httpOnly: false });
+      expect(c.expires).toBeGreaterThan(nowSeconds() + 30 * DAY_SECONDS - 120);
+      expect(c.expires).toBeLessThan(nowSeconds() + 30 * DAY_SECONDS + 5);
+    }
+    // One click, no preflight, nothing else.
+    expect(v.calls.map((c) => `${c.method} ${c.kind}`)).toEqual(['POST click']);
+
+    await expect.poll(async () => (await partnerStats(api, partner.id)).total_clicks).toBe(before.total_clicks + 1);
+    v.expectNoPageErrors();
+  });
+}
+
+test('arrival without a referral: svc_data is null and no track request is made', async ({ visitor }) => {
+  const v = await visitor();
+  await v.arrive('/?utm_source=news&reference=alice');
+  await v.page.goto('/pricing');
+  await v.ready();
+  // Give a late request every chance to show up.
+  await v.page.waitForTimeout(300);
+
+  expect(await v.svcData()).toBeNull();
+  expect(await v.page.evaluate(() => typeof (globalThis as any).svc?.signup)).toBe('function');
+  await expect(v.page.locator('#stripe-link')).toHaveAttribute('href', 'https://buy.stripe.com/test_acme_pro');
+  expect(v.calls).toEqual([]);
+  expect((await v.referralCookies()).all).toEqual([]);
+  // svc.signup without a referral rejects with status 400 and sends nothing.
+  const outcome = await v.page.evaluate(() => (globalThis as any).svc.signup('nobody@example.com').then(
+    () => 'resolved',
+    (err: any) => ({ status: err.status, message: err.message }),
+  ));
+  expect(outcome).toEqual({ status: 400, message: 'No referral' });
+  expect(v.calls).toEqual([]);
+  v.expectNoPageErrors();
+});
+
+test('a link for an unknown value: 404 answered, no cookie, svc_data null, no page error', async ({ visitor, demo }) => {
+  const v = await visitor();
+  await v.arrive('/?ref=nobody-by-this-name');
+  const click = await v.clicked();
+
+  expect(click.body).toMatchObject({ key: demo.public_key, param: 'ref', value: 'nobody-by-this-name' });
+  expect(click.response?.status).toBe(404);
+  expect(click.response?.body).toEqual({ success: false, error: 'Link not found' });
+  expect(await v.svcData()).toBeNull();
+  await expect(v.page.locator('#svc-data')).toHaveText('null');
+  expect((await v.referralCookies()).all).toEqual([]);
+  expect(v.clicks()).toHaveLength(1);
+  v.expectNoPageErrors();
+});
+
+test('returning visitor: svc_data is set from the cookie synchronously, before any track request completes', async ({ visitor, referral, api }) => {
+  const link = await referral();
+  const v = await visitor();
+  await v.arrive(link.path);
+  const first = (await v.clicked()).response!.body.data as SvcData;
+
+  // From now on, record every write to window.svc_data and the script's fetches, in order.
+  await v.context.addInitScript(() => {
+    const w = globalThis as any;
+    const log: any[] = (w.__log = []);
+    let value: unknown;
+    Object.defineProperty(w, 'svc_data', {
+      configurable: true,
+      get: () => value,
+      set(next) {
+        const script = w.document.currentScript;
+        log.push({ event: 'set', value: next === null ? null : JSON.parse(JSON.stringify(next)), during: script ? script.src : null });
+        value = next;
+      },
+    });
+    const fetch = w.fetch;
+    w.fetch = function (input: any, init?: any) {
+      const path = new URL(String(input), w.location.href).pathname;
+      log.push({ event: 'fetch', path });
+      return fetch.call(this, input, init).then((res: any) => {
+        log.push({ event: 'response', path });
+        return res;
+      });
+    };
+  });
+
+  // Back through the link: the click is held for a moment, svc_data must not wait for it.
+  await v.context.route('**/v1/track/click', async (route) => {
+    await new Promise((r) => setTimeout(r, 500));
+    await route.continue();
+  });
+  await v.page.goto(link.path, { waitUntil: 'commit' });
+  await v.page.waitForFunction(() => (globalThis as any).__log?.length > 0);
+  expect(await v.svcData()).toEqual(first);
+  await v.ready();
+  const again = await v.clicked(2);
+  const log = await v.page.evaluate(() => (globalThis as any).__log);
+  expect(log[0]).toEqual({ event: 'set', value: first, during: expect.stringMatching(/\/svc\/svc\.js$/) });
+  expect(log.slice(1).map((e: any) => `${e.event} ${e.path ?? ''}`.trim())).toEqual(['fetch /svc/v1/track/click', 'response /svc/v1/track/click', 'set']);
+  // The repeat within the hour names the visitor's click and gets the same one back.
+  expect(again.body.click_id).toBe(first.click_id);
+  expect(again.response?.body.data).toEqual(first);
+
+  // A page without a referral: the cookie is all it takes; no request at all.
+  await v.page.goto('/signup');
+  await v.ready();
+  expect(await v.svcData()).toEqual(first);
+  const log2 = await v.page.evaluate(() => (globalThis as any).__log);
+  expect(log2).toEqual([{ event: 'set', value: first, during: expect.stringMatching(/\/svc\/svc\.js$/) }]);
+  await expect(v.page.locator('#svc-data')).toContainText(first.click_id);
+  expect(v.clicks()).toHaveLength(2);
+  expect((await partnerStats(api, link.partnerId)).total_clicks).toBe(1);
+  v.expectNoPageErrors();
+});
+
+test('the referral expires after cookie_duration days', async ({ visitor, referral, api }) => {
+  const link = await referral();
+
+  // Same-site mode (the default): the server's Set-Cookie lasts cookie_duration days.
+  const proxied = await visitor();
+  await proxied.arrive(link.path);
+  const data = (await proxied.clicked()).response!.body.data as SvcData;
+  expect(data.cookie_duration).toBe(30);
+  const proxiedCookie = (await proxied.referralCookies()).data!;
+  expect(Math.abs(proxiedCookie.expires - (nowSeconds() + 30 * DAY_SECONDS))).toBeLessThan(60);
+
+  // Direct mode: the script writes the cookie, expiring cookie_duration days from its clock.
+  const direct = await visitor();
+  await direct.arrive(`${link.path}&svc_mode=direct`);
+  await direct.clicked();
+  const directCookie = (await direct.referralCookies()).data!;
+  expect(Math.abs(directCookie.expires - (nowSeconds() + 30 * DAY_SECONDS))).toBeLessThan(60);
+
+  // A visitor whose clock says the click is (30 days − 4 s) old by the time it lands: the cookie
+  // the script computes expires 4 s from now in real time. After that, the referral is gone.
+  const late = await visitor();
+  const lead = 4;
+  await late.page.clock.install({ time: Date.now() - 30 * DAY_SECONDS * 1000 + lead * 1000 });
+  await late.arrive(`${link.path}&svc_mode=direct`);
+  const click = await late.clicked();
+  expect(click.response?.body.cookie).toBe(false);
+  const lateData = click.response!.body.data as SvcData;
+  expect(await late.svcData()).toEqual(lateData);
+  const lateCookies = await late.referralCookies();
+  expect(lateCookies.svcData).toEqual(lateData);
+  for (const c of [lateCookies.data!, lateCookies.ref!]) {
+    expect(c.expires).toBeGreaterThan(nowSeconds());
+    expect(c.expires).toBeLessThan(nowSeconds() + lead + 2);
+  }
+  await expect.poll(async () => (await late.referralCookies()).all.length, { timeout: (lead + 3) * 1000, intervals: [250] }).toBe(0);
+
+  await late.page.goto('/?svc_mode=direct');
+  await late.ready();
+  expect(await late.svcData()).toBeNull();
+  await expect(late.page.locator('#svc-data')).toHaveText('null');
+  expect(late.clicks()).toHaveLength(1);
+  // Three visitors, three clicks.
+  await expectClicks(api, link.partnerId, 3);
+
+  for (const v of [proxied, direct, late]) v.expectNoPageErrors();
+});

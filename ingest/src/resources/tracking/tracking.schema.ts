@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { idField, urlField } from '../../http/fields.js';
+
+/** The program's public key, as the script tag's data-key holds it; a missing or wrong one is a 401, like a wrong secret key. */
+const publicKey = z.preprocess((v) => (typeof v === 'string' ? v : undefined), z.string().max(200).optional()).meta({ description: "The program's public key (pk_…)" });
+
+const cookieDomain = z
+  .string()
+  .max(253)
+  .regex(/^[a-z0-9.-]+$/i)
+  .nullable()
+  .optional()
+  .meta({ description: 'Domain for the cookies the response sets in same-site mode (the script’s probed domain)' });
+
+export const TrackClick = z
+  .strictObject({
+    key: publicKey,
+    param: z.string().min(1).max(64),
+    value: z.string().min(1).max(256),
+    page: urlField.optional(),
+    referrer: urlField.optional(),
+    click_id: idField.nullable().optional().meta({ description: 'The click in the visitor’s svc_data cookie, if any' }),
+    cookie_domain: cookieDomain,
+  })
+  .meta({ id: 'TrackClick' });
+export type TrackClickInput = z.output<typeof TrackClick>;
+
+export const TrackSignup = z
+  .strictObject({
+    key: publicKey,
+    click_id: idField,
+    identifier: z.string().trim().min(1).max(255).meta({ description: 'An e-mail or your user id, unique per customer' }),
+    cookie_domain: cookieDomain,
+  })
+  .meta({ id: 'TrackSignup' });
+export type TrackSignupInput = z.output<typeof TrackSignup>;
+
+/** What `window.svc_data` and the svc_data cookie hold. */
+export const SvcData = z
+  .object({
+    click_id: z.string(),
+    cookie_duration: z.number().int().meta({ description: 'Days' }),
+    partner_id: z.string(),
+    program_id: z.string(),
+    customer_id: z.string().nullable(),
+  })
+  .meta({ id: 'SvcData' });
+export type SvcDataObject = z.output<typeof SvcData>;
+
+const cookieFields = {
+  max_age: z.number().int().meta({ description: 'Seconds until the referral expires (the click time plus cookie_duration days): the cookies’ Max-Age' }),
+  cookie: z.boolean().meta({ description: 'True when this response set the cookies itself (same-site mode)' }),
+};
+
+export const TrackClickResponse = z
+  .object({ success: z.literal(true), data: SvcData.nullable().meta({ description: 'null when the visitor is a bot' }), ...cookieFields })
+  .partial({ max_age: true, cookie: true })
+  .meta({ id: 'TrackClickResponse' });
+
+export const SignupResult = z
+  .object({
+    click_id: z.string(),
+    customer_id: z.string(),
+    customer_identifier: z.string(),
+    partner_id: z.string(),
+    program_id: z.string(),
+    message: z.string(),
+  })
+  .meta({ id: 'SignupResult' });
+export type SignupResultObject = z.output<typeof SignupResult>;
+
+export const TrackSignupResponse = z.object({ success: z.literal(true), data: SignupResult, ...cookieFields }).meta({ id: 'TrackSignupResponse' });

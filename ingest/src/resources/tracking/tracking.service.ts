@@ -1,0 +1,150 @@
+import { isbot } from 'isbot';
+import type { Db } from '../../db/database.js';
+import type { ProgramRow } from '../../db/schema.js';
+import { ApiError, notFound } from '../../http/errors.js';
+import { newId, sha256 } from '../../ids.js';
+import type { SharedStore } from '../../store/index.js';
+import { insertClick, linkNotFound, type VisitorContext } from '../clicks/clicks.service.js';
+import { convertClickToLead } from '../customers/customers.service.js';
+import type { ResolvedLink } from '../links/link-cache.js';
+import { resolveLinks } from '../links/links.service.js';
+import type { SignupResultObject, SvcDataObject, TrackClickInput, TrackSignupInput } from './tracking.schema.js';
+
+const DAY_MS = 86_400_000;
+/** A visitor who clicks the same link again within this time gets the same click. */
+const REPEAT_WINDOW_MS = 60 * 60 * 1000;
+
+export interface Visitor extends VisitorContext {
+  ip: string;
+}
+
+/** The program a public key (pk_…) belongs to; a wrong key is an authentication error. */
+export async function programByPublicKey(db: Db, key: string | undefined): Promise<ProgramRow> {
+  const program = key?.startsWith('pk_') ? await db.selectFrom('programs').selectAll().where('public_key', '=', key).executeTakeFirst() : undefined;
+  if (!program) throw new ApiError('authentication_error', 'Invalid public key provided');
+  return program;
+}
+
+export const isBotVisitor = (visitor: Visitor) => isbot(visitor.userAgent ?? '');
+
+interface Visit {
+  id: string;
+  partnerId: string;
+  createdAt: Date;
+  isNew: boolean;
+}
+
+/**
+ * The visitor's click on this link: the one already recorded within the hour (named by their
+ * cookie, or remembered in the shared store by IP address and User-Agent), else a new one.
+ */
+async function recordVisit(db: Db, store: SharedStore, link: ResolvedLink, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Visit> {
+  const since = new Date(Date.now() - REPEAT_WINDOW_MS);
+  if (input.click_id) {
+    const own = await db
+      .selectFrom('clicks')
+      .select(['id', 'partner_id', 'created_at'])
+      .where('id', '=', input.click_id)
+      .where('link_id', '=', link.id)
+      .where('created_at', '>', since)
+      .executeTakeFirst();
+    if (own) return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), isNew: false };
+  }
+
+  const key = `trk:visit:${link.id}:${sha256(`${visitor.ip}\n${visitor.userAgent ?? ''}`).slice(0, 32)}`;
+  const id = newId('click');
+  const now = new Date();
+  if (!(await store.setIfAbsent(key, JSON.stringify({ id, at: now.getTime() }), REPEAT_WINDOW_MS))) {
+    const seen = await store.get(key);
+    if (seen) {
+      const earlier = JSON.parse(seen) as { id: string; at: number };
+      return { id: earlier.id, partnerId: link.partner_id, createdAt: new Date(earlier.at), isNew: false };
+    }
+  }
+  try {
+    const click = await insertClick(
+      db,
+      { organizationId: program.organization_id, programId: program.id, partnerId: link.partner_id, linkId: link.id, page: input.page, referrer: input.referrer },
+      visitor,
+      id,
+      now,
+    );
+    return { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), isNew: true };
+  } catch (err) {
+    await store.delete(key).catch(() => {});
+    throw err;
+  }
+}
+
+/** First-click programs keep the visitor's earlier click while it has not expired. */
+async function earlierClick(db: Db, program: ProgramRow, clickId: string | null | undefined): Promise<Visit | null> {
+  if (!clickId) return null;
+  const click = await db
+    .selectFrom('clicks')
+    .select(['id', 'partner_id', 'created_at'])
+    .where('id', '=', clickId)
+    .where('program_id', '=', program.id)
+    .where('created_at', '>', new Date(Date.now() - program.cookie_duration * DAY_MS))
+    .executeTakeFirst();
+  return click ? { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), isNew: false } : null;
+}
+
+async function customerOfClick(db: Db, clickId: string): Promise<string | null> {
+  const customer = await db.selectFrom('customers').select('id').where('click_id', '=', clickId).where('deleted_at', 'is', null).executeTakeFirst();
+  return customer?.id ?? null;
+}
+
+export interface Tracked<T> {
+  data: T;
+  /** Seconds until the referral expires: the click time plus the program's cookie duration. */
+  maxAge: number;
+}
+
+const secondsLeft = (clickCreatedAt: Date, program: ProgramRow) =>
+  Math.max(0, Math.floor((clickCreatedAt.getTime() + program.cookie_duration * DAY_MS - Date.now()) / 1000));
+
+/**
+ * The script's click: records the visit (or finds the repeat) and answers the referral the
+ * visitor keeps, following the program's attribution model.
+ */
+export async function trackClick(db: Db, store: SharedStore, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Tracked<SvcDataObject>> {
+  const [link] = await resolveLinks(db, store, { organizationId: program.organization_id, programId: program.id, param: input.param, value: input.value });
+  if (!link) throw linkNotFound();
+  const visit = await recordVisit(db, store, link, program, input, visitor);
+  const kept = program.attribution_model === 'first_click' && input.click_id !== visit.id ? await earlierClick(db, program, input.click_id) : null;
+  const attributed = kept ?? visit;
+  return {
+    data: {
+      click_id: attributed.id,
+      cookie_duration: program.cookie_duration,
+      partner_id: attributed.partnerId,
+      program_id: program.id,
+      customer_id: attributed.isNew ? null : await customerOfClick(db, attributed.id),
+    },
+    maxAge: secondsLeft(attributed.createdAt, program),
+  };
+}
+
+/** The script's signup: the click becomes a lead; a taken identifier → 409 without the existing customer. */
+export async function trackSignup(db: Db, program: ProgramRow, input: TrackSignupInput): Promise<Tracked<SignupResultObject>> {
+  const click = await db.selectFrom('clicks').selectAll().where('id', '=', input.click_id).where('program_id', '=', program.id).executeTakeFirst();
+  if (!click) throw notFound('click', input.click_id, 'click_id');
+  try {
+    const customer = await convertClickToLead(db, { organizationId: program.organization_id, clickId: click.id, identifier: input.identifier });
+    return {
+      data: {
+        click_id: click.id,
+        customer_id: customer.id,
+        customer_identifier: customer.identifier,
+        partner_id: customer.partner_id,
+        program_id: customer.program_id,
+        message: 'Customer created',
+      },
+      maxAge: secondsLeft(new Date(click.created_at), program),
+    };
+  } catch (err) {
+    // Browsers may not learn who else signed up: the API's 409 carries the customer, this one does not.
+    if (err instanceof ApiError && err.type === 'conflict_error') throw new ApiError('conflict_error', 'Customer already exists');
+    throw err;
+  }
+}

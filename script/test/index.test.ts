@@ -1,0 +1,415 @@
+/**
+ * svc.js end to end on happy-dom, against a stubbed fetch: once as the source module
+ * (script/src/index.ts) and once as the built bundle (script/dist/svc.js, run `npm run build`
+ * first), so a minifier change that breaks the bundle fails here too.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openJar, writeData, type SvcData } from '../src/cookies';
+import { cookieMap, parseCookieString } from './support/dom';
+import { closePage, deferred, fakeApi, loadDist, loadSource, openPage, settle, type Loader, type Reply } from './support/page';
+
+const KEY = 'pk_test_123';
+const API = 'https://api.shop.test';
+const CLICK: SvcData = { click_id: 'clk_new', cookie_duration: 30, partner_id: 'part_alice', program_id: 'prg_1', customer_id: null };
+const MAX_AGE = 30 * 86400 - 60;
+const clickOk = (data: SvcData = CLICK, extra: object = {}): Reply => ({ status: 200, body: { success: true, data, max_age: MAX_AGE, cookie: false, ...extra } });
+const CUSTOMER = {
+  click_id: 'clk_new',
+  customer_id: 'cust_1',
+  customer_identifier: 'ann@example.com',
+  partner_id: 'part_alice',
+  program_id: 'prg_1',
+  message: 'Customer created',
+};
+const SIGNUP_MAX_AGE = 29 * 86400;
+const signupOk: Reply = { status: 201, body: { success: true, data: CUSTOMER, max_age: SIGNUP_MAX_AGE, cookie: false } };
+const conflict: Reply = { status: 409, body: { success: false, error: { message: 'Customer already exists', type: 'conflict_error' } } };
+
+const w = window as any;
+
+/** The script's writes of one cookie, parsed. */
+const writesOf = (writes: string[], name: string) => writes.map(parseCookieString).filter((c) => c.name == name);
+
+function expectExpires(expires: unknown, t0: number, t1: number, seconds: number) {
+  const at = Date.parse(String(expires));
+  expect(at).toBeGreaterThanOrEqual(Math.floor((t0 + seconds * 1000) / 1000) * 1000 - 1000);
+  expect(at).toBeLessThanOrEqual(t1 + seconds * 1000);
+}
+
+describe.each([
+  ['source', loadSource],
+  ['dist', loadDist],
+] as [string, Loader][])('svc.js (%s)', (_name, load) => {
+  afterEach(closePage);
+
+  const attrs = (more: Record<string, string> = {}) => ({ 'data-key': KEY, 'data-api': API + '/', ...more });
+
+  it('records the click: text/plain JSON body, trimmed page and referrer, keepalive', async () => {
+    const click = deferred<Reply>();
+    const api = fakeApi({ '/v1/track/click': () => click.promise });
+    const page = await openPage(load, {
+      url: 'https://www.shop.test/pricing?utm_source=news&ref=alice&email=ann%40example.com#plans',
+      referrer: 'https://blog.example.com/post/7?token=secret#top',
+      attrs: attrs(),
+    });
+    expect(w.svc_data).toBeNull(); // before the answer
+    await settle();
+    expect(api.calls).toHaveLength(1);
+    click.resolve(clickOk());
+    await page.ready;
+    expect(w.svc_data).toEqual(CLICK);
+    const [{ url, init, body }] = api.calls;
+    expect(url).toBe('https://api.shop.test/v1/track/click');
+    expect(init.method).toBe('POST');
+    expect(init.keepalive).toBe(true);
+    expect(init.headers).toBeUndefined(); // a string body: text/plain, no preflight
+    expect(typeof init.body).toBe('string');
+    expect(body).toMatchObject({
+      key: KEY,
+      param: 'ref',
+      value: 'alice',
+      page: 'https://www.shop.test/pricing?ref=alice',
+      referrer: 'https://blog.example.com/post/7',
+      cookie_domain: 'shop.test',
+    });
+    expect(body.click_id ?? null).toBeNull();
+    expect(Object.keys(body).sort()).toEqual(
+      ['key', 'param', 'value', 'page', 'referrer', 'cookie_domain', ...('click_id' in body ? ['click_id'] : [])].sort(),
+    );
+  });
+
+  it('stores the answer in window.svc_data and in the svc_data / svc_ref cookies', async () => {
+    fakeApi({ '/v1/track/click': () => clickOk() });
+    const t0 = Date.now();
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+    await page.ready;
+    const t1 = Date.now();
+    expect(w.svc_data).toEqual(CLICK);
+    const cookies = cookieMap();
+    expect(JSON.parse(decodeURIComponent(cookies.svc_data))).toEqual(CLICK);
+    expect(cookies.svc_ref).toBe('clk_new');
+    for (const name of ['svc_data', 'svc_ref']) {
+      const written = writesOf(page.cookieWrites, name);
+      expect(written).toHaveLength(1);
+      const { expires, ...rest } = written[0].attrs;
+      expect(rest).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
+      expectExpires(expires, t0, t1, MAX_AGE);
+    }
+  });
+
+  it('svc:ready fires after the click settled, with svc_data already set', async () => {
+    const click = deferred<Reply>();
+    fakeApi({ '/v1/track/click': () => click.promise });
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+    let seen: unknown = 'not yet';
+    page.ready.then(() => (seen = w.svc_data));
+    await settle();
+    expect(page.readyFired()).toBe(false);
+    click.resolve(clickOk());
+    await page.ready;
+    expect(seen).toEqual(CLICK);
+  });
+
+  it('uses data-cookie-domain, no Secure on http, and the relative data-api', async () => {
+    const api = fakeApi({ '/v1/track/click': () => clickOk() });
+    const page = await openPage(load, {
+      url: 'http://www.shop.test/landing?via=bob',
+      attrs: attrs({ 'data-api': '/svc', 'data-cookie-domain': 'www.shop.test' }),
+    });
+    await page.ready;
+    expect(api.calls[0].url).toBe('/svc/v1/track/click');
+    expect(api.calls[0].body).toMatchObject({ param: 'via', value: 'bob', cookie_domain: 'www.shop.test', page: 'http://www.shop.test/landing?via=bob' });
+    expect('referrer' in api.calls[0].body).toBe(false);
+    expect(page.cookieWrites.some((c) => c.startsWith('svc_probe'))).toBe(false); // no probing with a configured domain
+    for (const c of writesOf(page.cookieWrites, 'svc_data')) {
+      expect(c.attrs.domain).toBe('www.shop.test');
+      expect(c.attrs.secure).toBeUndefined();
+    }
+  });
+
+  it('on localhost: no cookie domain at all', async () => {
+    const api = fakeApi({ '/v1/track/click': () => clickOk() });
+    const page = await openPage(load, { url: 'http://localhost:3000/?ref=alice', attrs: attrs() });
+    await page.ready;
+    expect('cookie_domain' in api.calls[0].body).toBe(false);
+    const [data] = writesOf(page.cookieWrites, 'svc_data');
+    expect(data.attrs.domain).toBeUndefined();
+    expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual(CLICK);
+  });
+
+  it('the configured params, in their order', async () => {
+    const api = fakeApi({ '/v1/track/click': () => clickOk() });
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice&aff=carol', attrs: attrs({ 'data-params': 'aff, ref' }) });
+    await page.ready;
+    expect(api.calls[0].body).toMatchObject({ param: 'aff', value: 'carol', page: 'https://www.shop.test/?aff=carol' });
+  });
+
+  it('a returning visitor: svc_data read synchronously from the cookie and its click_id sent', async () => {
+    const old: SvcData = { ...CLICK, click_id: 'clk_old', customer_id: 'cust_9' };
+    writeData(openJar('shop.test', true), old, 10);
+    const click = deferred<Reply>();
+    const api = fakeApi({ '/v1/track/click': () => click.promise });
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+    expect(w.svc_data).toEqual(old);
+    await settle();
+    expect(api.calls[0].body.click_id).toBe('clk_old');
+    click.resolve(clickOk());
+    await page.ready;
+    expect(w.svc_data).toEqual(CLICK);
+  });
+
+  it('no referral in the URL: svc_data from the cookie or null, nothing sent, svc:ready at once', async () => {
+    const api = fakeApi({});
+    const page = await openPage(load, { url: 'https://www.shop.test/pricing?utm_source=x', attrs: attrs() });
+    expect(w.svc_data).toBeNull();
+    await page.ready;
+    expect(api.fetch).not.toHaveBeenCalled();
+    expect(writesOf(page.cookieWrites, 'svc_data')).toEqual([]);
+  });
+
+  it('same-site mode: cookie: true in the answer means the script writes no cookie', async () => {
+    fakeApi({ '/v1/track/click': () => clickOk(CLICK, { cookie: true }) });
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs({ 'data-api': '/svc' }) });
+    await page.ready;
+    expect(w.svc_data).toEqual(CLICK);
+    expect(writesOf(page.cookieWrites, 'svc_data')).toEqual([]);
+    expect(writesOf(page.cookieWrites, 'svc_ref')).toEqual([]);
+  });
+
+  it.each([
+    ['link not found (404)', { status: 404, body: { success: false, error: 'Link not found' } }],
+    ['bot (200, data null)', { status: 200, body: { success: true, data: null } }],
+    ['rate limited, not JSON (429)', { status: 429 }],
+    ['wrong key (401)', { status: 401, body: { success: false, error: { message: 'Invalid public key provided', type: 'authentication_error' } } }],
+  ] as [string, Reply][])('an answer without data (%s) leaves svc_data null and writes no cookie', async (_what, reply) => {
+    fakeApi({ '/v1/track/click': () => reply });
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=nobody', attrs: attrs() });
+    await page.ready;
+    expect(w.svc_data).toBeNull();
+    expect(writesOf(page.cookieWrites, 'svc_data')).toEqual([]);
+  });
+
+  it('nothing throws when fetch rejects; svc:ready still fires', async () => {
+    const api = fakeApi({ '/v1/track/click': () => new TypeError('Failed to fetch') });
+    const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+    await page.ready;
+    expect(api.calls).toHaveLength(1);
+    expect(w.svc_data).toBeNull();
+    expect(writesOf(page.cookieWrites, 'svc_data')).toEqual([]);
+    await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
+  });
+
+  it.each([
+    ['throws synchronously', () => {
+      throw new Error('boom');
+    }],
+    ['is missing', undefined],
+  ] as [string, unknown][])('nothing throws when fetch %s', async (_what, fetch) => {
+    vi.stubGlobal('fetch', fetch);
+    const page = await openPage(load, { url: 'https://www.shop.test/?via=bob', attrs: attrs() });
+    await page.ready;
+    expect(w.svc_data).toBeNull();
+    await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('without a data-key tag the script does nothing', async () => {
+    const api = fakeApi({});
+    await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: null });
+    await settle();
+    expect(w.svc).toBeUndefined();
+    expect(api.fetch).not.toHaveBeenCalled();
+  });
+
+  describe('signup', () => {
+    it('waits for the click in flight, then converts it; updates svc_data and the cookie', async () => {
+      const click = deferred<Reply>();
+      const api = fakeApi({ '/v1/track/click': () => click.promise, '/v1/track/signup': () => signupOk });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+      const result = w.svc.signup('ann@example.com');
+      await settle();
+      expect(api.calls.map((c) => c.url)).toEqual(['https://api.shop.test/v1/track/click']);
+      const t0 = Date.now();
+      click.resolve(clickOk());
+      await expect(result).resolves.toEqual(CUSTOMER);
+      const t1 = Date.now();
+      await page.ready;
+      expect(api.calls).toHaveLength(2);
+      expect(api.calls[1].url).toBe('https://api.shop.test/v1/track/signup');
+      expect(api.calls[1].init).toMatchObject({ method: 'POST', keepalive: true });
+      expect(api.calls[1].body).toEqual({ key: KEY, click_id: 'clk_new', identifier: 'ann@example.com', cookie_domain: 'shop.test' });
+      expect(w.svc_data).toEqual({ ...CLICK, customer_id: 'cust_1' });
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...CLICK, customer_id: 'cust_1' });
+      const data = writesOf(page.cookieWrites, 'svc_data');
+      expect(data).toHaveLength(2);
+      expectExpires(data[1].attrs.expires, t0, t1, SIGNUP_MAX_AGE); // the click's expiry, as the server counts it
+      expect(data[1].attrs).toMatchObject({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
+    });
+
+    it('works for a returning visitor (cookie only, no referral in the URL)', async () => {
+      writeData(openJar('shop.test', true), { ...CLICK, click_id: 'clk_old' }, 10);
+      const api = fakeApi({ '/v1/track/signup': () => signupOk });
+      await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
+      await expect(w.svc.signup('ann@example.com')).resolves.toEqual(CUSTOMER);
+      expect(api.calls.map((c) => c.body.click_id)).toEqual(['clk_old']);
+    });
+
+    it('rejects with status 409 on a taken identifier, changing nothing', async () => {
+      fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => conflict });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+      const error = await w.svc.signup('ann@example.com').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(error).toMatchObject({ status: 409, message: 'Customer already exists' });
+      expect(w.svc_data).toEqual(CLICK);
+      expect(writesOf(page.cookieWrites, 'svc_data')).toHaveLength(1); // the click's only
+    });
+
+    it('rejects with the status and the string error of other failures', async () => {
+      fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => ({ status: 404, body: { success: false, error: 'Click not found' } }) });
+      await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+      await expect(w.svc.signup('x')).rejects.toMatchObject({ status: 404, message: 'Click not found' });
+    });
+
+    it('rejects with status 400 without svc_data, sending nothing', async () => {
+      const api = fakeApi({});
+      await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
+      await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
+      expect(api.fetch).not.toHaveBeenCalled();
+    });
+
+    it('rejects on a network failure', async () => {
+      fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => new TypeError('Failed to fetch') });
+      await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+      await expect(w.svc.signup('ann@example.com')).rejects.toBeInstanceOf(Error);
+      expect(w.svc_data).toEqual(CLICK);
+    });
+  });
+
+  describe('consent', () => {
+    it('with data-consent="required" nothing is sent and no cookie written until svc.consent()', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs({ 'data-consent': 'required' }) });
+      await page.ready;
+      await settle();
+      expect(api.fetch).not.toHaveBeenCalled();
+      expect(w.svc_data).toBeNull();
+      expect(writesOf(page.cookieWrites, 'svc_data')).toEqual([]);
+      expect(writesOf(page.cookieWrites, 'svc_ref')).toEqual([]);
+      w.svc.consent();
+      await settle();
+      expect(api.calls).toHaveLength(1);
+      expect(api.calls[0].body).toMatchObject({ param: 'ref', value: 'alice', cookie_domain: 'shop.test' });
+      expect(w.svc_data).toEqual(CLICK);
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual(CLICK);
+    });
+
+    it('before consent, not even a probe cookie is written', async () => {
+      fakeApi({});
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs({ 'data-consent': 'required' }) });
+      await page.ready;
+      expect(page.cookieWrites, 'document.cookie writes before svc.consent()').toEqual([]);
+    });
+
+    it('consent() twice sends the click once', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs({ 'data-consent': 'required' }) });
+      w.svc.consent();
+      w.svc.consent();
+      await settle();
+      expect(api.calls).toHaveLength(1);
+    });
+  });
+
+  describe('single-page apps', () => {
+    it('pushState / replaceState / popstate bringing a tracking param are tracked once per param=value', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/', attrs: attrs() });
+      await page.ready;
+      expect(api.fetch).not.toHaveBeenCalled();
+
+      history.pushState({}, '', '/pricing?via=bob&x=1');
+      await settle();
+      expect(api.calls.map((c) => c.body.page)).toEqual(['https://www.shop.test/pricing?via=bob']);
+
+      history.pushState({}, '', '/other?via=bob');
+      history.replaceState({}, '', '/other?via=bob#a');
+      await settle();
+      expect(api.calls).toHaveLength(1); // the same param=value is not re-sent
+
+      history.replaceState({}, '', '/pricing?ref=alice');
+      await settle();
+      expect(api.calls).toHaveLength(2);
+      expect(api.calls[1].body).toMatchObject({ param: 'ref', value: 'alice', click_id: 'clk_new' });
+
+      History.prototype.pushState.call(history, {}, '', '/back?via=carol'); // unwrapped: only popstate notices
+      await settle();
+      expect(api.calls).toHaveLength(2);
+      dispatchEvent(new PopStateEvent('popstate'));
+      await settle();
+      expect(api.calls.map((c) => c.body.value)).toEqual(['bob', 'alice', 'carol']);
+    });
+
+    it('the History API still works (returns, changes the URL) and never throws from the script', async () => {
+      fakeApi({ '/v1/track/click': () => new TypeError('Failed to fetch') });
+      await openPage(load, { url: 'https://www.shop.test/', attrs: attrs() });
+      expect(history.pushState({ a: 1 }, '', '/x?ref=alice')).toBeUndefined();
+      expect(location.href).toBe('https://www.shop.test/x?ref=alice');
+      expect(history.state).toEqual({ a: 1 });
+      expect(() => history.pushState({}, '', 'https://evil.test/')).toThrow(); // the page's own error still surfaces
+      await settle();
+    });
+  });
+
+  describe('data-stripe', () => {
+    const html = `
+      <a id="pay" href="https://buy.stripe.com/test_123?prefilled_email=ann%40example.com">Pay</a>
+      <a id="other" href="https://example.com/buy">Other</a>
+      <stripe-buy-button id="button" buy-button-id="buy_1"></stripe-buy-button>
+      <stripe-pricing-table id="table" pricing-table-id="prctbl_1"></stripe-pricing-table>`;
+
+    it('adds the click id to payment links, buy buttons and pricing tables, also added later', async () => {
+      fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/pricing?ref=alice', attrs: attrs({ 'data-stripe': '' }), html });
+      await page.ready;
+      await settle();
+      const pay = new URL((document.getElementById('pay') as HTMLAnchorElement).href);
+      expect(pay.searchParams.get('client_reference_id')).toBe('clk_new');
+      expect(pay.searchParams.get('prefilled_email')).toBe('ann@example.com');
+      expect(document.getElementById('other')!.getAttribute('href')).toBe('https://example.com/buy');
+      expect(document.getElementById('button')!.getAttribute('client-reference-id')).toBe('clk_new');
+      expect(document.getElementById('table')!.getAttribute('client-reference-id')).toBe('clk_new');
+
+      document.body.insertAdjacentHTML(
+        'beforeend',
+        '<div><a id="late" href="https://buy.stripe.com/test_456">Late</a><stripe-buy-button id="late-button"></stripe-buy-button></div>',
+      );
+      await settle();
+      expect(new URL((document.getElementById('late') as HTMLAnchorElement).href).searchParams.get('client_reference_id')).toBe('clk_new');
+      expect(document.getElementById('late-button')!.getAttribute('client-reference-id')).toBe('clk_new');
+    });
+
+    it('a returning visitor: decorated at once from the cookie', async () => {
+      writeData(openJar('shop.test', true), { ...CLICK, click_id: 'clk_old' }, 10);
+      fakeApi({});
+      await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs({ 'data-stripe': '' }), html });
+      expect(document.getElementById('button')!.getAttribute('client-reference-id')).toBe('clk_old');
+      expect(new URL((document.getElementById('pay') as HTMLAnchorElement).href).searchParams.get('client_reference_id')).toBe('clk_old');
+    });
+
+    it('without data-stripe or without a click nothing is decorated', async () => {
+      fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/pricing?ref=alice', attrs: attrs(), html });
+      await page.ready;
+      await settle();
+      expect(document.getElementById('button')!.hasAttribute('client-reference-id')).toBe(false);
+      closePage();
+      fakeApi({});
+      await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs({ 'data-stripe': '' }), html });
+      await settle();
+      expect(document.getElementById('button')!.hasAttribute('client-reference-id')).toBe(false);
+      expect((document.getElementById('pay') as HTMLAnchorElement).href).not.toContain('client_reference_id');
+    });
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * A page on happy-dom that loads svc.js (the source module, or the built IIFE) against a fake
+ * API: fetch is stubbed, and everything the script leaves behind (History API wrappers, window
+ * listeners, MutationObservers, globals, cookies, DOM) is undone by closePage().
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { vi } from 'vitest';
+import { clearCookies, setURL, spyCookieWrites } from './dom';
+
+// (node:path, not URL: the global URL is happy-dom's here.)
+export const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/svc.js');
+
+export type Loader = () => Promise<void>;
+
+/** script/src/index.ts, evaluated afresh. */
+export const loadSource: Loader = async () => {
+  vi.resetModules();
+  await import('../../src/index');
+};
+
+/** script/dist/svc.js as the browser gets it (an IIFE of global code). */
+export const loadDist: Loader = async () => {
+  if (!existsSync(DIST)) throw new Error(`${DIST} is missing: run \`npm run build\` before the script tests`);
+  new Function(readFileSync(DIST, 'utf8'))();
+};
+
+export type Reply = { status: number; body?: unknown } | Error;
+export type Handler = (body: any) => Reply | Promise<Reply>;
+
+export interface Call {
+  url: string;
+  init: RequestInit;
+  body: any;
+}
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Lets pending promise callbacks (and happy-dom's MutationObserver callbacks) run. */
+export const settle = () => new Promise((r) => setTimeout(r, 5));
+
+/** Stubs fetch: `handlers` by API path (/v1/track/click, /v1/track/signup); an Error reply rejects. */
+export function fakeApi(handlers: Record<string, Handler>) {
+  const calls: Call[] = [];
+  const fetch = vi.fn(async (url: string, init: RequestInit) => {
+    const body = JSON.parse(String(init.body));
+    calls.push({ url, init, body });
+    const path = new URL(url, location.href).pathname.replace(/^.*(?=\/v1\/)/, '');
+    const reply = handlers[path] ? await handlers[path](body) : { status: 404, body: { success: false, error: 'Not found' } };
+    if (reply instanceof Error) throw reply;
+    const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
+    return { status: reply.status, ok: reply.status < 300, json: async () => JSON.parse(text) } as unknown as Response;
+  });
+  vi.stubGlobal('fetch', fetch);
+  return { fetch, calls };
+}
+
+export interface PageOptions {
+  url: string;
+  /** The script tag's attributes; src defaults to https://cdn.svc.test/svc.js. Null: no tag. */
+  attrs: Record<string, string> | null;
+  referrer?: string;
+  html?: string;
+}
+
+export interface Page {
+  /** Every string the page assigned to document.cookie since the script started loading. */
+  cookieWrites: string[];
+  /** Resolves on the first 'svc:ready' event. */
+  ready: Promise<Event>;
+  readyFired(): boolean;
+}
+
+const originalAdd = globalThis.addEventListener;
+const OriginalObserver = globalThis.MutationObserver;
+let cleanups: (() => void)[] = [];
+
+export async function openPage(load: Loader, options: PageOptions): Promise<Page> {
+  setURL(options.url);
+  Object.defineProperty(document, 'referrer', { configurable: true, get: () => options.referrer || '' });
+  cleanups.push(() => void delete (document as any).referrer);
+  document.body.innerHTML = options.html || '';
+  if (options.attrs) {
+    const tag = document.createElement('script');
+    for (const [name, value] of Object.entries({ src: 'https://cdn.svc.test/svc.js', async: '', ...options.attrs })) {
+      tag.setAttribute(name, value);
+    }
+    document.head.appendChild(tag);
+  }
+
+  let fired = false;
+  const ready = new Promise<Event>((resolve) =>
+    addEventListener(
+      'svc:ready',
+      (event) => {
+        fired = true;
+        resolve(event);
+      },
+      { once: true },
+    ),
+  );
+
+  // Record what the script hooks into the window so that closePage() can unhook it.
+  const listeners: [string, EventListenerOrEventListenerObject][] = [];
+  const observers: MutationObserver[] = [];
+  (globalThis as any).addEventListener = (type: string, listener: EventListenerOrEventListenerObject, opts?: unknown) => {
+    listeners.push([type, listener]);
+    return originalAdd.call(window, type, listener, opts as AddEventListenerOptions);
+  };
+  (globalThis as any).MutationObserver = class extends OriginalObserver {
+    constructor(callback: MutationCallback) {
+      super(callback);
+      observers.push(this);
+    }
+  };
+  const spy = spyCookieWrites();
+  cleanups.push(() => {
+    spy.restore();
+    for (const [type, listener] of listeners) removeEventListener(type, listener);
+    for (const observer of observers) observer.disconnect();
+    delete (history as any).pushState;
+    delete (history as any).replaceState;
+  });
+  try {
+    await load();
+  } finally {
+    (globalThis as any).addEventListener = originalAdd;
+    (globalThis as any).MutationObserver = OriginalObserver;
+  }
+  return { cookieWrites: spy.writes, ready, readyFired: () => fired };
+}
+
+export function closePage(): void {
+  for (const fn of cleanups.splice(0).reverse()) fn();
+  const w = window as any;
+  delete w.svc;
+  delete w.svc_data;
+  clearCookies();
+  document.head.innerHTML = '';
+  document.body.innerHTML = '';
+  vi.unstubAllGlobals();
+  cleanups = [];
+}
