@@ -1,0 +1,65 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requests: number;
+  ok: number;
+  failed: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  headers: Record<string, string>;
+  /** The body of the n-th request (each may differ: charge ids…). */
+  body: (n: number) => string;
+  /** Headers of the n-th request, on top of `headers`. */
+  vary?: (n: number) => Record<string, string>;
+}
+
+/** Drives one endpoint with autocannon (HTTP/1.1 keep-alive, `connections` at once) for `duration` seconds. */
+export async function load(o: LoadOptions): Promise<LoadResult> {
+  let n = 0;
+  const result = await autocannon({
+    url: o.url,
+    method: 'POST',
+    connections: o.connections,
+    duration: o.duration,
+    headers: o.headers,
+    requests: [
+      {
+        setupRequest: (req: any) => {
+          const i = n++;
+          return { ...req, body: o.body(i), headers: { ...req.headers, ...o.headers, ...(o.vary?.(i) ?? {}) } };
+        },
+      },
+    ],
+  });
+  const ok = result['2xx'];
+  return {
+    requests: result.requests.total,
+    ok,
+    failed: result.non2xx + result.errors + result.timeouts,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
+}
+
+/** Latency of GET requests sent one after another (for list pages): p50/p99 in ms. */
+export async function timeGets(url: string, headers: Record<string, string>, count: number): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    const res = await fetch(url, { headers });
+    await res.arrayBuffer();
+    if (!res.ok) throw new Error(`GET ${url} → ${res.status}`);
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => Number(times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2));
+  return { p50: at(0.5), p99: at(0.99) };
+}

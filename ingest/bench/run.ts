@@ -1,0 +1,273 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { load, timeGets, type LoadResult } from './load.js';
+import { ROOT, startNode, type Service } from './processes.js';
+import { scriptFigures } from './script-figures.js';
+import { seedLists, type ListScale } from './seed-lists.js';
+
+/**
+ * `npm run bench [-- --embedded] [-- --json out.json]`: starts ingest (PostgreSQL + Redis, or
+ * the embedded defaults) and a bare Express baseline as processes of their own, drives them
+ * with autocannon from this process, and prints a Markdown table (see README, Performance).
+ */
+const { values: args } = parseArgs({
+  options: {
+    embedded: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    'list-clicks': { type: 'string', default: '1000000' },
+    'skip-lists': { type: 'boolean', default: false },
+    'skip-script': { type: 'boolean', default: false },
+  },
+});
+const duration = Number(args.duration);
+const connections = Number(args.connections);
+const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+
+interface Row {
+  figure: string;
+  value: string;
+  ratio?: number;
+  target?: string;
+  pass?: boolean;
+}
+const rows: Row[] = [];
+const figures: Record<string, unknown> = { started_at: new Date().toISOString(), storage: args.embedded ? 'embedded' : 'postgres+redis', duration, connections };
+
+async function main(): Promise<void> {
+  const storage = await openStorage();
+  const cleanups: (() => Promise<void>)[] = [storage.close];
+  try {
+    const env = {
+      ...storage.env,
+      LOG_LEVEL: 'warn',
+      SVC_API_RATE_LIMIT: '1000000',
+      SVC_TRACK_RATE_LIMIT: '1000000',
+      SVC_APPROVAL_INTERVAL_SECONDS: '3600',
+    };
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
+    const keys = JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', 'ingest/src/cli.ts', 'init', '--org', 'Bench', '--program', 'Bench', '--json'], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      }),
+    ) as { api_key: string; public_key: string; program_id: string; organization_id: string };
+
+    const ingest = await startNode('ingest/src/main.ts', env, (port) => `http://127.0.0.1:${port}/healthz`);
+    cleanups.unshift(ingest.stop);
+    const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
+    cleanups.unshift(baseline.stop);
+    const api = apiOf(ingest, keys.api_key);
+
+    const partner = (await api.post('/v1/partners', { program_id: keys.program_id, first_name: 'Bench', last_name: 'Partner', email: 'bench@partners.example' })).data[0];
+    const value = `bench${randomBytes(3).toString('hex')}`;
+    await api.post('/v1/links', { partner_id: partner.id, param: 'ref', value });
+
+    // 1. The baseline, then the two click paths, each with the same connections and duration.
+    const clickBody = () => JSON.stringify({ key: keys.public_key, param: 'ref', value, page: `https://acme.example/?ref=${value}` });
+    const base = await load({ url: `${baseline.url}/echo`, connections, duration, headers: { 'content-type': 'text/plain' }, body: clickBody });
+    figures.baseline = base;
+    rows.push({ figure: 'baseline: bare Express 5 JSON echo', value: `${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms` });
+
+    // Every request is a new visitor (its own User-Agent), so none is answered from the repeat-click memory.
+    const track = await load({
+      url: `${ingest.url}/v1/track/click`,
+      connections,
+      duration,
+      headers: { 'content-type': 'text/plain' },
+      body: clickBody,
+      vary: (n) => ({ 'user-agent': `${CHROME_UA} visitor/${n}` }),
+    });
+    const afterTrack = await api.clicks(partner.id);
+    throughputRow('POST /v1/track/click (script)', track, base, 0.5, { durable: everyAnswerStored(afterTrack, track), rows: afterTrack });
+
+    const apiClicks = await load({
+      url: `${ingest.url}/v1/clicks`,
+      connections,
+      duration,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.api_key}` },
+      body: () => JSON.stringify({ param: 'ref', value, program_id: keys.program_id, page: `https://acme.example/?ref=${value}` }),
+    });
+    const afterApi = await api.clicks(partner.id);
+    throughputRow('POST /v1/clicks (method 2)', apiClicks, base, 0.5, { durable: everyAnswerStored(afterApi - afterTrack, apiClicks), rows: afterApi - afterTrack });
+
+    const rss = ingest.peakRssMb();
+    figures.peak_rss_mb = rss;
+    rows.push({ figure: 'ingest peak RSS under the click load', value: `${rss} MB`, target: '< 300 MB', pass: rss < 300 });
+
+    // 2. Transactions on the default flow (20 %), spread over customers.
+    const customers: string[] = [];
+    for (let i = 0; i < 64; i++) {
+      customers.push((await api.post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@shop.example`, status: 'active' })).data[0].id);
+    }
+    const run = randomBytes(3).toString('hex');
+    const transactions = await load({
+      url: `${ingest.url}/v1/transactions`,
+      connections,
+      duration,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.api_key}` },
+      body: (n) => JSON.stringify({ amount: 4900, customer_id: customers[n % customers.length], charge_id: `ch_${run}_${n}` }),
+    });
+    const recorded = (await api.get(`/v1/transactions?program_id=${keys.program_id}&limit=1`)).total_count;
+    const commissions = (await api.get(`/v1/commissions?program_id=${keys.program_id}&limit=1`)).total_count;
+    throughputRow('POST /v1/transactions (default flow)', transactions, base, 0.25, {
+      transactions: recorded,
+      commissions,
+      equal: commissions === recorded && everyAnswerStored(recorded, transactions),
+    });
+
+    // 3. Lists at two scales.
+    if (args['skip-lists'] || args.embedded) {
+      rows.push({ figure: 'lists at 10 k and 1 M clicks', value: args.embedded ? 'PostgreSQL only (bulk seeding)' : 'skipped' });
+    } else {
+      await listFigures(storage.databaseUrl!, api, keys.organization_id, Number(args['list-clicks']));
+    }
+
+    // 5. The script.
+    if (!args['skip-script']) {
+      const script = await scriptFigures(ingest.url, keys.public_key, value, CHROME_UA);
+      figures.script = script;
+      rows.push({ figure: 'svc.js minified + gzip', value: `${script.gzipBytes} B (raw ${script.rawBytes} B, brotli ${script.brotliBytes} B)`, target: '≤ 2048 B', pass: script.gzipBytes <= 2048 });
+      rows.push({ figure: 'navigation start → window.svc_data (Chromium, median)', value: `${script.medianMs} ms over ${script.runs} landings` });
+    }
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+  }
+  report();
+}
+
+/**
+ * Every answered request is in SQL. autocannon stops counting at the end of the run while up to
+ * `connections` requests are still in flight; those are stored too, so the rows may exceed the
+ * answers by at most that many.
+ */
+function everyAnswerStored(rows: number, r: LoadResult): boolean {
+  return rows >= r.ok && rows <= r.ok + connections;
+}
+
+function throughputRow(figure: string, r: LoadResult, base: LoadResult, target: number, check: Record<string, unknown>): void {
+  const ratio = Number((r.rps / base.rps).toFixed(2));
+  const ok = Object.values(check).every((v) => v !== false) && r.failed === 0;
+  figures[figure] = { ...r, ratio, ...check };
+  rows.push({
+    figure,
+    value: `${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ${r.ok} ok, ${r.failed} failed; ${Object.entries(check).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    ratio,
+    target: `≥ ${target}× baseline${figure.includes('click') ? ', p99 < 50 ms' : ''}`,
+    pass: ok && ratio >= target && (!figure.includes('click') || r.p99 < 50),
+  });
+}
+
+async function listFigures(databaseUrl: string, api: ReturnType<typeof apiOf>, organizationId: string, bigClicks: number): Promise<void> {
+  const program = (await api.post('/v1/programs', { name: 'Lists' })).data[0];
+  const scales: ListScale[] = [
+    { clicks: 10_000, customers: 100_000, transactions: 50_000 },
+    { clicks: bigClicks, customers: 100_000, transactions: 50_000 },
+  ];
+  const seeded = await seedLists(databaseUrl, api, organizationId, program.id, scales[0]);
+  const results: Record<string, { p50: number; p99: number }>[] = [];
+  try {
+  for (const [i, scale] of scales.entries()) {
+    if (i > 0) await seeded.growClicks(scale.clicks);
+    const headers = { authorization: `Bearer ${api.key}` };
+    const deep = await seeded.customerAt(Math.floor(scale.customers / 2));
+    const queries: Record<string, string> = {
+      'partners with include[]=stats': `/v1/partners?program_id=${program.id}&include[]=stats`,
+      'customers with search': `/v1/customers?program_id=${program.id}&search=shop7`,
+      'commissions with expand[]=partner': `/v1/commissions?program_id=${program.id}&expand[]=partner`,
+      'customers deep in a cursor walk': `/v1/customers?program_id=${program.id}&starting_after=${deep}`,
+    };
+    const measured: Record<string, { p50: number; p99: number }> = {};
+    for (const [name, query] of Object.entries(queries)) {
+      await timeGets(api.url + query, headers, 5);
+      measured[name] = await timeGets(api.url + query, headers, 60);
+    }
+    results.push(measured);
+  }
+  } finally {
+    await seeded.close();
+  }
+  figures.lists = { scales, results };
+  for (const name of Object.keys(results[0])) {
+    const [small, big] = [results[0][name], results[1][name]];
+    const growth = Number((big.p50 / small.p50).toFixed(2));
+    rows.push({
+      figure: `list: ${name}`,
+      value: `10 k clicks p50 ${small.p50} / p99 ${small.p99} ms; ${Math.round(bigClicks / 1000)} k clicks p50 ${big.p50} / p99 ${big.p99} ms`,
+      ratio: growth,
+      target: 'growth ≤ 2×, p50 < 20 ms',
+      pass: growth <= 2 && big.p50 < 20,
+    });
+  }
+}
+
+function apiOf(ingest: Service, key: string) {
+  const call = async (method: string, p: string, body?: object) => {
+    const res = await fetch(ingest.url + p, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = (await res.json()) as any;
+    if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  return {
+    url: ingest.url,
+    key,
+    get: (p: string) => call('GET', p),
+    post: (p: string, body: object) => call('POST', p, body),
+    /** The partner's clicks, from the counters kept in the same SQL transaction as each click. */
+    clicks: async (partnerId: string) => (await call('GET', `/v1/partners/${partnerId}?include[]=stats`)).data.stats.total_clicks as number,
+  };
+}
+
+async function openStorage(): Promise<{ env: Record<string, string>; databaseUrl?: string; close: () => Promise<void> }> {
+  if (args.embedded) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+    return {
+      env: { SVC_DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '' },
+      close: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const adminUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  const name = `svc_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString(), REDIS_URL: redisUrl, SVC_DATA_DIR: 'memory://' },
+    databaseUrl: url.toString(),
+    close: async () => {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+function report(): void {
+  const lines = [
+    `svc benchmark — ${figures.storage}, ${connections} connections, ${duration} s per run, ${os.cpus().length} CPUs, Node ${process.version}`,
+    '',
+    '| figure | result | ratio | target | met |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.figure} | ${r.value} | ${r.ratio ?? ''} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} |`),
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  if (args.json) fs.writeFileSync(args.json, JSON.stringify({ ...figures, rows }, null, 2) + '\n');
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : err}\n`);
+  process.exit(1);
+});
