@@ -153,10 +153,60 @@ describe('POST /v1/track/click', () => {
       expect(await clicksOfLink(link.id)).toHaveLength(0);
     });
 
-    it('answers 400 for a page or referrer that is not an http(s) URL', async () => {
+    it.each([
+      ['an app referrer', 'referrer', 'android-app://com.google.android.gm/'],
+      ['a javascript: page', 'page', 'javascript:alert(1)'],
+      ['text that is not a URL', 'referrer', 'not a url'],
+      ['an empty string', 'page', ''],
+      ['a page over 2048 characters', 'page', `https://shop.test/${'a'.repeat(2040)}`],
+      ['a referrer over 2048 characters', 'referrer', `https://blog.example.com/${'p'.repeat(2030)}`],
+    ])('records the click and drops %s (%s) instead of failing', async (_what, field, value) => {
+      const p = await createPartner(t, org);
+      const link = await freshLink(p);
+      const other = field === 'page' ? { referrer: 'https://blog.example.com/kept' } : { page: `https://shop.test/?ref=${link.value}` };
+      const res = await track(clickBody(link, { [field]: value, ...other }));
+      const data = expectTracked(res, { partner_id: p.id, program_id: org.program_id });
+      const row = await clickRow(data.click_id);
+      expect(row![field as 'page' | 'referrer']).toBeNull();
+      expect(row).toMatchObject(other);
+      expect((await clicksOfLink(link.id)).map((c) => c.id)).toEqual([data.click_id]);
+    });
+
+    it('keeps an http(s) page and referrer of exactly 2048 characters', async () => {
       const link = await freshLink();
-      expectError(await track(clickBody(link, { page: 'javascript:alert(1)' })), 400, 'invalid_request_error', 'page');
-      expectError(await track(clickBody(link, { referrer: 'not a url' })), 400, 'invalid_request_error', 'referrer');
+      const page = `https://shop.test/${'a'.repeat(2048 - 'https://shop.test/'.length)}`;
+      const referrer = `http://blog.example.com/${'b'.repeat(2048 - 'http://blog.example.com/'.length)}`;
+      const data = expectTracked(await track(clickBody(link, { page, referrer })), { partner_id: partner.id, program_id: org.program_id });
+      expect(await clickRow(data.click_id)).toMatchObject({ page, referrer });
+    });
+
+    it.each([
+      ['page', 42],
+      ['page', { href: 'https://shop.test/' }],
+      ['referrer', true],
+      ['referrer', ['https://blog.example.com/']],
+    ])('still answers 400 for a %s of the wrong type (%j), recording nothing', async (field, value) => {
+      const link = await freshLink();
+      expectError(await track(clickBody(link, { [field]: value })), 400, 'invalid_request_error', field);
+      expect(await clicksOfLink(link.id)).toHaveLength(0);
+    });
+
+    it('accepts v, the script version, in the click and the signup', async () => {
+      const link = await freshLink();
+      const res = await track(clickBody(link, { v: '0.1.0' }));
+      const data = expectTracked(res, { partner_id: partner.id, program_id: org.program_id });
+      const signup = await t.request
+        .post('/v1/track/signup')
+        .set('Content-Type', 'text/plain')
+        .set('User-Agent', UA.desktopChrome)
+        .send(JSON.stringify({ key: org.public_key, click_id: data.click_id, identifier: uniqueEmail('v'), v: '0.1.0' }));
+      expect(signup.status, JSON.stringify(signup.body)).toBe(201);
+    });
+
+    it('answers 400 for a v that is not a short string', async () => {
+      const link = await freshLink();
+      expectError(await track(clickBody(link, { v: 1 })), 400, 'invalid_request_error', 'v');
+      expectError(await track(clickBody(link, { v: 'x'.repeat(33) })), 400, 'invalid_request_error', 'v');
       expect(await clicksOfLink(link.id)).toHaveLength(0);
     });
   });

@@ -12,15 +12,31 @@ const cookieDomain = z
   .optional()
   .meta({ description: 'Domain for the cookies the response sets in same-site mode (the script’s probed domain)' });
 
+/** Which build of svc.js sent the request (its package version); recorded nowhere yet, accepted so that a newer script is never refused. */
+const scriptVersion = z.string().max(32).optional().meta({ description: 'The svc.js version that sent the request', example: '0.1.0' });
+
+/**
+ * The page and referrer the browser reports: context, not something to fail a click over. A
+ * string that is not an http(s) URL of at most 2048 characters (an app referrer such as
+ * android-app://com.google.android.gm/, a huge URL) is dropped; another type is still a 400.
+ */
+const reportedUrl = (description: string) =>
+  z
+    .string()
+    .transform((value) => (urlField.safeParse(value).success ? value : undefined))
+    .optional()
+    .meta({ description: `${description}; dropped unless an http(s) URL of at most 2048 characters` });
+
 export const TrackClick = z
   .strictObject({
     key: publicKey,
     param: z.string().min(1).max(64),
     value: z.string().min(1).max(256),
-    page: urlField.optional(),
-    referrer: urlField.optional(),
+    page: reportedUrl('The landing page (the script sends it without its query string, except the tracking parameter)'),
+    referrer: reportedUrl('The referrer’s origin and path'),
     click_id: idField.nullable().optional().meta({ description: 'The click in the visitor’s svc_data cookie, if any' }),
     cookie_domain: cookieDomain,
+    v: scriptVersion,
   })
   .meta({ id: 'TrackClick' });
 export type TrackClickInput = z.output<typeof TrackClick>;
@@ -31,6 +47,7 @@ export const TrackSignup = z
     click_id: idField,
     identifier: z.string().trim().min(1).max(255).meta({ description: 'An e-mail or your user id, unique per customer' }),
     cookie_domain: cookieDomain,
+    v: scriptVersion,
   })
   .meta({ id: 'TrackSignup' });
 export type TrackSignupInput = z.output<typeof TrackSignup>;
