@@ -1,25 +1,25 @@
 /** Reading the referral from a URL, and what of the page and referrer leaves the browser. */
 
-export interface Referral {
-  param: string;
-  value: string;
-}
+/** The tracking parameter found in the URL and its value, e.g. ['ref', 'alice']. */
+export type Referral = [param: string, value: string];
 
 /** The first configured tracking parameter present in the URL, in the configured order. */
-export function findReferral(url: URL, params: string[]): Referral | null {
+export function findReferral(url: URL, params: string[]): Referral | undefined {
   for (const param of params) {
     const value = url.searchParams.get(param);
-    if (value) return { param, value };
+    if (value) return [param, value];
   }
-  return null;
 }
 
 /** The page without its query string, except the tracking parameter; no fragment. */
 export function trimPage(url: URL, ref: Referral): string {
-  return url.origin + url.pathname + '?' + new URLSearchParams([[ref.param, ref.value]]);
+  return url.origin + url.pathname + '?' + new URLSearchParams([ref]);
 }
 
-/** Only the referrer's origin and path (document.referrer is an absolute URL or empty). */
+/**
+ * Only the referrer's origin and path, and only for a web page: document.referrer is an
+ * absolute URL or empty, and may name an app (android-app://…) that the API has no use for.
+ */
 export function trimReferrer(referrer: string): string | undefined {
-  return referrer.split(/[?#]/)[0] || undefined;
+  return referrer.match(/^https?:[^?#]*/)?.[0];
 }

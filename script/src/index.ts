@@ -1,20 +1,18 @@
-import { findReferral, trimPage, trimReferrer, type Referral } from './attribution';
+import { findReferral, trimPage, trimReferrer } from './attribution';
 import { findTag, readConfig } from './config';
-import { openJar, probeDomain, readData, writeData, type Jar, type SvcData } from './cookies';
+import { openJar, probeDomain, readData, writeData } from './cookies';
 import { post } from './transport';
 
 /**
  * svc.js: records a partner click, keeps it in first-party cookies, exposes `window.svc_data`
- * and `window.svc.signup()`. It never throws into the page: every entry point is guarded, and
- * the only promise that can reject is the one `signup()` returns to its caller.
+ * and `window.svc` (typed in ../svc.d.ts). It never throws into the page: every entry point is
+ * guarded, and the only promise that can reject is the one `signup()` returns to its caller.
  */
 
-interface SvcError extends Error {
-  status: number;
-}
-
-const w = window as any;
+const w = window;
 const doc = document;
+
+const noop = () => {};
 
 const failure = (status: number, message: string): SvcError => Object.assign(new Error(message), { status });
 
@@ -26,31 +24,36 @@ function guard(fn: () => void): void {
   }
 }
 
+const STRIPE = 'a[href^="https://buy.stripe.com/"],stripe-pricing-table,stripe-buy-button';
+
 function start(): void {
-  const cfg = readConfig(findTag(doc));
+  // One owner of the global: a loaded svc (a second copy of the tag), or anything else that is
+  // not a queue of calls, stays as it is, and this copy does nothing.
+  const queued = w.svc || [];
+  if (!Array.isArray(queued)) return;
+  const cfg = readConfig(findTag());
   if (!cfg) return;
-  const { key, api, params, stripe } = cfg;
-  const secure = location.protocol == 'https:';
-  let consented = !cfg.consent;
-  let domain = cfg.domain;
-  // Probing writes a cookie, so it waits for consent: it runs at the first click.
-  const cookieDomain = () => domain || (domain = probeDomain(location.hostname));
-  let jar: Jar | undefined;
+  // needsConsent: data-consent="required" until svc.consent(); domain: data-cookie-domain, else probed once.
+  let [key, api, params, domain, needsConsent, stripe] = cfg;
   let tracked = '';
   let inflight: Promise<unknown> = Promise.resolve();
 
-  w.svc_data = readData();
+  // A referral cookie from an earlier visit shows that consent was given then: it may be updated.
+  const stored = (w.svc_data = readData());
+  // Probing writes a cookie, so it runs only once cookies may be written: at the first click (after
+  // consent), or at a signup, which needs a referral, which needs consent or that earlier cookie.
+  const cookieDomain = () => domain || (domain = probeDomain(location.hostname));
 
-  /** Keeps svc_data in the cookies (one js-cookie instance), unless the API already set them (same-site mode). */
+  /** Keeps svc_data in the cookies for max_age seconds, unless the API already set them (same-site mode). */
   function remember(body: any): void {
-    if (!body.cookie && consented) writeData((jar = jar || openJar(cookieDomain(), secure)), w.svc_data, body.max_age / 86400);
+    if (!body.cookie && (!needsConsent || stored)) writeData(openJar(cookieDomain()), w.svc_data!, body.max_age);
   }
 
   /** Stripe Checkout reads the click id from client_reference_id (payment links, pricing tables, buy buttons). */
-  function decorateStripe(): void {
-    const id = (w.svc_data || {}).click_id;
+  function decorateAll(): void {
+    const id = w.svc_data?.click_id;
     if (stripe && id) {
-      doc.querySelectorAll<HTMLAnchorElement>('a[href^="https://buy.stripe.com/"],stripe-pricing-table,stripe-buy-button').forEach((el) => {
+      doc.querySelectorAll<HTMLAnchorElement>(STRIPE).forEach((el) => {
         if (el.href) {
           const url = new URL(el.href);
           url.searchParams.set('client_reference_id', id);
@@ -60,69 +63,79 @@ function start(): void {
     }
   }
 
-  function track(): void {
-    const url = new URL(location.href);
-    const ref: Referral | null = findReferral(url, params);
-    const seen = ref && ref.param + '=' + ref.value;
-    if (!ref || !consented || seen == tracked) return;
-    tracked = seen!;
-    inflight = post(api, '/v1/track/click', {
-      key,
-      param: ref.param,
-      value: ref.value,
-      page: trimPage(url, ref),
-      referrer: trimReferrer(doc.referrer),
-      click_id: (w.svc_data || {}).click_id,
-      cookie_domain: cookieDomain(),
-    })
-      .then(([, body]) => {
-        if (body.data) {
-          w.svc_data = body.data;
-          remember(body);
-          decorateStripe();
-        }
+  /** Records the referral in the URL, once per param=value, when consent allows; never throws. */
+  const track = () =>
+    guard(() => {
+      const url = new URL(location.href);
+      const ref = findReferral(url, params);
+      const seen = String(ref);
+      if (!ref || needsConsent || seen == tracked) return;
+      tracked = seen;
+      inflight = post(api, '/v1/track/click', {
+        key,
+        param: ref[0],
+        value: ref[1],
+        page: trimPage(url, ref),
+        referrer: trimReferrer(doc.referrer),
+        click_id: w.svc_data?.click_id,
+        cookie_domain: cookieDomain(),
       })
-      .catch(() => {});
-  }
+        .then(([, body]) => {
+          if (body.data) {
+            w.svc_data = body.data;
+            remember(body);
+            decorateAll();
+          }
+        })
+        .catch(noop);
+    });
 
-  async function signup(identifier: string): Promise<unknown> {
+  async function signup(identifier: string): Promise<SvcSignupResult> {
     await inflight;
-    const data: SvcData | null = w.svc_data;
+    const data = w.svc_data;
     if (!data) throw failure(400, 'No referral');
     const [status, body] = await post(api, '/v1/track/signup', { key, click_id: data.click_id, identifier, cookie_domain: cookieDomain() });
-    if (!body.data) throw failure(status, (body.error || {}).message || body.error);
+    if (!body.data) throw failure(status, body.error?.message || body.error);
     data.customer_id = body.data.customer_id;
     remember(body);
     return body.data;
   }
 
-  w.svc = {
+  const svc: Svc = {
     signup,
-    consent(): void {
-      guard(() => {
-        consented = true;
-        track();
-      });
+    consent() {
+      needsConsent = false;
+      track();
+      return inflight as Promise<void>;
+    },
+    // Each method takes at most one argument and returns a promise; a queued call's failure is
+    // nobody's to see, and a malformed call is dropped.
+    push(call: SvcCall): void {
+      guard(() => (svc[call[0]] as (arg?: string) => Promise<unknown>)(call[1]).catch(noop));
     },
   };
+  w.svc = svc;
 
   // Single-page apps: a History API navigation that adds a tracking parameter is a new arrival.
   (['pushState', 'replaceState'] as const).forEach((name) => {
     const original = history[name];
-    history[name] = function (this: History, ...args: Parameters<History['pushState']>) {
-      const result = original.apply(this, args);
-      guard(track);
+    history[name] = (...args: Parameters<History['pushState']>) => {
+      const result = original.apply(history, args);
+      track();
       return result;
     };
   });
-  addEventListener('popstate', () => guard(track));
+  addEventListener('popstate', track);
 
   if (stripe) {
-    new MutationObserver(() => guard(decorateStripe)).observe(doc.documentElement, { childList: true, subtree: true });
-    decorateStripe();
+    // Links and buttons added later: a change that adds nodes (not one that only removes some) looks again.
+    new MutationObserver((records) => records.some((record) => record.addedNodes[0]) && guard(decorateAll)).observe(doc, { childList: true, subtree: true });
+    decorateAll();
   }
 
   track();
+  // Calls queued before the script loaded, in order (a queued signup waits for the click above).
+  queued.forEach(svc.push);
   inflight.then(() => dispatchEvent(new Event('svc:ready')));
 }
 

@@ -1,14 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DATA, REF, openJar, probeDomain, readData, writeData, type SvcData } from '../src/cookies';
+import { DATA, REF, openJar, probeDomain, readData, writeData } from '../src/cookies';
 import { clearCookies, cookieMap, parseCookieString, setURL, spyCookieWrites } from './support/dom';
 
 /** Public suffixes of the fake jar below (a browser uses the Public Suffix List). */
 const SUFFIXES = new Set(['test', 'com', 'uk', 'co.uk', 'io', 'github.io', 'localhost']);
 
+const isIp = (host: string) => /^[\d.]+$|^\[/.test(host);
+
 /**
- * A fake cookie jar installed as the page's document.cookie (js-cookie writes there): it accepts
- * `domain=X` only when X is the host or a parent of it and X is not a public suffix; cookies are
- * keyed by name only (enough for the probe). An `expires` in the past or `max-age<=0` removes.
+ * A fake cookie jar installed as the page's document.cookie (js-cookie writes there): like a
+ * browser, it accepts `domain=X` only when X is the host or a parent of it and X is not a public
+ * suffix, and for an IP address only when X is the address itself; cookies are keyed by name only
+ * (enough for the probe). An `expires` in the past or `max-age<=0` removes.
  */
 function fakeDoc(host: string, accepts: (domain: string) => boolean = (d) => !SUFFIXES.has(d)) {
   const jar = new Map<string, string>();
@@ -22,7 +25,8 @@ function fakeDoc(host: string, accepts: (domain: string) => boolean = (d) => !SU
       writes.push(raw);
       const { name, value, attrs } = parseCookieString(raw);
       const domain = typeof attrs.domain == 'string' ? attrs.domain.replace(/^\./, '') : undefined;
-      if (domain !== undefined && (!(host == domain || host.endsWith('.' + domain)) || !accepts(domain))) return;
+      const matches = host == domain || (!isIp(host) && host.endsWith('.' + domain));
+      if (domain !== undefined && (!matches || !accepts(domain))) return;
       const expired =
         (attrs['max-age'] !== undefined && Number(attrs['max-age']) <= 0) ||
         (typeof attrs.expires == 'string' && Date.parse(attrs.expires) <= Date.now());
@@ -81,10 +85,29 @@ describe('probeDomain (fake cookie jar)', () => {
     expect([...jar]).toEqual([['session', 'abc']]);
   });
 
-  it.each(['localhost', '127.0.0.1', '[::1]', '[2001:db8::1]', '10.0.0.12'])('%s → undefined, without writing a cookie', (host) => {
+  it.each(['localhost', '[::1]', '[2001:db8::1]'])('a single label (%s) has no parent domain: undefined, without writing a cookie', (host) => {
     const { writes } = fakeDoc(host);
     expect(probeDomain(host)).toBeUndefined();
     expect(writes).toEqual([]);
+  });
+
+  it.each(['127.0.0.1', '10.0.0.12'])('an IPv4 address (%s) accepts only itself, and the probes leave nothing behind', (host) => {
+    const { jar, writes } = fakeDoc(host);
+    expect(probeDomain(host)).toBe(host);
+    const parts = host.split('.');
+    expect(writes.filter((w) => w.startsWith('svc_probe=1')).map((w) => parseCookieString(w).attrs.domain)).toEqual([
+      parts.slice(2).join('.'),
+      parts.slice(1).join('.'),
+      host,
+    ]);
+    expect(jar.size).toBe(0);
+  });
+
+  it('probes through the one jar: every probe carries the shared attributes', () => {
+    setURL('https://www.shop.test/');
+    const { writes } = fakeDoc('www.shop.test');
+    probeDomain('www.shop.test');
+    for (const raw of writes) expect(parseCookieString(raw).attrs).toMatchObject({ path: '/', samesite: 'Lax', secure: true, domain: expect.any(String) });
   });
 
   it('probes hosts on internationalized TLDs (location.hostname is punycode, e.g. .рф = xn--p1ai)', () => {
@@ -102,7 +125,6 @@ describe('probeDomain (happy-dom document.cookie, with its Public Suffix List)',
     ['https://app.acme.co.uk/x', 'acme.co.uk'],
     ['https://acme.com/', 'acme.com'],
     ['http://localhost:3000/', undefined],
-    ['http://127.0.0.1:8787/', undefined],
     ['http://[::1]:3000/', undefined],
   ])('%s → %s', (url, expected) => {
     setURL(url);
@@ -133,8 +155,7 @@ describe('openJar / writeData / readData', () => {
   });
 
   it('round-trips svc_data as JSON and writes svc_ref = the click id', () => {
-    const jar = openJar('shop.test', true);
-    writeData(jar, DATA_SAMPLE, 30);
+    writeData(openJar('shop.test'), DATA_SAMPLE, 30 * 86400);
     expect(readData()).toEqual(DATA_SAMPLE);
     expect(readData()).toEqual(DATA_SAMPLE); // reading depends on no attribute
     const cookies = cookieMap();
@@ -145,54 +166,48 @@ describe('openJar / writeData / readData', () => {
   });
 
   it('round-trips awkward values (customer id with spaces, quotes, semicolons, unicode)', () => {
-    const jar = openJar(undefined, false);
     const data = { ...DATA_SAMPLE, customer_id: 'a "b"; c=d, é €' };
-    writeData(jar, data, 1);
+    writeData(openJar(undefined), data, 86400);
     expect(readData()).toEqual(data);
   });
 
   it('the script cookies are visible on the parent domain and its other subdomains', () => {
-    writeData(openJar('shop.test', true), DATA_SAMPLE, 30);
+    writeData(openJar('shop.test'), DATA_SAMPLE, 30 * 86400);
     setURL('https://app.shop.test/');
     expect(readData()).toEqual(DATA_SAMPLE);
     setURL('https://www.other.test/');
     expect(readData()).toBeNull();
   });
 
-  it('writes path=/, samesite=Lax, secure, domain and expires = the given date', () => {
-    const expires = new Date('2031-05-06T07:08:09Z');
-    writeData(openJar('shop.test', true), DATA_SAMPLE, expires);
+  it('writes path=/, samesite=Lax, secure (an https page), domain and max-age = the given seconds, and no expires', () => {
+    writeData(openJar('shop.test'), DATA_SAMPLE, 2_591_940);
     expect(spy.writes).toHaveLength(2);
     const [data, ref] = spy.writes.map(parseCookieString);
     expect(data.name).toBe('svc_data');
     expect(ref.name).toBe('svc_ref');
     expect(ref.value).toBe('clk_abc123');
     for (const cookie of [data, ref]) {
-      expect(cookie.attrs).toEqual({
-        path: '/',
-        samesite: 'Lax',
-        secure: true,
-        domain: 'shop.test',
-        expires: 'Tue, 06 May 2031 07:08:09 GMT',
-      });
+      expect(cookie.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test', 'max-age': '2591940' });
     }
   });
 
-  it('no secure and no domain attribute when not asked', () => {
+  it('no secure on an http page, and no domain attribute when none is given', () => {
     setURL('http://localhost:3000/');
-    const expires = new Date('2031-05-06T07:08:09Z');
-    writeData(openJar(undefined, false), DATA_SAMPLE, expires);
-    for (const raw of spy.writes) {
-      expect(parseCookieString(raw).attrs).toEqual({ path: '/', samesite: 'Lax', expires: expires.toUTCString() });
-    }
+    writeData(openJar(undefined), DATA_SAMPLE, 600);
+    for (const raw of spy.writes) expect(parseCookieString(raw).attrs).toEqual({ path: '/', samesite: 'Lax', 'max-age': '600' });
     expect(readData()).toEqual(DATA_SAMPLE);
   });
 
-  it('expires as a number of days from now', () => {
+  it("the visitor's clock does not change what is written: max-age counts from when the browser stores the cookie", () => {
     vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
-    writeData(openJar('shop.test', true), DATA_SAMPLE, 86399 / 86400); // max_age seconds / 86400, as index.ts does
-    for (const raw of spy.writes) expect(parseCookieString(raw).attrs.expires).toBe('Tue, 01 Jan 2030 23:59:59 GMT');
+    const written = (at: string) => {
+      vi.setSystemTime(new Date(at));
+      spy.writes.length = 0;
+      writeData(openJar('shop.test'), DATA_SAMPLE, 86399);
+      return [...spy.writes];
+    };
+    expect(written('1999-01-01T00:00:00Z')).toEqual(written('2030-06-15T12:00:00Z'));
+    expect(parseCookieString(spy.writes[0]).attrs['max-age']).toBe('86399');
   });
 
   it('readData is null without the cookie', () => {

@@ -4,9 +4,9 @@
  * first), so a minifier change that breaks the bundle fails here too.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openJar, writeData, type SvcData } from '../src/cookies';
-import { cookieMap, parseCookieString } from './support/dom';
-import { closePage, deferred, fakeApi, loadDist, loadSource, openPage, settle, type Loader, type Reply } from './support/page';
+import { openJar, writeData } from '../src/cookies';
+import { cookieMap, parseCookieString, setURL } from './support/dom';
+import { closePage, deferred, fakeApi, loadDist, loadSource, openPage, settle, VERSION, type Loader, type Reply } from './support/page';
 
 const KEY = 'pk_test_123';
 const API = 'https://api.shop.test';
@@ -30,10 +30,10 @@ const w = window as any;
 /** The script's writes of one cookie, parsed. */
 const writesOf = (writes: string[], name: string) => writes.map(parseCookieString).filter((c) => c.name == name);
 
-function expectExpires(expires: unknown, t0: number, t1: number, seconds: number) {
-  const at = Date.parse(String(expires));
-  expect(at).toBeGreaterThanOrEqual(Math.floor((t0 + seconds * 1000) / 1000) * 1000 - 1000);
-  expect(at).toBeLessThanOrEqual(t1 + seconds * 1000);
+/** A returning visitor: the referral cookie an earlier visit to www.shop.test left (shared on shop.test). */
+function cookieFromEarlierVisit(data: SvcData): void {
+  setURL('https://www.shop.test/');
+  writeData(openJar('shop.test'), data, 10 * 86400);
 }
 
 describe.each([
@@ -71,19 +71,41 @@ describe.each([
       page: 'https://www.shop.test/pricing?ref=alice',
       referrer: 'https://blog.example.com/post/7',
       cookie_domain: 'shop.test',
+      v: VERSION,
     });
     expect(body.click_id ?? null).toBeNull();
     expect(Object.keys(body).sort()).toEqual(
-      ['key', 'param', 'value', 'page', 'referrer', 'cookie_domain', ...('click_id' in body ? ['click_id'] : [])].sort(),
+      ['key', 'param', 'value', 'page', 'referrer', 'cookie_domain', 'v', ...('click_id' in body ? ['click_id'] : [])].sort(),
     );
   });
 
+  it('every payload carries v, the package version the script was built from', async () => {
+    const api = fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => signupOk });
+    await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+    await w.svc.signup('ann@example.com');
+    expect(VERSION).toMatch(/^\d+\.\d+\.\d+/);
+    expect(api.calls.map((c) => [c.url, c.body.v])).toEqual([
+      ['https://api.shop.test/v1/track/click', VERSION],
+      ['https://api.shop.test/v1/track/signup', VERSION],
+    ]);
+  });
+
+  it.each(['android-app://com.google.android.gm/', 'ios-app://1234/x', 'file:///tmp/page.html'])(
+    'sends no referrer when it is not a web page (%s)',
+    async (referrer) => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', referrer, attrs: attrs() });
+      await page.ready;
+      expect(api.calls).toHaveLength(1);
+      expect('referrer' in api.calls[0].body).toBe(false);
+      expect(w.svc_data).toEqual(CLICK);
+    },
+  );
+
   it('stores the answer in window.svc_data and in the svc_data / svc_ref cookies', async () => {
     fakeApi({ '/v1/track/click': () => clickOk() });
-    const t0 = Date.now();
     const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
     await page.ready;
-    const t1 = Date.now();
     expect(w.svc_data).toEqual(CLICK);
     const cookies = cookieMap();
     expect(JSON.parse(decodeURIComponent(cookies.svc_data))).toEqual(CLICK);
@@ -91,9 +113,8 @@ describe.each([
     for (const name of ['svc_data', 'svc_ref']) {
       const written = writesOf(page.cookieWrites, name);
       expect(written).toHaveLength(1);
-      const { expires, ...rest } = written[0].attrs;
-      expect(rest).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
-      expectExpires(expires, t0, t1, MAX_AGE);
+      // The server's max_age as it is: the visitor's clock plays no part in the expiry.
+      expect(written[0].attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test', 'max-age': String(MAX_AGE) });
     }
   });
 
@@ -146,7 +167,7 @@ describe.each([
 
   it('a returning visitor: svc_data read synchronously from the cookie and its click_id sent', async () => {
     const old: SvcData = { ...CLICK, click_id: 'clk_old', customer_id: 'cust_9' };
-    writeData(openJar('shop.test', true), old, 10);
+    cookieFromEarlierVisit(old);
     const click = deferred<Reply>();
     const api = fakeApi({ '/v1/track/click': () => click.promise });
     const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
@@ -212,6 +233,92 @@ describe.each([
     await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
   });
 
+  describe('one owner of window.svc', () => {
+    it('a second copy of the tag leaves the first in charge: same window.svc, History wrapped once, one observer, one click', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/pricing?ref=alice', attrs: attrs({ 'data-stripe': '' }) });
+      await page.ready;
+      const svc = w.svc;
+      const { pushState, replaceState } = history;
+      expect(pushState).not.toBe(History.prototype.pushState);
+      expect(page.observers).toHaveLength(1);
+      expect(page.listeners.map(([type]) => type)).toEqual(['popstate']);
+
+      await page.loadAgain();
+      await settle();
+      expect(w.svc).toBe(svc);
+      expect(history.pushState).toBe(pushState);
+      expect(history.replaceState).toBe(replaceState);
+      expect(page.observers).toHaveLength(1);
+      expect(page.listeners.map(([type]) => type)).toEqual(['popstate']);
+      expect(api.calls).toHaveLength(1);
+      expect(w.svc_data).toEqual(CLICK);
+
+      // Still one click per new referral.
+      history.pushState({}, '', '/pricing?via=bob');
+      await settle();
+      expect(api.calls.map((c) => c.body.value)).toEqual(['alice', 'bob']);
+    });
+
+    it('anything else already at window.svc (not a queue) stays, and the script does nothing', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const theirs = { signup: () => 'not ours' };
+      await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs(), before: () => (w.svc = theirs) });
+      await settle();
+      expect(w.svc).toBe(theirs);
+      expect(w.svc_data).toBeUndefined();
+      expect(history.pushState).toBe(History.prototype.pushState);
+      expect(api.fetch).not.toHaveBeenCalled();
+    });
+
+    it('calls queued before the script loaded run once, in order: consent, then signup after the click', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => signupOk });
+      const queue = [['consent'], ['signup', 'ann@example.com']];
+      const page = await openPage(load, {
+        url: 'https://www.shop.test/?ref=alice',
+        attrs: attrs({ 'data-consent': 'required' }),
+        before: () => (w.svc = queue),
+      });
+      await page.ready;
+      await settle();
+      expect(Array.isArray(w.svc)).toBe(false);
+      expect(typeof w.svc.signup).toBe('function');
+      expect(api.calls.map((c) => c.url.replace(API, ''))).toEqual(['/v1/track/click', '/v1/track/signup']);
+      expect(api.calls[1].body).toMatchObject({ click_id: 'clk_new', identifier: 'ann@example.com' });
+      expect(w.svc_data).toEqual({ ...CLICK, customer_id: 'cust_1' });
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...CLICK, customer_id: 'cust_1' });
+      // Replayed once: a later page change does not run them again.
+      w.svc.consent();
+      await settle();
+      expect(api.calls).toHaveLength(2);
+    });
+
+    it('svc.push works after loading too; a failing or malformed call is dropped without a thrown error or an unhandled rejection', async () => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        const api = fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => conflict });
+        const page = await openPage(load, {
+          url: 'https://www.shop.test/?ref=alice',
+          attrs: attrs(),
+          before: () => (w.svc = [['signup', 'taken@example.com'], ['nonsense'], 42, null, []]),
+        });
+        await page.ready;
+        for (const call of [['signup', 'again@example.com'], ['push', ['consent']], ['toString'], 'consent', undefined]) {
+          expect(() => w.svc.push(call)).not.toThrow();
+        }
+        await settle();
+        await settle();
+        expect(api.calls.filter((c) => c.url.endsWith('/signup')).map((c) => c.body.identifier)).toEqual(['taken@example.com', 'again@example.com']);
+        expect(w.svc_data).toEqual(CLICK);
+        expect(unhandled).toEqual([]);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+  });
+
   it('without a data-key tag the script does nothing', async () => {
     const api = fakeApi({});
     await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: null });
@@ -228,25 +335,23 @@ describe.each([
       const result = w.svc.signup('ann@example.com');
       await settle();
       expect(api.calls.map((c) => c.url)).toEqual(['https://api.shop.test/v1/track/click']);
-      const t0 = Date.now();
       click.resolve(clickOk());
       await expect(result).resolves.toEqual(CUSTOMER);
-      const t1 = Date.now();
       await page.ready;
       expect(api.calls).toHaveLength(2);
       expect(api.calls[1].url).toBe('https://api.shop.test/v1/track/signup');
       expect(api.calls[1].init).toMatchObject({ method: 'POST', keepalive: true });
-      expect(api.calls[1].body).toEqual({ key: KEY, click_id: 'clk_new', identifier: 'ann@example.com', cookie_domain: 'shop.test' });
+      expect(api.calls[1].body).toEqual({ key: KEY, click_id: 'clk_new', identifier: 'ann@example.com', cookie_domain: 'shop.test', v: VERSION });
       expect(w.svc_data).toEqual({ ...CLICK, customer_id: 'cust_1' });
       expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...CLICK, customer_id: 'cust_1' });
       const data = writesOf(page.cookieWrites, 'svc_data');
       expect(data).toHaveLength(2);
-      expectExpires(data[1].attrs.expires, t0, t1, SIGNUP_MAX_AGE); // the click's expiry, as the server counts it
-      expect(data[1].attrs).toMatchObject({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
+      // The click's expiry, as the server counts it.
+      expect(data[1].attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test', 'max-age': String(SIGNUP_MAX_AGE) });
     });
 
     it('works for a returning visitor (cookie only, no referral in the URL)', async () => {
-      writeData(openJar('shop.test', true), { ...CLICK, click_id: 'clk_old' }, 10);
+      cookieFromEarlierVisit({ ...CLICK, click_id: 'clk_old' });
       const api = fakeApi({ '/v1/track/signup': () => signupOk });
       await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
       await expect(w.svc.signup('ann@example.com')).resolves.toEqual(CUSTOMER);
@@ -310,6 +415,30 @@ describe.each([
       const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs({ 'data-consent': 'required' }) });
       await page.ready;
       expect(page.cookieWrites, 'document.cookie writes before svc.consent()').toEqual([]);
+    });
+
+    it('signup() before consent(), on a first visit: rejects (no referral), sends nothing, writes no cookie, not even the probe', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => signupOk });
+      const page = await openPage(load, { url: 'https://www.shop.test/signup?ref=alice', attrs: attrs({ 'data-consent': 'required' }) });
+      await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
+      await settle();
+      expect(api.fetch).not.toHaveBeenCalled();
+      expect(page.cookieWrites, 'document.cookie writes before svc.consent()').toEqual([]);
+    });
+
+    it('signup() before consent() with the cookie of an earlier visit: that cookie counts as consent to update it', async () => {
+      cookieFromEarlierVisit(CLICK);
+      const api = fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => signupOk });
+      const page = await openPage(load, { url: 'https://www.shop.test/signup?ref=alice', attrs: attrs({ 'data-consent': 'required' }) });
+      expect(w.svc_data).toEqual(CLICK);
+      await expect(w.svc.signup('ann@example.com')).resolves.toEqual(CUSTOMER);
+      // No new click without consent; the signup's customer_id is kept, with the server's expiry.
+      expect(api.calls.map((c) => c.url)).toEqual(['https://api.shop.test/v1/track/signup']);
+      expect(api.calls[0].body.cookie_domain).toBe('shop.test');
+      expect(w.svc_data).toEqual({ ...CLICK, customer_id: 'cust_1' });
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...CLICK, customer_id: 'cust_1' });
+      const [data] = writesOf(page.cookieWrites, 'svc_data');
+      expect(data.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test', 'max-age': String(SIGNUP_MAX_AGE) });
     });
 
     it('consent() twice sends the click once', async () => {
@@ -390,8 +519,24 @@ describe.each([
       expect(document.getElementById('late-button')!.getAttribute('client-reference-id')).toBe('clk_new');
     });
 
+    it('looks again only when nodes are added, not when some are only removed', async () => {
+      fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/pricing?ref=alice', attrs: attrs({ 'data-stripe': '' }), html });
+      await page.ready;
+      await settle();
+      const scans = vi.spyOn(document, 'querySelectorAll');
+      document.getElementById('other')!.remove();
+      await settle();
+      expect(scans).not.toHaveBeenCalled();
+      document.body.insertAdjacentHTML('beforeend', '<a id="late" href="https://buy.stripe.com/test_789">Late</a>');
+      await settle();
+      expect(scans).toHaveBeenCalled();
+      expect(new URL((document.getElementById('late') as HTMLAnchorElement).href).searchParams.get('client_reference_id')).toBe('clk_new');
+      scans.mockRestore();
+    });
+
     it('a returning visitor: decorated at once from the cookie', async () => {
-      writeData(openJar('shop.test', true), { ...CLICK, click_id: 'clk_old' }, 10);
+      cookieFromEarlierVisit({ ...CLICK, click_id: 'clk_old' });
       fakeApi({});
       await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs({ 'data-stripe': '' }), html });
       expect(document.getElementById('button')!.getAttribute('client-reference-id')).toBe('clk_old');

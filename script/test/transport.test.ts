@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { post } from '../src/transport';
+import { VERSION } from './support/page';
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -8,7 +9,7 @@ function answer(status: number, text: string) {
 }
 
 describe('post', () => {
-  it('POSTs the body as a JSON string with no headers (text/plain, no preflight) and keepalive', async () => {
+  it('POSTs the body and v (the package version) as a JSON string with no headers (text/plain, no preflight) and keepalive', async () => {
     const fetch = vi.fn(async () => answer(200, '{"success":true,"data":{"a":1}}'));
     vi.stubGlobal('fetch', fetch);
     expect(await post('https://api.example.com/svc', '/v1/track/click', { key: 'pk_1', n: 2 })).toEqual([
@@ -18,7 +19,7 @@ describe('post', () => {
     expect(fetch).toHaveBeenCalledTimes(1);
     const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
     expect(url).toBe('https://api.example.com/svc/v1/track/click');
-    expect(init).toEqual({ method: 'POST', body: '{"key":"pk_1","n":2}', keepalive: true });
+    expect(init).toEqual({ method: 'POST', body: `{"key":"pk_1","n":2,"v":"${VERSION}"}`, keepalive: true });
     // A string body without headers is sent as text/plain;charset=UTF-8: a CORS "simple" request.
     expect(new Request('https://api.example.com/', init).headers.get('content-type')).toMatch(/^text\/plain/);
   });

@@ -12,6 +12,9 @@ import { clearCookies, setURL, spyCookieWrites } from './dom';
 // (node:path, not URL: the global URL is happy-dom's here.)
 export const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/svc.js');
 
+/** The package version, which every payload carries as `v` (a build constant of the bundle). */
+export const VERSION: string = JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json'), 'utf8')).version;
+
 export type Loader = () => Promise<void>;
 
 /** script/src/index.ts, evaluated afresh. */
@@ -71,6 +74,8 @@ export interface PageOptions {
   attrs: Record<string, string> | null;
   referrer?: string;
   html?: string;
+  /** Runs just before the script loads, e.g. to queue calls in window.svc as a page may. */
+  before?: () => void;
 }
 
 export interface Page {
@@ -79,6 +84,11 @@ export interface Page {
   /** Resolves on the first 'svc:ready' event. */
   ready: Promise<Event>;
   readyFired(): boolean;
+  /** The window listeners and MutationObservers the script's copies added while loading. */
+  listeners: [string, EventListenerOrEventListenerObject][];
+  observers: MutationObserver[];
+  /** Runs another copy of the script on the same page (a second tag), recorded the same way. */
+  loadAgain(): Promise<void>;
 }
 
 const originalAdd = globalThis.addEventListener;
@@ -113,16 +123,6 @@ export async function openPage(load: Loader, options: PageOptions): Promise<Page
   // Record what the script hooks into the window so that closePage() can unhook it.
   const listeners: [string, EventListenerOrEventListenerObject][] = [];
   const observers: MutationObserver[] = [];
-  (globalThis as any).addEventListener = (type: string, listener: EventListenerOrEventListenerObject, opts?: unknown) => {
-    listeners.push([type, listener]);
-    return originalAdd.call(window, type, listener, opts as AddEventListenerOptions);
-  };
-  (globalThis as any).MutationObserver = class extends OriginalObserver {
-    constructor(callback: MutationCallback) {
-      super(callback);
-      observers.push(this);
-    }
-  };
   const spy = spyCookieWrites();
   cleanups.push(() => {
     spy.restore();
@@ -131,13 +131,27 @@ export async function openPage(load: Loader, options: PageOptions): Promise<Page
     delete (history as any).pushState;
     delete (history as any).replaceState;
   });
-  try {
-    await load();
-  } finally {
-    (globalThis as any).addEventListener = originalAdd;
-    (globalThis as any).MutationObserver = OriginalObserver;
+  async function recorded(): Promise<void> {
+    (globalThis as any).addEventListener = (type: string, listener: EventListenerOrEventListenerObject, opts?: unknown) => {
+      listeners.push([type, listener]);
+      return originalAdd.call(window, type, listener, opts as AddEventListenerOptions);
+    };
+    (globalThis as any).MutationObserver = class extends OriginalObserver {
+      constructor(callback: MutationCallback) {
+        super(callback);
+        observers.push(this);
+      }
+    };
+    try {
+      await load();
+    } finally {
+      (globalThis as any).addEventListener = originalAdd;
+      (globalThis as any).MutationObserver = OriginalObserver;
+    }
   }
-  return { cookieWrites: spy.writes, ready, readyFired: () => fired };
+  options.before?.();
+  await recorded();
+  return { cookieWrites: spy.writes, ready, readyFired: () => fired, listeners, observers, loadAgain: recorded };
 }
 
 export function closePage(): void {
