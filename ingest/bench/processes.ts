@@ -25,9 +25,9 @@ export interface Service {
 }
 
 /** Runs a TypeScript entry point in its own node process (no tsx wrapper process, so the pid is the server's). */
-export async function startNode(entry: string, env: Record<string, string>, readyUrl: (port: number) => string): Promise<Service> {
+export async function startNode(entry: string, env: Record<string, string>, readyUrl: (port: number) => string, nodeArgs: string[] = []): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

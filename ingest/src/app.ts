@@ -11,6 +11,7 @@ import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { rateLimit } from './http/rate-limit.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
+import { createClickWriter } from './resources/clicks/click-writer.js';
 import { registerClickRoutes } from './resources/clicks/clicks.routes.js';
 import { registerCommissionRoutes } from './resources/commissions/commissions.routes.js';
 import { registerCustomerRoutes } from './resources/customers/customers.routes.js';
@@ -43,7 +44,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('query parser', parseQueryString);
   app.set('trust proxy', config.trustProxy);
-  app.use(pinoHttp({ logger, quietReqLogger: true, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug') }));
+  // Access lines are debug-level: below that level the per-request logger is not even built.
+  // Unhandled errors are logged by the error handler at any level.
+  if (logger.isLevelEnabled('debug')) {
+    app.use(pinoHttp({ logger, quietReqLogger: true, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug') }));
+  }
 
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
@@ -58,8 +63,9 @@ export function createApp(deps: AppDeps): express.Express {
   const apiLimiter = store.createRateLimiter({ name: 'api', points: config.apiRateLimit, windowSeconds: RATE_WINDOW_SECONDS });
   const routeDeps: RouteDeps = {
     ...deps,
+    writeClick: createClickWriter(db),
     secretGuards: [
-      authenticateSecretKey(db),
+      authenticateSecretKey(db, store),
       rateLimit(apiLimiter, RATE_WINDOW_SECONDS, (res) => authOf(res).apiKeyId),
       jsonBody,
       idempotency(store, (res) => authOf(res).organizationId),
@@ -67,6 +73,8 @@ export function createApp(deps: AppDeps): express.Express {
   };
 
   const api = new ApiBuilder();
+  // The router tries routes in order: the script's endpoints, the busiest, come first.
+  registerTrackingRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
   registerProgramRoutes(api, routeDeps);
   registerGroupRoutes(api, routeDeps);
@@ -78,7 +86,6 @@ export function createApp(deps: AppDeps): express.Express {
   registerFlowRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerCommissionRoutes(api, routeDeps);
-  registerTrackingRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrateToLatest, openDatabase, type Db } from './db/database.js';
 import { createApiKey, revokeApiKey, selectActiveKeys, toApiKey } from './resources/api-keys/api-keys.service.js';
 import { serve } from './server.js';
+import { openStore } from './store/index.js';
 
 const USAGE = `Usage: svc <command> [options]
 
@@ -101,7 +102,13 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
           else for (const k of keys) out(`${k.id}  ${k.redacted_key}  ${k.created_at}  ${k.name ?? ''}`.trimEnd());
         } else if (sub === 'revoke') {
           if (!arg) throw new UsageError('keys revoke needs a key id');
-          await revokeApiKey(db, organizationId, arg);
+          // Running services on the same Redis forget the key at once.
+          const store = openStore(config.redisUrl);
+          try {
+            await revokeApiKey(db, store, organizationId, arg);
+          } finally {
+            await store.close();
+          }
           out(`Revoked ${arg}.`);
         } else {
           throw new UsageError('keys needs one of: create, list, revoke');

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { Mailer } from './mail/mailer.js';
+import type { ClickWriter } from './resources/clicks/click-writer.js';
 import type { SharedStore } from './store/index.js';
 
 /** What the app is built from; tests build it with their own database and store. */
@@ -18,4 +19,6 @@ export interface AppDeps {
 export interface RouteDeps extends AppDeps {
   /** Authentication, rate limit and idempotency for the secret-key API. */
   secretGuards: RequestHandler[];
+  /** Click inserts, grouped into multi-row statements (both click endpoints share it). */
+  writeClick: ClickWriter;
 }

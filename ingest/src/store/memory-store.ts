@@ -6,6 +6,7 @@ import type { RateLimiter, SharedStore } from './store.js';
 export function createMemoryStore(): SharedStore {
   const entries = new Map<string, { value: string; expiresAt: number }>();
   const limiters = new Map<string, RateLimiter>();
+  const channels = new Map<string, Set<(message: string | null) => void>>();
 
   const live = (key: string) => {
     const entry = entries.get(key);
@@ -50,11 +51,20 @@ export function createMemoryStore(): SharedStore {
       }
       return limiter;
     },
+    async publish(channel, message) {
+      for (const listener of channels.get(channel) ?? []) listener(message);
+    },
+    subscribe(channel, listener) {
+      const listeners = channels.get(channel) ?? new Set();
+      channels.set(channel, listeners.add(listener));
+      return () => listeners.delete(listener);
+    },
     async ping() {},
     async close() {
       clearInterval(sweep);
       entries.clear();
       limiters.clear();
+      channels.clear();
     },
   };
 }

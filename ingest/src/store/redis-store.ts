@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { wrapLimiter } from './rate-limit-decision.js';
@@ -5,10 +6,39 @@ import type { SharedStore } from './store.js';
 
 /** Redis adapter: shared by every ingest process pointed at the same Redis. */
 export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
-  const redis = new Redis(url, { keyPrefix, maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  // Auto-pipelining sends the commands of one event-loop turn in one write: the click path's
+  // rate-limit and repeat-click commands of many requests share a round trip.
+  const redis = new Redis(url, { keyPrefix, maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false, enableAutoPipelining: true });
   // Connection errors surface on the commands that need Redis (and on /readyz); this keeps the
   // client's background reconnect noise from crashing the process.
   redis.on('error', () => {});
+
+  // Subscriptions need a connection of their own, opened on the first subscribe. ioredis does
+  // not prefix channels, so this adapter does. This client's own listeners hear its messages at
+  // once, when published, and skip the copy Redis sends back (marked with the sender's id).
+  const listeners = new Map<string, Set<(message: string | null) => void>>();
+  const sender = randomBytes(8).toString('hex');
+  let subscriber: Redis | undefined;
+  const deliver = (channel: string, message: string | null) => {
+    for (const listener of listeners.get(channel) ?? []) listener(message);
+  };
+  const everyone = (message: null) => {
+    for (const channel of listeners.keys()) deliver(channel, message);
+  };
+  const subscriberConnection = () => {
+    if (subscriber) return subscriber;
+    subscriber = redis.duplicate({ enableAutoPipelining: false, connectionName: `${keyPrefix}subscriber` });
+    subscriber.on('error', () => {});
+    subscriber.on('message', (channel: string, raw: string) => {
+      const cut = raw.indexOf('\n');
+      if (raw.slice(0, cut) !== sender) deliver(channel.slice(keyPrefix.length), raw.slice(cut + 1));
+    });
+    // Messages sent while the connection was down are lost: tell every listener, when it drops
+    // and again once it is back and subscribed anew.
+    subscriber.on('close', () => everyone(null));
+    subscriber.on('ready', () => everyone(null));
+    return subscriber;
+  };
 
   return {
     kind: 'redis',
@@ -28,11 +58,25 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
       // The client adds `keyPrefix` to every key the limiter touches.
       return wrapLimiter(new RateLimiterRedis({ storeClient: redis, keyPrefix: `rl:${name}`, points, duration: windowSeconds }), points);
     },
+    async publish(channel, message) {
+      deliver(channel, message);
+      await redis.publish(keyPrefix + channel, `${sender}\n${message}`);
+    },
+    subscribe(channel, listener) {
+      let set = listeners.get(channel);
+      if (!set) {
+        listeners.set(channel, (set = new Set()));
+        subscriberConnection().subscribe(keyPrefix + channel).catch(() => {});
+      }
+      set.add(listener);
+      return () => set.delete(listener);
+    },
     async ping() {
       await redis.ping();
     },
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      listeners.clear();
+      await Promise.all([redis, subscriber].map((c) => c?.quit().catch(() => c.disconnect())));
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The shared-state port: everything several ingest processes must agree on (rate limits,
- * idempotency keys, later caches and click dedup) goes through it. Nothing durable lives here;
+ * idempotency keys, caches, click dedup, cache invalidation) goes through it. Nothing durable lives here;
  * SQL is the system of record.
  */
 export interface SharedStore {
@@ -11,6 +11,17 @@ export interface SharedStore {
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   delete(key: string): Promise<void>;
   createRateLimiter(options: RateLimiterOptions): RateLimiter;
+  /**
+   * Sends `message` to every subscriber of `channel`, in every process: this client's own
+   * subscribers before it returns, the others' as soon as the shared store delivers it.
+   */
+  publish(channel: string, message: string): Promise<void>;
+  /**
+   * Calls `listener` with each message published on `channel`, and with null when messages may
+   * have been missed (the connection to the shared store dropped): drop everything derived then.
+   * Returns the unsubscribe function.
+   */
+  subscribe(channel: string, listener: (message: string | null) => void): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

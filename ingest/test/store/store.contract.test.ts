@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { SharedStore } from '../../src/store/store.js';
@@ -201,8 +201,50 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         expect(again.remaining).toBe(0);
       });
     });
+
+    describe('publish / subscribe', () => {
+      it('delivers a message to the subscribers of its channel on every client, the publisher included', async () => {
+        const channel = key('ch');
+        const mine: (string | null)[] = [];
+        const theirs: (string | null)[] = [];
+        const elsewhere: (string | null)[] = [];
+        const offs = [store.subscribe(channel, (m) => mine.push(m)), other.subscribe(channel, (m) => theirs.push(m)), other.subscribe(key('ch'), (m) => elsewhere.push(m))];
+        await subscribed();
+        await store.publish(channel, 'lnk:1');
+        expect(mine.filter(Boolean)).toEqual(['lnk:1']); // its own subscribers at once
+        await other.publish(channel, 'lnk:2');
+        // Messages of different publishers may arrive in either order.
+        const heard = (list: (string | null)[]) => list.filter(Boolean).sort();
+        await vi.waitFor(() => {
+          expect(heard(mine)).toEqual(['lnk:1', 'lnk:2']);
+          expect(heard(theirs)).toEqual(['lnk:1', 'lnk:2']);
+        });
+        await sleep(100); // and only once each
+        expect(heard(mine)).toEqual(['lnk:1', 'lnk:2']);
+        expect(heard(theirs)).toEqual(['lnk:1', 'lnk:2']);
+        expect(elsewhere.filter(Boolean)).toEqual([]);
+        offs.forEach((off) => off());
+      });
+
+      it('stops delivering once unsubscribed', async () => {
+        const channel = key('ch');
+        const kept: (string | null)[] = [];
+        const dropped: (string | null)[] = [];
+        const off = other.subscribe(channel, (m) => dropped.push(m));
+        const keep = other.subscribe(channel, (m) => kept.push(m));
+        await subscribed();
+        off();
+        await store.publish(channel, 'after');
+        await vi.waitFor(() => expect(kept.filter(Boolean)).toEqual(['after']));
+        expect(dropped.filter(Boolean)).toEqual([]);
+        keep();
+      });
+    });
   });
 }
+
+/** Redis confirms a SUBSCRIBE asynchronously; a published message before that is not heard. */
+const subscribed = () => sleep(100);
 
 storeContract('memory', () => {
   const store = createMemoryStore();
@@ -226,6 +268,39 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       await Promise.all(opened.map((s) => s.close()));
     },
   }));
+
+  it('keeps channels under its prefix too, and tells subscribers (null) when the subscription connection drops', async () => {
+    const mine = createRedisStore(REDIS_URL!, prefix);
+    const theirs = createRedisStore(REDIS_URL!, `${prefix}other:`);
+    const raw = new Redis(REDIS_URL!);
+    try {
+      const heard: (string | null)[] = [];
+      const overheard: (string | null)[] = [];
+      mine.subscribe('changes', (m) => heard.push(m));
+      theirs.subscribe('changes', (m) => overheard.push(m));
+      await vi.waitFor(() => expect(heard).toContain(null)); // subscribed and ready
+      heard.length = 0;
+      await theirs.publish('changes', 'not yours');
+      await mine.publish('changes', 'yours');
+      await vi.waitFor(() => expect(heard).toEqual(['yours']));
+      expect(overheard.filter(Boolean)).toEqual(['not yours']);
+
+      const clients = String(await raw.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+      const id = new RegExp(`id=(\\d+) [^\\n]*name=${prefix}subscriber`).exec(clients)?.[1]; // the prefix is hex and dashes
+      expect(id).toBeDefined();
+      await raw.client('KILL', 'ID', id!);
+      await vi.waitFor(() => expect(heard.slice(1)).toContain(null));
+      // Back and subscribed again: messages flow once more.
+      heard.length = 0;
+      await vi.waitFor(async () => {
+        await mine.publish('changes', 'again');
+        expect(heard).toContain('again');
+      });
+    } finally {
+      await Promise.all([mine.close(), theirs.close()]);
+      raw.disconnect();
+    }
+  });
 
   it('keeps every key under its prefix, invisible to a store with another prefix', async () => {
     const mine = createRedisStore(REDIS_URL!, prefix);

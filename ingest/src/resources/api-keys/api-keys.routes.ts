@@ -7,7 +7,7 @@ import { deletedResponse, listResponse, manyResponse } from '../../http/response
 import { ApiKey, ApiKeyCreate, ApiKeyListQuery, ApiKeyWithSecret } from './api-keys.schema.js';
 import { createApiKey, revokeApiKey, selectActiveKeys, toApiKey } from './api-keys.service.js';
 
-export function registerApiKeyRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'API keys', security: 'secret', guards: secretGuards } as const;
 
   api.route({
@@ -46,7 +46,7 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, secretGuards }: Rout
     response: deletedResponse,
     errors: [404],
     handler: async ({ res, params }) => {
-      await revokeApiKey(db, authOf(res).organizationId, params.id);
+      await revokeApiKey(db, store, authOf(res).organizationId, params.id);
       return envelope.deleted(params.id);
     },
   });

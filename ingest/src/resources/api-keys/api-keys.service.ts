@@ -1,9 +1,11 @@
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/schema.js';
+import { forgetApiKey } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { toIso } from '../../http/fields.js';
 import { newId, newSecretKey, sha256 } from '../../ids.js';
+import type { SharedStore } from '../../store/index.js';
 import type { ApiKey } from './api-keys.schema.js';
 
 export function selectActiveKeys(db: Db, organizationId: string) {
@@ -21,14 +23,17 @@ export async function createApiKey(db: Db, organizationId: string, name: string 
   return { key, secret };
 }
 
-/** Revokes a key at once. The organization's last active key cannot be revoked, so nobody locks themselves out. */
-export async function revokeApiKey(db: Db, organizationId: string, keyId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+/** Revokes a key at once, in every process. The organization's last active key cannot be revoked, so nobody locks themselves out. */
+export async function revokeApiKey(db: Db, store: SharedStore, organizationId: string, keyId: string): Promise<void> {
+  const revoked = await db.transaction().execute(async (trx) => {
     const active = await selectActiveKeys(trx, organizationId).forUpdate().execute();
-    if (!active.some((k) => k.id === keyId)) throw notFound('API key', keyId);
+    const key = active.find((k) => k.id === keyId);
+    if (!key) throw notFound('API key', keyId);
     if (active.length === 1) throw badRequest('The last active API key cannot be revoked; create another key first', 'id');
     await trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).execute();
+    return key;
   });
+  await forgetApiKey(store, revoked.secret_hash);
 }
 
 export function toApiKey(k: ApiKeyRow): z.output<typeof ApiKey> {

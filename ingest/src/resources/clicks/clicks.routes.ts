@@ -7,7 +7,7 @@ import { Click, ClickCreate, LinkNotFoundResponse } from './clicks.schema.js';
 import { toClick } from './clicks.serializer.js';
 import { recordClick } from './clicks.service.js';
 
-export function registerClickRoutes(api: ApiBuilder, { db, store, config, secretGuards }: RouteDeps): void {
+export function registerClickRoutes(api: ApiBuilder, { db, store, writeClick, config, secretGuards }: RouteDeps): void {
   api.route({
     tag: 'Clicks',
     security: 'secret',
@@ -23,7 +23,7 @@ export function registerClickRoutes(api: ApiBuilder, { db, store, config, secret
     errors: [404],
     errorBodies: { 404: LinkNotFoundResponse },
     handler: async ({ req, res, body }) => {
-      const click = await recordClick(db, store, authOf(res).organizationId, body, {
+      const click = await recordClick(db, store, writeClick, authOf(res).organizationId, body, {
         userAgent: req.get('user-agent'),
         headerCountry: config.countryHeader ? req.get(config.countryHeader) : undefined,
       });

@@ -9,6 +9,7 @@ import { requireLink } from '../links/links.repository.js';
 import { resolveLinks } from '../links/links.service.js';
 import { requirePartner } from '../partners/partners.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
+import type { ClickWriter } from './click-writer.js';
 import type { ClickCreateInput } from './clicks.schema.js';
 
 /** What the request itself tells about the visitor. */
@@ -51,9 +52,12 @@ async function attributeByPartner(db: Db, organizationId: string, input: ClickCr
 async function attributeByLink(db: Db, store: SharedStore, organizationId: string, input: ClickCreateInput): Promise<Attribution> {
   if (input.param === undefined) throw badRequest('param is required with value', 'param');
   if (input.value === undefined) throw badRequest('value is required with param', 'value');
-  if (input.program_id) await requireProgram(db, organizationId, input.program_id, 'program_id');
   const links = await resolveLinks(db, store, { organizationId, programId: input.program_id, param: input.param, value: input.value });
-  if (links.length === 0) throw linkNotFound();
+  if (links.length === 0) {
+    // A program of another organization is a 404 of its own; a found link vouches for its program.
+    if (input.program_id) await requireProgram(db, organizationId, input.program_id, 'program_id');
+    throw linkNotFound();
+  }
   if (links.length > 1) {
     throw badRequest('More than one program has a link with this param and value; give program_id', 'program_id');
   }
@@ -64,14 +68,21 @@ async function attributeByLink(db: Db, store: SharedStore, organizationId: strin
  * Records a click by method 1 (partner_id, optional link_id) or method 2 (param + value, optional
  * program_id). Browser and, unless given, device come from the User-Agent.
  */
-export async function recordClick(db: Db, store: SharedStore, organizationId: string, input: ClickCreateInput, visitor: VisitorContext): Promise<ClickRow> {
+export async function recordClick(
+  db: Db,
+  store: SharedStore,
+  write: ClickWriter,
+  organizationId: string,
+  input: ClickCreateInput,
+  visitor: VisitorContext,
+): Promise<ClickRow> {
   const byPartner = input.partner_id !== undefined || input.link_id !== undefined;
   const byLink = input.param !== undefined || input.value !== undefined;
   if (byPartner && byLink) throw badRequest('Use either partner_id (method 1) or param and value (method 2), not both');
   if (!byPartner && !byLink) throw badRequest('Give partner_id (method 1), or param and value (method 2)');
   const target = byPartner ? await attributeByPartner(db, organizationId, input) : await attributeByLink(db, store, organizationId, input);
 
-  return insertClick(db, { organizationId, ...target, country: input.country, device: input.device, page: input.page, referrer: input.referrer }, visitor);
+  return insertClick(write, { organizationId, ...target, country: input.country, device: input.device, page: input.page, referrer: input.referrer }, visitor);
 }
 
 export interface NewClick extends Attribution {
@@ -83,25 +94,23 @@ export interface NewClick extends Attribution {
 }
 
 /** Writes a click; browser and, unless given, device come from the User-Agent, country from the body or the CDN header. */
-export function insertClick(db: Db, click: NewClick, visitor: VisitorContext, id = newId('click'), now = new Date()): Promise<ClickRow> {
+export async function insertClick(write: ClickWriter, click: NewClick, visitor: VisitorContext, id = newId('click'), now = new Date()): Promise<ClickRow> {
   const ua = parseUserAgent(visitor.userAgent);
-  return db
-    .insertInto('clicks')
-    .values({
-      id,
-      organization_id: click.organizationId,
-      program_id: click.programId,
-      partner_id: click.partnerId,
-      link_id: click.linkId,
-      country: click.country ?? countryFromHeader(visitor.headerCountry),
-      state: null,
-      device: click.device ?? ua.device,
-      page: click.page ?? null,
-      browser: ua.browser,
-      referrer: click.referrer ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row: ClickRow = {
+    id,
+    organization_id: click.organizationId,
+    program_id: click.programId,
+    partner_id: click.partnerId,
+    link_id: click.linkId,
+    country: click.country ?? countryFromHeader(visitor.headerCountry),
+    state: null,
+    device: click.device ?? ua.device,
+    page: click.page ?? null,
+    browser: ua.browser,
+    referrer: click.referrer ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  await write(row);
+  return row;
 }

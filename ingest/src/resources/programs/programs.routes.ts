@@ -10,7 +10,7 @@ import { Program, ProgramCreate, ProgramListQuery, ProgramUpdate } from './progr
 import { toProgram } from './programs.serializer.js';
 import { createProgram, updateProgram } from './programs.service.js';
 
-export function registerProgramRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'Programs', security: 'secret', guards: secretGuards } as const;
 
   api.route({
@@ -60,6 +60,6 @@ export function registerProgramRoutes(api: ApiBuilder, { db, secretGuards }: Rou
     status: 200,
     response: manyResponse(Program),
     errors: [404],
-    handler: async ({ res, params, body }) => envelope.many(toProgram(await updateProgram(db, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) => envelope.many(toProgram(await updateProgram(db, store, authOf(res).organizationId, params.id, body))),
   });
 }

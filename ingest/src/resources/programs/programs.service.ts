@@ -1,7 +1,9 @@
 import type { Db } from '../../db/database.js';
 import { newId, newPublicKey } from '../../ids.js';
+import type { SharedStore } from '../../store/index.js';
 import { DEFAULT_FLOW } from '../flows/default-flow.js';
 import { insertGroup } from '../groups/groups.repository.js';
+import { forgetProgram } from './program-cache.js';
 import { requireProgram, type ProgramWithDefaultGroup } from './programs.repository.js';
 import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramUpdateInput } from './programs.schema.js';
 
@@ -68,7 +70,7 @@ export async function createProgram(db: Db, organizationId: string, input: Progr
   return requireProgram(db, organizationId, programId);
 }
 
-export async function updateProgram(db: Db, organizationId: string, programId: string, input: ProgramUpdateInput): Promise<ProgramWithDefaultGroup> {
+export async function updateProgram(db: Db, store: SharedStore, organizationId: string, programId: string, input: ProgramUpdateInput): Promise<ProgramWithDefaultGroup> {
   await requireProgram(db, organizationId, programId);
   const { url_params, payout_methods, ...plain } = input;
   await db
@@ -82,5 +84,7 @@ export async function updateProgram(db: Db, organizationId: string, programId: s
     .where('id', '=', programId)
     .where('organization_id', '=', organizationId)
     .execute();
-  return requireProgram(db, organizationId, programId);
+  const updated = await requireProgram(db, organizationId, programId);
+  await forgetProgram(store, updated);
+  return updated;
 }

@@ -5,6 +5,7 @@ import type { ApiBuilder } from '../../http/api.js';
 import { BODY_LIMIT } from '../../http/json-body.js';
 import { rateLimit } from '../../http/rate-limit.js';
 import { LinkNotFoundResponse } from '../clicks/clicks.schema.js';
+import { programsByPublicKey } from '../programs/program-cache.js';
 import { setReferralCookies } from './referral-cookies.js';
 import { TrackClick, TrackClickResponse, TrackSignup, TrackSignupResponse } from './tracking.schema.js';
 import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor } from './tracking.service.js';
@@ -16,7 +17,8 @@ const jsonOrText = express.json({ type: ['application/json', 'text/plain'], limi
 const openCors = cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type'], maxAge: 86_400 });
 
 /** The script's endpoints: authenticated by the program's public key, open to every origin, limited per IP address. */
-export function registerTrackingRoutes(api: ApiBuilder, { db, store, config }: RouteDeps): void {
+export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick, config }: RouteDeps): void {
+  const programs = programsByPublicKey(db, store);
   const limiter = store.createRateLimiter({ name: 'track', points: config.trackRateLimit, windowSeconds: RATE_WINDOW_SECONDS });
   const guards = [openCors, rateLimit(limiter, RATE_WINDOW_SECONDS, (res) => res.req.ip ?? 'unknown'), jsonOrText];
   const common = { tag: 'Tracking script', security: 'public', guards, errors: [401, 404] } as const;
@@ -40,10 +42,10 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, config }: R
     response: TrackClickResponse,
     errorBodies: { 404: LinkNotFoundResponse },
     handler: async ({ req, res, body }) => {
-      const program = await programByPublicKey(db, body.key);
+      const program = await programByPublicKey(programs, body.key);
       const visitor = visitorOf(req);
       if (config.botFilter && isBotVisitor(visitor)) return { success: true, data: null };
-      const { data, maxAge } = await trackClick(db, store, program, body, visitor);
+      const { data, maxAge } = await trackClick(db, store, writeClick, program, body, visitor);
       const cookie = setReferralCookies(req, res, data, maxAge, body.cookie_domain);
       return { success: true, data, max_age: maxAge, cookie };
     },
@@ -61,7 +63,7 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, config }: R
     status: 201,
     errors: [401, 404, 409],
     handler: async ({ req, res, body }) => {
-      const program = await programByPublicKey(db, body.key);
+      const program = await programByPublicKey(programs, body.key);
       const { data, maxAge } = await trackSignup(db, program, body);
       const svcData = { click_id: data.click_id, cookie_duration: program.cookie_duration, partner_id: data.partner_id, program_id: program.id, customer_id: data.customer_id };
       const cookie = setReferralCookies(req, res, svcData, maxAge, body.cookie_domain);

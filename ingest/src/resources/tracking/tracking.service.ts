@@ -4,6 +4,7 @@ import type { ProgramRow } from '../../db/schema.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { newId, sha256 } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
+import type { ClickWriter } from '../clicks/click-writer.js';
 import { insertClick, linkNotFound, type VisitorContext } from '../clicks/clicks.service.js';
 import { convertClickToLead } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
@@ -19,8 +20,8 @@ export interface Visitor extends VisitorContext {
 }
 
 /** The program a public key (pk_…) belongs to; a wrong key is an authentication error. */
-export async function programByPublicKey(db: Db, key: string | undefined): Promise<ProgramRow> {
-  const program = key?.startsWith('pk_') ? await db.selectFrom('programs').selectAll().where('public_key', '=', key).executeTakeFirst() : undefined;
+export async function programByPublicKey(lookup: (key: string) => Promise<ProgramRow | undefined>, key: string | undefined): Promise<ProgramRow> {
+  const program = key?.startsWith('pk_') ? await lookup(key) : undefined;
   if (!program) throw new ApiError('authentication_error', 'Invalid public key provided');
   return program;
 }
@@ -31,45 +32,49 @@ interface Visit {
   id: string;
   partnerId: string;
   createdAt: Date;
-  isNew: boolean;
+  /** The customer the click became, when the visitor named the click by their own cookie. */
+  customerId: string | null;
 }
+
+const visitKey = (link: ResolvedLink, visitor: Visitor) => `trk:visit:${link.id}:${sha256(`${visitor.ip}\n${visitor.userAgent ?? ''}`).slice(0, 32)}`;
 
 /**
  * The visitor's click on this link: the one already recorded within the hour (named by their
  * cookie, or remembered in the shared store by IP address and User-Agent), else a new one.
+ * IP address and User-Agent are shared by everyone behind one proxy with the same browser, so
+ * such a repeat only reuses a click that nobody has signed up on, and never reveals a customer.
  */
-async function recordVisit(db: Db, store: SharedStore, link: ResolvedLink, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Visit> {
-  const since = new Date(Date.now() - REPEAT_WINDOW_MS);
+async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link: ResolvedLink, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Visit> {
   if (input.click_id) {
     const own = await db
       .selectFrom('clicks')
       .select(['id', 'partner_id', 'created_at'])
       .where('id', '=', input.click_id)
       .where('link_id', '=', link.id)
-      .where('created_at', '>', since)
+      .where('created_at', '>', new Date(Date.now() - REPEAT_WINDOW_MS))
       .executeTakeFirst();
-    if (own) return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), isNew: false };
+    if (own) return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), customerId: await customerOfClick(db, own.id) };
   }
 
-  const key = `trk:visit:${link.id}:${sha256(`${visitor.ip}\n${visitor.userAgent ?? ''}`).slice(0, 32)}`;
+  const key = visitKey(link, visitor);
   const id = newId('click');
   const now = new Date();
-  if (!(await store.setIfAbsent(key, JSON.stringify({ id, at: now.getTime() }), REPEAT_WINDOW_MS))) {
+  const remembered = JSON.stringify({ id, at: now.getTime() });
+  if (!(await store.setIfAbsent(key, remembered, REPEAT_WINDOW_MS))) {
     const seen = await store.get(key);
-    if (seen) {
-      const earlier = JSON.parse(seen) as { id: string; at: number };
-      return { id: earlier.id, partnerId: link.partner_id, createdAt: new Date(earlier.at), isNew: false };
-    }
+    const earlier = seen ? (JSON.parse(seen) as { id: string; at: number }) : null;
+    if (earlier && !(await customerOfClick(db, earlier.id))) return { id: earlier.id, partnerId: link.partner_id, createdAt: new Date(earlier.at), customerId: null };
+    await store.set(key, remembered, REPEAT_WINDOW_MS);
   }
   try {
     const click = await insertClick(
-      db,
+      write,
       { organizationId: program.organization_id, programId: program.id, partnerId: link.partner_id, linkId: link.id, page: input.page, referrer: input.referrer },
       visitor,
       id,
       now,
     );
-    return { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), isNew: true };
+    return { id: click.id, partnerId: click.partner_id, createdAt: now, customerId: null };
   } catch (err) {
     await store.delete(key).catch(() => {});
     throw err;
@@ -86,7 +91,7 @@ async function earlierClick(db: Db, program: ProgramRow, clickId: string | null 
     .where('program_id', '=', program.id)
     .where('created_at', '>', new Date(Date.now() - program.cookie_duration * DAY_MS))
     .executeTakeFirst();
-  return click ? { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), isNew: false } : null;
+  return click ? { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), customerId: await customerOfClick(db, click.id) } : null;
 }
 
 async function customerOfClick(db: Db, clickId: string): Promise<string | null> {
@@ -107,10 +112,17 @@ const secondsLeft = (clickCreatedAt: Date, program: ProgramRow) =>
  * The script's click: records the visit (or finds the repeat) and answers the referral the
  * visitor keeps, following the program's attribution model.
  */
-export async function trackClick(db: Db, store: SharedStore, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Tracked<SvcDataObject>> {
+export async function trackClick(
+  db: Db,
+  store: SharedStore,
+  write: ClickWriter,
+  program: ProgramRow,
+  input: TrackClickInput,
+  visitor: Visitor,
+): Promise<Tracked<SvcDataObject>> {
   const [link] = await resolveLinks(db, store, { organizationId: program.organization_id, programId: program.id, param: input.param, value: input.value });
   if (!link) throw linkNotFound();
-  const visit = await recordVisit(db, store, link, program, input, visitor);
+  const visit = await recordVisit(db, store, write, link, program, input, visitor);
   const kept = program.attribution_model === 'first_click' && input.click_id !== visit.id ? await earlierClick(db, program, input.click_id) : null;
   const attributed = kept ?? visit;
   return {
@@ -119,7 +131,7 @@ export async function trackClick(db: Db, store: SharedStore, program: ProgramRow
       cookie_duration: program.cookie_duration,
       partner_id: attributed.partnerId,
       program_id: program.id,
-      customer_id: attributed.isNew ? null : await customerOfClick(db, attributed.id),
+      customer_id: attributed.customerId,
     },
     maxAge: secondsLeft(attributed.createdAt, program),
   };
