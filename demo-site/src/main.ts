@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Server } from 'node:http';
+import express from 'express';
 import { createApp } from '../../ingest/src/app.js';
 import { initOrganization } from '../../ingest/src/bootstrap.js';
 import { loadConfig } from '../../ingest/src/config.js';
@@ -7,6 +8,7 @@ import { createLogger } from '../../ingest/src/logger.js';
 import { openRuntime } from '../../ingest/src/runtime.js';
 import { createDemoApp } from './app.js';
 import { seedDemo } from './seed.js';
+import { testHooks } from './test-hooks.js';
 
 /**
  * `npm run demo`: ingest and the Acme demo site together, with demo partners and links.
@@ -14,7 +16,7 @@ import { seedDemo } from './seed.js';
  *
  * INGEST_PORT (8787), DEMO_PORT (3000), DEMO_HOST (localhost, the host name printed and used for
  * ingest's URL), DEMO_MODE (proxy | direct), DEMO_STATE_FILE (where to write the ids and keys
- * as JSON, for browser tests).
+ * as JSON, for browser tests), DEMO_TEST_HOOKS (1: the browser tests' routes of test-hooks.ts).
  */
 async function main(): Promise<void> {
   const ingestPort = Number(process.env.INGEST_PORT ?? 8787);
@@ -35,10 +37,10 @@ async function main(): Promise<void> {
   const keys = await initOrganization(runtime.db, { org: 'Acme Inc', program: 'Acme Partners' });
   const partners = await seedDemo(ingestUrl, keys.api_key, keys.program_id, `http://${host}:${demoPort}`);
   const mode = process.env.DEMO_MODE === 'direct' ? 'direct' : 'proxy';
-  const demo = await listen(
-    createDemoApp({ ingestUrl, secretKey: keys.api_key, publicKey: keys.public_key, programId: keys.program_id, partnerLinks: partners.map((p) => p.link), mode }),
-    demoPort,
-  );
+  const demoApp = createDemoApp({ ingestUrl, secretKey: keys.api_key, publicKey: keys.public_key, programId: keys.program_id, partnerLinks: partners.map((p) => p.link), mode });
+  // Browser tests only (e2e/playwright.config.ts): see test-hooks.ts.
+  const site = process.env.DEMO_TEST_HOOKS === '1' ? express().use('/__e2e', testHooks(runtime.db)).use(demoApp) : demoApp;
+  const demo = await listen(site, demoPort);
 
   const state = { ingestUrl, demoUrl: `http://${host}:${demoPort}`, ...keys, partners };
   if (process.env.DEMO_STATE_FILE) await fs.writeFile(process.env.DEMO_STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
