@@ -117,8 +117,10 @@ ${REFERRAL_PANEL}
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ email, customer_id: referral && referral.customer_id, partner_id: referral && referral.partner_id }),
     });
+    // Read the answer before leaving, so that the request completes instead of being cut off.
+    const answer = await res.json();
     if (res.ok) location.href = '/account?email=' + encodeURIComponent(email);
-    else result.textContent = (await res.json()).error;
+    else result.textContent = answer.error;
   });
 </script>`,
   );
