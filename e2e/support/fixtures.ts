@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { test as base, expect, type Browser, type BrowserContext, type Page, type Request } from '@playwright/test';
 
@@ -27,6 +28,9 @@ export interface SvcData {
   program_id: string;
   customer_id: string | null;
 }
+
+/** The package version svc.js is built from: every track request body carries it as `v`. */
+export const SCRIPT_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
 /** A unique, URL- and e-mail-safe token. */
 export const unique = (prefix = 't') => `${prefix}${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
@@ -121,9 +125,19 @@ const TRACK_PATH = /\/v1\/track\/(click|signup)$/;
 // HeadlessChrome on purpose: ingest counts it only because the demo runs with SVC_BOT_FILTER=off.
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36';
 
+/** A request that failed at the network level, or that a server answered with a 5xx. */
+export interface FailedRequest {
+  method: string;
+  url: string;
+  reason: string;
+}
+
 export class Visitor {
   readonly calls: TrackCall[] = [];
   readonly errors: Error[] = [];
+  readonly failedRequests: FailedRequest[] = [];
+  /** Failed requests a test brings about on purpose (see allowFailures). */
+  private readonly expectedFailures: RegExp[] = [];
   page!: Page;
 
   constructor(
@@ -145,6 +159,12 @@ export class Visitor {
     });
     context.on('page', (page) => visitor.watch(page));
     context.on('request', (request) => visitor.record(request));
+    context.on('requestfailed', (request) =>
+      visitor.failedRequests.push({ method: request.method(), url: request.url(), reason: request.failure()?.errorText ?? 'failed' }),
+    );
+    context.on('response', (response) => {
+      if (response.status() >= 500) visitor.failedRequests.push({ method: response.request().method(), url: response.url(), reason: `HTTP ${response.status()}` });
+    });
     visitor.page = await context.newPage();
     return visitor;
   }
@@ -230,8 +250,30 @@ export class Visitor {
     return { data, ref, svcData: data ? (JSON.parse(decodeURIComponent(data.value)) as SvcData) : null, all: cookies.filter((c) => c.name.startsWith('svc_')) };
   }
 
-  expectNoPageErrors(): void {
-    expect(this.errors.map((e) => `${e.name}: ${e.message}`), 'uncaught errors in the page').toEqual([]);
+  /**
+   * Every request the page issued until now has been recorded: a marker request sent now is seen
+   * after them (the browser reports requests in the order they are made). This is how a test
+   * waits before asserting that no (further) track request was made, instead of sleeping.
+   */
+  async flush(page: Page = this.page): Promise<void> {
+    const marker = `/favicon.ico?e2e-flush=${unique()}`;
+    const seen = page.waitForRequest((r) => r.url().endsWith(marker));
+    await page.evaluate((url) => fetch(url).then(() => undefined, () => undefined), marker);
+    await seen;
+  }
+
+  /** Failed requests (network errors, 5xx answers) matching `pattern` are part of the test, not a defect. */
+  allowFailures(pattern: RegExp): void {
+    this.expectedFailures.push(pattern);
+  }
+
+  /** Checked after every test by the automatic `healthy` fixture: no uncaught page error, no unexpected failed request. */
+  expectHealthy(): void {
+    const unexpected = this.failedRequests.filter((f) => !this.expectedFailures.some((p) => p.test(f.url)));
+    expect(
+      { pageErrors: this.errors.map((e) => `${e.name}: ${e.message}`), failedRequests: unexpected.map((f) => `${f.method} ${f.url}: ${f.reason}`) },
+      'uncaught errors in the page, and requests that failed unexpectedly',
+    ).toEqual({ pageErrors: [], failedRequests: [] });
   }
 
   async close(): Promise<void> {
@@ -260,7 +302,11 @@ interface WorkerFixtures extends DemoOptions {
 }
 
 interface TestFixtures {
-  /** A new visitor (fresh browser context); closed after the test. */
+  /** Every visitor the test opened; their browser contexts are closed after the test. */
+  visitors: Visitor[];
+  /** Automatic: after each test, every visitor's pages threw no uncaught error and no request failed unexpectedly. */
+  healthy: void;
+  /** A new visitor (fresh browser context). */
   visitor: () => Promise<Visitor>;
   /** A fresh partner + link in the demo program. */
   referral: (param?: string) => Promise<Referral>;
@@ -286,14 +332,27 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   api: [async ({ demo }, use) => use(apiClient(demo)), { scope: 'worker' }],
 
-  visitor: async ({ browser, demo, baseURL }, use) => {
+  visitors: async ({}, use) => {
     const opened: Visitor[] = [];
+    await use(opened);
+    await Promise.all(opened.map((v) => v.close()));
+  },
+
+  // Torn down before `visitors` (it depends on it), so the check sees the pages still open.
+  healthy: [
+    async ({ visitors }, use) => {
+      await use();
+      for (const v of visitors) v.expectHealthy();
+    },
+    { auto: true },
+  ],
+
+  visitor: async ({ browser, demo, baseURL, visitors }, use) => {
     await use(async () => {
       const v = await Visitor.open(browser, demo, baseURL ?? demo.demoUrl);
-      opened.push(v);
+      visitors.push(v);
       return v;
     });
-    await Promise.all(opened.map((v) => v.close()));
   },
 
   referral: async ({ api, demo }, use) => {
