@@ -219,6 +219,33 @@ describe('commission approval', () => {
     }
   });
 
+  it('approves more than one batch (500) of due commissions of several partners, runs side by side included', async () => {
+    await drain();
+    const p = await createProgram(t, org); // the default flow plus nine more: ten scheduled commissions a payment
+    for (let d = 1; d <= 9; d++) await flowIn(p, { reward: { type: 'percentage', value: d }, approval: { type: 'scheduled', delay_days: d } });
+    const partners = await Promise.all([0, 1, 2, 3].map(() => customerIn(p)));
+    for (let round = 0; round < 29; round++) {
+      await Promise.all(partners.map(({ customer }, i) => createTransaction(t, org, customer, { amount: 10_000 + round * 4 + i, created_at: daysAgo(40).toISOString() })));
+    }
+    expect(await countIn(p, 'pending')).toBe(1160);
+    const totals = async () => Promise.all(partners.map(async ({ partner }) => (await t.request.get(`/v1/partners/${partner.id}?include[]=stats`).set(org.auth)).body.data.stats));
+    const before = await totals();
+
+    const second = await createTestApp({ storage: t.storage });
+    try {
+      await warmPool(t);
+      await warmPool(second);
+      const counts = await Promise.all([approveDueCommissions(t.deps.db), approveDueCommissions(second.deps.db), approveDueCommissions(t.deps.db)]);
+      expect(counts.reduce((a, b) => a + b, 0), JSON.stringify(counts)).toBe(1160);
+    } finally {
+      await second.close();
+    }
+    expect(await countIn(p, 'approved')).toBe(1160);
+    expect(await countIn(p, 'pending')).toBe(0);
+    expect(await totals()).toEqual(before);
+    expect(await approveDueCommissions(db)).toBe(0);
+  });
+
   it('startApprovalJob approves at start and on its timer, and close() stops it', async () => {
     await drain();
     const p = await quietProgram(t, org);

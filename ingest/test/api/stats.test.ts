@@ -291,6 +291,32 @@ describe('partner and customer stats', () => {
       return { ...r, last_order_at: r.last_order_at === null ? null : new Date(r.last_order_at).toISOString() };
     }
 
+    it("a partner_id change moves the row's contribution from the old partner to the new one", async () => {
+      const program = await programWithTenPercent();
+      const [from, to] = await Promise.all([0, 1].map(() => createPartner(t, org, { program_id: program.id })));
+      const customer = await createCustomer(t, org, from, { status: 'active' });
+      const txn = await createTransaction(t, org, customer, { amount: 10_000 });
+      const [commission] = await commissionsOf(t, org, txn);
+      await expectStats(from, stats(0, 1, 10_000, 1000), 'before');
+      await expectStats(to, ZERO, 'before');
+
+      // No API route moves a record to another partner; the counters must follow one anyway.
+      const db = t.storage.db;
+      await db.updateTable('customers').set({ partner_id: to.id }).where('id', '=', customer.id).execute();
+      await db.updateTable('transactions').set({ partner_id: to.id }).where('id', '=', txn.id).execute();
+      await db.updateTable('commissions').set({ partner_id: to.id }).where('id', '=', commission.id).execute();
+      await expectStats(from, ZERO, 'moved');
+      await expectStats(to, stats(0, 1, 10_000, 1000), 'moved');
+
+      // Moved back while its own figure changes: the old partner loses the old figure, the new one gains the new one.
+      await db.updateTable('commissions').set({ partner_id: from.id, amount: 700 }).where('id', '=', commission.id).execute();
+      await db.updateTable('transactions').set({ partner_id: from.id, refunded_amount: 4000 }).where('id', '=', txn.id).execute();
+      await db.updateTable('customers').set({ partner_id: from.id, status: 'lead' }).where('id', '=', customer.id).execute();
+      await expectStats(from, stats(0, 0, 6000, 700), 'moved back');
+      await expectStats(to, ZERO, 'moved back');
+      expect(await recount([from.id, to.id])).toEqual({ [from.id]: stats(0, 0, 6000, 700), [to.id]: ZERO });
+    });
+
     it('after a mixed random workload the counters equal a recount from the base tables', async () => {
       const rnd = prng(20_240_605);
       // Two programs: one with three flows of all approval kinds, one on its default flow.
@@ -550,6 +576,54 @@ describe('partner and customer stats', () => {
     });
   });
   describe('concurrency of the sharded counters (PostgreSQL)', () => {
+    /** Single-connection databases, opened until two of them share a shard (backend pids equal modulo 16). */
+    async function twinShardConnections(opened: { db: Db; pid: number }[]): Promise<[{ db: Db; pid: number }, { db: Db; pid: number }]> {
+      for (let i = 0; i < 40; i++) {
+        const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: t.storage.databaseUrl, max: 1, idleTimeoutMillis: 0 }) }) });
+        const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid;
+        const twin = opened.find((o) => o.pid % 16 === pid % 16);
+        opened.push({ db, pid });
+        if (twin) return [twin, { db, pid }];
+      }
+      throw new Error('no two connections sharing a shard');
+    }
+
+    /**
+     * One statement changing the commissions of many partners: on two connections writing the
+     * same shard, one going through the partners in one order and the other in the reverse order,
+     * the counters must still be locked in one order (partner_id), or the two deadlock.
+     */
+    it.skipIf(STORAGE !== 'postgres')('two multi-partner commission updates in opposite orders do not deadlock', async () => {
+      const program = await programWithTenPercent();
+      const partners: ApiObject[] = [];
+      for (let i = 0; i < 6; i++) partners.push(...(await Promise.all(Array.from({ length: 25 }, () => createPartner(t, org, { program_id: program.id })))));
+      partners.sort((a, b) => (a.id < b.id ? -1 : 1));
+      const now = new Date();
+      const base = { organization_id: org.organization_id, program_id: program.id, type: 'reward', approval_type: 'manual', status: 'approved', amount: 100, created_at: now, updated_at: now };
+      // Ids (and insertion order) make the first set run through the partners upwards, the second downwards.
+      const commission = (prefix: string) => (p: ApiObject, i: number) => ({ ...base, id: `comm_${prefix}${String(i).padStart(4, '0')}${uniqueSuffix()}`, partner_id: p.id });
+      const up = partners.map(commission('up'));
+      const down = [...partners].reverse().map(commission('dn'));
+      await t.storage.db.insertInto('commissions').values(up).execute();
+      await t.storage.db.insertInto('commissions').values(down).execute();
+
+      const opened: { db: Db; pid: number }[] = [];
+      try {
+        const [a, b] = await twinShardConnections(opened);
+        const flip = (db: Db, rows: { id: string }[], status: string) =>
+          db.updateTable('commissions').set({ status }).where('id', 'in', rows.map((r) => r.id)).execute();
+        const errors: string[] = [];
+        for (const status of ['rejected', 'approved', 'rejected', 'approved']) {
+          const outcomes = await Promise.allSettled([flip(a.db, up, status), flip(b.db, down, status)]);
+          errors.push(...outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : [])));
+        }
+        expect(errors).toEqual([]);
+      } finally {
+        await Promise.all(opened.map((o) => o.db.destroy()));
+      }
+      for (const p of partners.slice(0, 3)) expect((await partnerStats(t, org, p.id)).total_commission).toBe(200);
+    });
+
     /**
      * Two connections whose backend pids are equal modulo 16 write the same partner_stats shard.
      * A refund bumps the shard (UPDATE transactions) and only then locks the transaction's
@@ -564,24 +638,14 @@ describe('partner and customer stats', () => {
       const [reward] = await commissionsOf(t, org, txn);
       expect(reward).toMatchObject({ amount: 10_000, status: 'approved' });
 
-      // Single-connection databases, until two of them share a shard.
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       let reached!: () => void;
       const paused = new Promise<void>((r) => (reached = r));
       let gated = false;
       const opened: { db: Db; pid: number }[] = [];
-      let pair: [{ db: Db; pid: number }, { db: Db; pid: number }] | undefined;
       try {
-        for (let i = 0; i < 40 && !pair; i++) {
-          const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: t.storage.databaseUrl, max: 1, idleTimeoutMillis: 0 }) }) });
-          const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid;
-          const twin = opened.find((o) => o.pid % 16 === pid % 16);
-          opened.push({ db, pid });
-          if (twin) pair = [twin, { db, pid }];
-        }
-        expect(pair, 'two connections sharing a shard').toBeDefined();
-        const [refunder, updater] = pair!;
+        const [refunder, updater] = await twinShardConnections(opened);
         const seen = new WeakSet<object>();
         const refunderDb = refunder.db.withPlugin({
           transformQuery: (args) => {

@@ -90,18 +90,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('partner_stats_pkey', ['partner_id', 'shard'])
     .execute();
 
-  await sql`
-    create function svc_bump_partner_stats(p text, d_clicks int8, d_customers int8, d_revenue int8, d_commission int8) returns void
-    language sql as $$
-      insert into partner_stats as s (partner_id, shard, clicks, customers, revenue, commission)
-      values (p, pg_backend_pid() % 16, d_clicks, d_customers, d_revenue, d_commission)
-      on conflict (partner_id, shard) do update
-        set clicks = s.clicks + excluded.clicks,
-            customers = s.customers + excluded.customers,
-            revenue = s.revenue + excluded.revenue,
-            commission = s.commission + excluded.commission
-    $$`.execute(db);
-
   // Clicks arrive in volume (and later in multi-row batches): one statement-level trigger adds
   // each batch per partner, in partner order so concurrent batches lock rows in the same order.
   await sql`
@@ -115,48 +103,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger clicks_partner_stats after insert on clicks referencing new table as inserted_clicks
     for each statement execute function svc_count_clicks()`.execute(db);
 
-  // What each row contributes to its partner's figures; a change moves the difference.
-  await sql`
-    create function svc_count_customer() returns trigger language plpgsql as $$
-    declare
-      before_n int8 := case when tg_op <> 'INSERT' and old.deleted_at is null and old.status <> 'lead' then 1 else 0 end;
-      after_n int8 := case when tg_op <> 'DELETE' and new.deleted_at is null and new.status <> 'lead' then 1 else 0 end;
-    begin
-      if after_n <> before_n then
-        perform svc_bump_partner_stats(coalesce(new.partner_id, old.partner_id), 0, after_n - before_n, 0, 0);
-      end if;
-      return null;
-    end $$`.execute(db);
-  await sql`create trigger customers_partner_stats after insert or update or delete on customers
-    for each row execute function svc_count_customer()`.execute(db);
-
-  await sql`
-    create function svc_count_transaction() returns trigger language plpgsql as $$
-    declare
-      before_n int8 := case when tg_op <> 'INSERT' and old.deleted_at is null then old.amount - old.refunded_amount else 0 end;
-      after_n int8 := case when tg_op <> 'DELETE' and new.deleted_at is null then new.amount - new.refunded_amount else 0 end;
-    begin
-      if after_n <> before_n then
-        perform svc_bump_partner_stats(coalesce(new.partner_id, old.partner_id), 0, 0, after_n - before_n, 0);
-      end if;
-      return null;
-    end $$`.execute(db);
-  await sql`create trigger transactions_partner_stats after insert or update or delete on transactions
-    for each row execute function svc_count_transaction()`.execute(db);
-
-  await sql`
-    create function svc_count_commission() returns trigger language plpgsql as $$
-    declare
-      before_n int8 := case when tg_op <> 'INSERT' and old.deleted_at is null and old.status not in ('rejected', 'refunded') then old.amount else 0 end;
-      after_n int8 := case when tg_op <> 'DELETE' and new.deleted_at is null and new.status not in ('rejected', 'refunded') then new.amount else 0 end;
-    begin
-      if after_n <> before_n then
-        perform svc_bump_partner_stats(coalesce(new.partner_id, old.partner_id), 0, 0, 0, after_n - before_n);
-      end if;
-      return null;
-    end $$`.execute(db);
-  await sql`create trigger commissions_partner_stats after insert or update or delete on commissions
-    for each row execute function svc_count_commission()`.execute(db);
+  await countInPartnerStats(db, 'customers', 'customers', `case when deleted_at is null and status <> 'lead' then 1 else 0 end`);
+  await countInPartnerStats(db, 'transactions', 'revenue', `case when deleted_at is null then amount - refunded_amount else 0 end`);
+  await countInPartnerStats(db, 'commissions', 'commission', `case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end`);
 
   // Counters for the clicks and customers recorded before this migration.
   await sql`
@@ -167,14 +116,47 @@ export async function up(db: Kysely<any>): Promise<void> {
       from partners p`.execute(db);
 }
 
+/**
+ * Keeps the `counter` column of partner_stats for `table`, where `contribution` is what one row
+ * adds to its partner's counter. Statement-level triggers sum a whole statement per partner from
+ * its transition tables (old rows taken from their partner, new rows added to theirs, so a row
+ * moved to another partner moves its figure) and write in partner_id order: statements touching
+ * several partners on several connections lock counter rows in one order and cannot deadlock on
+ * them. Transition tables need one trigger per event.
+ */
+async function countInPartnerStats(db: Kysely<any>, table: string, counter: string, contribution: string): Promise<void> {
+  const rows = (transition: string, sign: '' | '-') => `select partner_id, ${sign}(${contribution}) as d from ${transition}`;
+  const add = (deltas: string) => `
+        insert into partner_stats as s (partner_id, shard, ${counter})
+        select partner_id, pg_backend_pid() % 16, sum(d)::int8 from (${deltas}) as deltas
+         group by partner_id having sum(d) <> 0 order by partner_id
+        on conflict (partner_id, shard) do update set ${counter} = s.${counter} + excluded.${counter};`;
+  await sql
+    .raw(
+      `create function svc_count_${table}() returns trigger language plpgsql as $$
+      begin
+        if tg_op = 'INSERT' then ${add(rows('new_rows', ''))}
+        elsif tg_op = 'UPDATE' then ${add(`${rows('old_rows', '-')} union all ${rows('new_rows', '')}`)}
+        else ${add(rows('old_rows', '-'))}
+        end if;
+        return null;
+      end $$`,
+    )
+    .execute(db);
+  const on = `for each statement execute function svc_count_${table}()`;
+  await sql.raw(`create trigger ${table}_partner_stats_insert after insert on ${table} referencing new table as new_rows ${on}`).execute(db);
+  await sql.raw(`create trigger ${table}_partner_stats_update after update on ${table} referencing old table as old_rows new table as new_rows ${on}`).execute(db);
+  await sql.raw(`create trigger ${table}_partner_stats_delete after delete on ${table} referencing old table as old_rows ${on}`).execute(db);
+}
+
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop trigger if exists clicks_partner_stats on clicks`.execute(db);
-  await sql`drop trigger if exists customers_partner_stats on customers`.execute(db);
+  for (const event of ['insert', 'update', 'delete']) await sql.raw(`drop trigger if exists customers_partner_stats_${event} on customers`).execute(db);
   await db.schema.dropTable('partner_stats').execute();
   await db.schema.dropTable('commissions').execute();
   await db.schema.dropTable('transactions').execute();
   await sql`drop index if exists flows_program_trigger`.execute(db);
-  for (const fn of ['svc_count_clicks()', 'svc_count_customer()', 'svc_count_transaction()', 'svc_count_commission()', 'svc_bump_partner_stats(text, int8, int8, int8, int8)']) {
+  for (const fn of ['svc_count_clicks()', 'svc_count_customers()', 'svc_count_transactions()', 'svc_count_commissions()']) {
     await sql.raw(`drop function if exists ${fn}`).execute(db);
   }
 }
