@@ -208,6 +208,8 @@ export interface CommissionsTable {
   refund_of: string | null;
   type: string;
   status: string;
+  /** A refund entry that left the totals with its reward: the status it gets back with it. */
+  status_before_void: string | null;
   amount: number;
   revenue: number | null;
   currency: string | null;

@@ -563,7 +563,7 @@ describe('/v1/transactions', () => {
   });
 
   describe('DELETE /v1/transactions/:id', () => {
-    it('hides the transaction, frees its charge_id, rejects its unpaid commissions and keeps paid ones', async () => {
+    it('hides the transaction, frees its charge_id, rejects its unpaid commissions and claws back paid ones', async () => {
       const { program, partner, customer } = await quietSetup();
       await createFlow(t, org, { program_id: program.id, reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' } });
       await createFlow(t, org, { program_id: program.id, reward: { type: 'fixed', value: 300 }, approval: { type: 'manual' } });
@@ -591,17 +591,20 @@ describe('/v1/transactions', () => {
       expect((await list(`program_id=${program.id}`)).body.total_count).toBe(0);
       expect((await list(`program_id=${program.id}&charge_id=${txn.charge_id}`)).body.total_count).toBe(0);
 
+      // The paid one stays paid, offset by an approved refund entry, as a full refund would do.
       const after = await commissionsOf(t, org, txn);
-      expect(byAmount(after)).toEqual({ 1000: 'paid', 300: 'rejected', 500: 'rejected', 250: 'rejected' });
+      expect(byAmount(after)).toEqual({ 1000: 'paid', 300: 'rejected', 500: 'rejected', 250: 'rejected', '-1000': 'approved' });
       expect(await fullCommission(t, org, paidId)).toMatchObject({ status: 'paid', payout_id: payoutId, amount: '1000' });
-      expect(await partnerStats(t, org, partner.id)).toMatchObject({ total_revenue: 0, total_commission: 1000 });
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 0, total_commission: 1000, total_orders: 0, last_order_at: null });
+      const clawback = await fullCommission(t, org, after.find((c) => c.amount === -1000)!.id);
+      expect(clawback).toMatchObject({ type: 'refund', status: 'approved', revenue: '-10000', transaction_id: txn.id, payout_id: null });
+      expect(await partnerStats(t, org, partner.id)).toMatchObject({ total_revenue: 0, total_commission: 0 });
+      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
 
       // The charge can be recorded again, and pays again.
       const again = await createTransaction(t, org, customer, { amount: 10_000, charge_id: txn.charge_id });
       expect(again.id).not.toBe(txn.id);
       expect(byAmount(await commissionsOf(t, org, again))).toEqual({ 1000: 'approved', 300: 'pending', 500: 'pending', 250: 'approved' });
-      expect(await partnerStats(t, org, partner.id)).toMatchObject({ total_revenue: 10_000, total_commission: 3050 });
+      expect(await partnerStats(t, org, partner.id)).toMatchObject({ total_revenue: 10_000, total_commission: 2050 });
       const listed = await list(`program_id=${program.id}&charge_id=${txn.charge_id}`);
       expect(listed.body.data.map((x: ApiObject) => x.id)).toEqual([again.id]);
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CommissionState, countsTowardsTotals, planRefund, type RefundEntry, type RewardWithEntries } from '../../src/resources/commissions/refund-plan.js';
+import { type CommissionState, countsTowardsTotals, followsItsReward, planRefund, type RefundEntry, type RewardWithEntries } from '../../src/resources/commissions/refund-plan.js';
 
 /**
  * The refund planner alone (DESIGN.md section 7): each live reward is brought to
@@ -10,7 +10,8 @@ const reward = (id: string, amount: number, status: string, entries: CommissionS
 
 /**
  * Replays refunds of `steps` cents one after the other on one reward, applying each plan the
- * way the service does (markRefunded → status refunded; entries → new refund commissions).
+ * way the service does (markRefunded → status refunded, with the entries that follow the reward;
+ * entries → new refund commissions).
  * Returns every plan and the final state.
  */
 function replay(transactionAmount: number, initial: CommissionState, steps: number[], entryStatusAfter?: (e: RefundEntry) => string) {
@@ -24,8 +25,10 @@ function replay(transactionAmount: number, initial: CommissionState, steps: numb
     const plan = planRefund({ transactionAmount, refundedAfter: refunded, rewards: [{ reward: current, entries }] });
     plans.push(plan);
     const marked = new Set(plan.markRefunded);
-    if (marked.has(current.id)) current = { ...current, status: 'refunded' };
-    entries = entries.map((e) => (marked.has(e.id) ? { ...e, status: 'refunded' } : e));
+    if (marked.has(current.id)) {
+      current = { ...current, status: 'refunded' };
+      entries = entries.map((e) => (followsItsReward(e) ? { ...e, status: 'refunded' } : e));
+    }
     for (const e of plan.entries) {
       seq += 1;
       entries.push({ id: `ref_${seq}`, amount: e.amount, status: entryStatusAfter ? entryStatusAfter(e) : e.status });
@@ -35,6 +38,18 @@ function replay(transactionAmount: number, initial: CommissionState, steps: numb
   const net = live.reduce((sum, c) => sum + c.amount, 0);
   return { plans, reward: current, entries, net };
 }
+
+describe('followsItsReward', () => {
+  it.each([
+    ['pending', true],
+    ['approved', true],
+    ['paid', false],
+    ['rejected', false],
+    ['refunded', false],
+  ])('%s → %s', (status, expected) => {
+    expect(followsItsReward({ status })).toBe(expected);
+  });
+});
 
 describe('countsTowardsTotals', () => {
   it.each([
@@ -150,7 +165,7 @@ describe('planRefund: a full refund', () => {
     expect(planRefund({ transactionAmount: 10_000, refundedAfter: 10_000, rewards: [reward('c', 2000, status)] })).toEqual({ markRefunded: ['c'], entries: [] });
   });
 
-  it('of an unpaid commission also marks its live refund entries refunded, not the dead ones', () => {
+  it('of an unpaid commission marks only the reward (its unpaid entries follow it)', () => {
     const plan = planRefund({
       transactionAmount: 10_000,
       refundedAfter: 10_000,
@@ -163,7 +178,7 @@ describe('planRefund: a full refund', () => {
         ]),
       ],
     });
-    expect(plan).toEqual({ markRefunded: ['c', 'r1', 'r2'], entries: [] });
+    expect(plan).toEqual({ markRefunded: ['c'], entries: [] });
   });
 
   it('of a paid commission adds an approved entry of −remaining', () => {
@@ -192,6 +207,13 @@ describe('planRefund: a full refund', () => {
     });
   });
 
+  it('of a 0-cent transaction (as a delete settles it) brings a paid reward to 0', () => {
+    expect(planRefund({ transactionAmount: 0, refundedAfter: 0, rewards: [reward('c', 300, 'paid'), reward('d', 100, 'approved')] })).toEqual({
+      markRefunded: ['d'],
+      entries: [{ refund_of: 'c', amount: -300, status: 'approved' }],
+    });
+  });
+
   it('ignores rejected and refunded rewards', () => {
     expect(
       planRefund({
@@ -213,7 +235,7 @@ describe('planRefund: a full refund', () => {
         reward('d', 50, 'approved'),
       ],
     });
-    expect(plan).toEqual({ markRefunded: ['a', 'ra', 'd'], entries: [{ refund_of: 'b', amount: -267, status: 'approved' }] });
+    expect(plan).toEqual({ markRefunded: ['a', 'd'], entries: [{ refund_of: 'b', amount: -267, status: 'approved' }] });
   });
 });
 
@@ -230,7 +252,7 @@ describe('planRefund: several partial refunds add up exactly', () => {
     const r = replay(3000, { id: 'c', amount: 1000, status: 'approved' }, [1000, 1000, 1000]);
     expect(r.plans[0]).toEqual({ markRefunded: [], entries: [{ refund_of: 'c', amount: -333, status: 'approved' }] });
     expect(r.plans[1]).toEqual({ markRefunded: [], entries: [{ refund_of: 'c', amount: -334, status: 'approved' }] });
-    expect(r.plans[2]).toEqual({ markRefunded: ['c', 'ref_1', 'ref_2'], entries: [] });
+    expect(r.plans[2]).toEqual({ markRefunded: ['c'], entries: [] });
     expect(r.reward.status).toBe('refunded');
     expect(r.entries.map((e) => e.status)).toEqual(['refunded', 'refunded']);
     expect(r.net).toBe(0);
@@ -268,7 +290,7 @@ describe('planRefund: several partial refunds add up exactly', () => {
       [-83, 'refunded'],
       [-5, 'refunded'],
     ]);
-    expect(r.plans[6]).toEqual({ markRefunded: ['c', 'ref_1', 'ref_2', 'ref_3', 'ref_4', 'ref_5'], entries: [] });
+    expect(r.plans[6]).toEqual({ markRefunded: ['c'], entries: [] });
     expect(r.net).toBe(0);
   });
 

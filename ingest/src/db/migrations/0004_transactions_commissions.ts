@@ -56,6 +56,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('refund_of', 'text', (c) => c.references('commissions.id'))
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull())
+    // A refund entry that left the totals with its reward: the status it gets back with it.
+    .addColumn('status_before_void', 'text')
     .addColumn('amount', 'int8', (c) => c.notNull())
     .addColumn('revenue', 'int8')
     .addColumn('currency', 'text')

@@ -13,6 +13,18 @@ export async function requireCommission(db: Db, organizationId: string, id: stri
 }
 
 /**
+ * The caller's live commission, or 404, locked for the rest of the SQL transaction together with
+ * its refund entries, which change with it. The commission is locked first, as
+ * lockTransactionCommissions does (a reward is older than its entries).
+ */
+export async function lockCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow> {
+  const commission = await selectCommissions(db, organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!commission) throw notFound('commission', id);
+  await db.selectFrom('commissions').select('id').where('refund_of', '=', commission.id).where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').forUpdate().execute();
+  return commission;
+}
+
+/**
  * The live commissions of a transaction, locked for the rest of the SQL transaction. Take these
  * locks before changing the transaction row: its stats trigger locks the partner's counters, and
  * a commission update locks the commission first and the counters second, so any other order

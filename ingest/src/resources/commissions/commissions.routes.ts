@@ -68,7 +68,8 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
     method: 'put',
     path: '/v1/commissions/:id',
     summary: 'Update a commission',
-    description: 'Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. The response shows every field, with `amount` and `revenue` as strings.',
+    description:
+      "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. The response shows every field, with `amount` and `revenue` as strings.",
     body: CommissionUpdate,
     status: 200,
     response: manyResponse(FullCommission),
@@ -80,7 +81,7 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
     method: 'delete',
     path: '/v1/commissions/:id',
     summary: 'Delete a commission',
-    description: 'Soft delete: hidden from the API and from partner and customer totals.',
+    description: "Soft delete: hidden from the API and from partner and customer totals, with the reward's refund entries that are not paid.",
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

@@ -10,10 +10,10 @@ import { requireProgram } from '../programs/programs.repository.js';
 import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
 import { requireTransaction } from '../transactions/transactions.repository.js';
 import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
-import { requireCommission } from './commissions.repository.js';
+import { lockCommission } from './commissions.repository.js';
 import type { CommissionCreateInput, CommissionExpand, CommissionStatus, CommissionUpdateInput } from './commissions.schema.js';
 import { toCommission } from './commissions.serializer.js';
-import { planRefund } from './refund-plan.js';
+import { moveRefundEntries } from './refund-entries.js';
 
 /** A paid commission carries a payout id (kept while it stays paid); any other status has none. */
 function payoutIdFor(status: CommissionStatus | string, current?: Pick<CommissionRow, 'status' | 'payout_id'>): string | null {
@@ -84,94 +84,40 @@ export async function createCommission(db: Db, organizationId: string, input: Co
 }
 
 export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
-  const current = await requireCommission(db, organizationId, id);
-  let chargeStatus: string | null | undefined;
-  if (input.transaction_id) {
-    const transaction = await checkTransaction(db, organizationId, input.transaction_id, { programId: current.program_id, customerId: current.customer_id });
-    chargeStatus = transaction.status;
-  } else if (input.transaction_id === null) {
-    chargeStatus = null;
-  }
-  return db
-    .updateTable('commissions')
-    .set({
-      ...input,
-      ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
-      ...(input.status ? { payout_id: payoutIdFor(input.status, current) } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', current.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** Soft delete: hidden from the API and from the totals. */
-export async function deleteCommission(db: Db, organizationId: string, id: string): Promise<void> {
-  const commission = await requireCommission(db, organizationId, id);
-  const now = new Date();
-  await db.updateTable('commissions').set({ deleted_at: now, updated_at: now }).where('id', '=', commission.id).execute();
-}
-
-/**
- * The effect of a refund on the transaction's commissions (see refund-plan.ts), inside the
- * refund's SQL transaction. `transaction` already holds the new refunded amount and status;
- * `commissions` are its commissions, locked (lockTransactionCommissions) before the transaction
- * row was updated.
- */
-export async function applyRefund(trx: Db, transaction: TransactionRow, refundedNow: number, commissions: CommissionRow[]): Promise<void> {
-  const rewards = commissions
-    .filter((c) => c.type === 'reward')
-    .map((reward) => ({ reward, entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id) }));
-  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.refunded_amount, rewards });
-  const now = new Date();
-
-  if (commissions.length > 0) {
-    await trx
+  return db.transaction().execute(async (trx) => {
+    const current = await lockCommission(trx, organizationId, id);
+    let chargeStatus: string | null | undefined;
+    if (input.transaction_id) {
+      chargeStatus = (await checkTransaction(trx, organizationId, input.transaction_id, { programId: current.program_id, customerId: current.customer_id })).status;
+    } else if (input.transaction_id === null) {
+      chargeStatus = null;
+    }
+    const now = new Date();
+    const updated = await trx
       .updateTable('commissions')
-      .set((eb) => ({
-        charge_status: transaction.status,
-        status: plan.markRefunded.length ? eb.case().when('id', 'in', plan.markRefunded).then('refunded').else(eb.ref('status')).end() : eb.ref('status'),
+      .set({
+        ...input,
+        ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
+        // A status given by hand is the entry's own: it no longer follows its reward.
+        ...(input.status ? { payout_id: payoutIdFor(input.status, current), status_before_void: null } : {}),
         updated_at: now,
-      }))
-      .where('id', 'in', commissions.map((c) => c.id))
-      .execute();
-  }
-  if (plan.entries.length === 0) return;
-  const byId = new Map(commissions.map((c) => [c.id, c]));
-  await trx
-    .insertInto('commissions')
-    .values(
-      plan.entries.map((entry) => {
-        const reward = byId.get(entry.refund_of)!;
-        return {
-          ...reward,
-          id: newId('commission'),
-          refund_of: reward.id,
-          type: 'refund',
-          status: entry.status,
-          amount: entry.amount,
-          revenue: -refundedNow,
-          charge_status: transaction.status,
-          scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
-          payout_id: null,
-          created_at: now,
-          updated_at: now,
-          deleted_at: null,
-        };
-      }),
-    )
-    .execute();
+      })
+      .where('id', '=', current.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (input.status) await moveRefundEntries(trx, [current], input.status, now);
+    return updated;
+  });
 }
 
-/** A deleted transaction earns nothing: its unpaid commissions are rejected; paid ones stay as they are. */
-export async function rejectUnpaidCommissions(trx: Db, transactionId: string): Promise<void> {
-  await trx
-    .updateTable('commissions')
-    .set({ status: 'rejected', updated_at: new Date() })
-    .where('transaction_id', '=', transactionId)
-    .where('deleted_at', 'is', null)
-    .where('status', 'in', ['pending', 'approved'])
-    .execute();
+/** Soft delete: hidden from the API and from the totals, with its unpaid refund entries. */
+export async function deleteCommission(db: Db, organizationId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const commission = await lockCommission(trx, organizationId, id);
+    const now = new Date();
+    await trx.updateTable('commissions').set({ deleted_at: now, updated_at: now }).where('id', '=', commission.id).execute();
+    await moveRefundEntries(trx, [commission], 'deleted', now);
+  });
 }
 
 /** A page of commissions in the short field set, with the requested expansions loaded once per page. */

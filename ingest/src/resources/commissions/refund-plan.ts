@@ -4,8 +4,9 @@
  * Each live reward commission is brought to what it should be worth after the refund:
  * `amount − round(amount × refunded / transaction amount)`, counted on the cumulative refunded
  * amount so that rounding never drifts over several partial refunds and a full refund nets to
- * exactly 0. An unpaid commission fully refunded is marked `refunded` (with its unpaid refund
- * entries); every other change is a new `refund` entry holding the difference.
+ * exactly 0. An unpaid commission fully refunded is marked `refunded` (its unpaid refund entries
+ * follow it, see `followsItsReward`); every other change is a new `refund` entry holding the
+ * difference.
  */
 
 export interface CommissionState {
@@ -28,12 +29,20 @@ export interface RefundEntry {
 }
 
 export interface RefundPlan {
+  /** Rewards to mark refunded (their entries follow them). */
   markRefunded: string[];
   entries: RefundEntry[];
 }
 
 const VOID = new Set(['rejected', 'refunded']);
 export const countsTowardsTotals = (c: { status: string }) => !VOID.has(c.status);
+
+/**
+ * The refund entries that go with their reward when it leaves the totals (rejected, refunded or
+ * deleted): the unpaid ones. A paid entry is money already recovered and stays as it is.
+ */
+export const FOLLOWING_STATUSES = ['pending', 'approved'] as const;
+export const followsItsReward = (entry: { status: string }) => (FOLLOWING_STATUSES as readonly string[]).includes(entry.status);
 
 /** round(amount × part / whole), half up; all non-negative integers, whole > 0. */
 function share(amount: number, part: number, whole: number): number {
@@ -46,11 +55,11 @@ export function planRefund(q: { transactionAmount: number; refundedAfter: number
   for (const { reward, entries } of q.rewards) {
     if (!countsTowardsTotals(reward)) continue;
     const live = entries.filter(countsTowardsTotals);
-    if (full && reward.status !== 'paid' && live.every((e) => e.status !== 'paid')) {
-      plan.markRefunded.push(reward.id, ...live.map((e) => e.id));
+    if (full && reward.status !== 'paid' && live.every(followsItsReward)) {
+      plan.markRefunded.push(reward.id);
       continue;
     }
-    const target = reward.amount - share(reward.amount, q.refundedAfter, q.transactionAmount);
+    const target = full ? 0 : reward.amount - share(reward.amount, q.refundedAfter, q.transactionAmount);
     const current = reward.amount + live.reduce((sum, e) => sum + e.amount, 0);
     const difference = target - current;
     if (difference === 0) continue;

@@ -121,7 +121,8 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, secretGuards }:
     method: 'delete',
     path: '/v1/transactions/:id',
     summary: 'Delete a transaction',
-    description: 'Soft delete: hidden and out of the totals, and its charge_id can be recorded again. Its unpaid commissions are rejected; paid ones stay.',
+    description:
+      'Soft delete: hidden and out of the totals, and its charge_id can be recorded again. Its commissions are settled as by a full refund, rejected instead of refunded: unpaid ones are rejected, a paid one gets an approved refund entry offsetting it.',
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

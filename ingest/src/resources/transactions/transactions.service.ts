@@ -6,7 +6,7 @@ import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { awardPaymentCommissions } from '../commissions/award.js';
 import { lockTransactionCommissions } from '../commissions/commissions.repository.js';
-import { applyRefund, rejectUnpaidCommissions } from '../commissions/commissions.service.js';
+import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
 import { requireCustomer } from '../customers/customers.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { findTransactionByCharge, requireTransaction } from './transactions.repository.js';
@@ -131,13 +131,16 @@ export async function refundTransaction(db: Db, organizationId: string, id: stri
   });
 }
 
-/** Soft delete: hidden and out of the totals, its charge_id free again; its unpaid commissions are rejected. */
+/**
+ * Soft delete: hidden and out of the totals, its charge_id free again; its commissions are
+ * settled as by a full refund, rejected instead of refunded (settleDeletedTransaction).
+ */
 export async function deleteTransaction(db: Db, organizationId: string, id: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const transaction = await requireTransaction(trx, organizationId, id, { forUpdate: true });
-    await lockTransactionCommissions(trx, transaction.id);
+    const commissions = await lockTransactionCommissions(trx, transaction.id);
     const now = new Date();
     await trx.updateTable('transactions').set({ deleted_at: now, updated_at: now }).where('id', '=', transaction.id).execute();
-    await rejectUnpaidCommissions(trx, transaction.id);
+    await settleDeletedTransaction(trx, transaction, commissions);
   });
 }

@@ -1,0 +1,125 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { CommissionRow, TransactionRow } from '../../db/schema.js';
+import { newId } from '../../ids.js';
+import type { CommissionStatus } from './commissions.schema.js';
+import { countsTowardsTotals, FOLLOWING_STATUSES, planRefund, type RefundEntry } from './refund-plan.js';
+
+/**
+ * Refund entries: what refunds (refund-plan.ts) and transaction deletes write, and how a
+ * reward's entries follow it in and out of the totals. Every function runs inside the caller's
+ * SQL transaction, on commissions it has locked.
+ */
+
+/**
+ * A reward's refund entries follow it in and out of the totals (README, Commissions). When it
+ * leaves them (rejected, refunded or deleted) its unpaid entries go with it, remembering their
+ * status; from one void status to the other they go along; when it counts again they get their
+ * status back. Paid entries, and entries whose status was set by hand meanwhile, stay as they
+ * are. `rewards` are as they were before the change, locked with their entries.
+ */
+export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: CommissionStatus | 'deleted', now: Date): Promise<void> {
+  const idsOf = (counted: boolean) => rewards.filter((r) => r.type === 'reward' && countsTowardsTotals(r) === counted).map((r) => r.id);
+  const [wasCounted, wasVoid] = [idsOf(true), idsOf(false)];
+  const entriesOf = (ids: string[]) =>
+    trx.updateTable('commissions').where('type', '=', 'refund').where('refund_of', 'in', ids).where('deleted_at', 'is', null);
+  const followers = (ids: string[]) => entriesOf(ids).where('status_before_void', 'is not', null);
+
+  if (to === 'deleted') {
+    const ids = [...wasCounted, ...wasVoid];
+    if (ids.length) await entriesOf(ids).where('status', '<>', 'paid').set({ deleted_at: now, updated_at: now }).execute();
+  } else if (countsTowardsTotals({ status: to })) {
+    if (wasVoid.length) await followers(wasVoid).set({ status: sql<string>`status_before_void`, status_before_void: null, updated_at: now }).execute();
+  } else {
+    if (wasCounted.length) {
+      await entriesOf(wasCounted)
+        .where('status', 'in', FOLLOWING_STATUSES)
+        .set((eb) => ({ status: to, status_before_void: eb.ref('status'), updated_at: now }))
+        .execute();
+    }
+    if (wasVoid.length) await followers(wasVoid).set({ status: to, updated_at: now }).execute();
+  }
+}
+
+/** The transaction's rewards, each with its refund entries, as the refund plan takes them. */
+function rewardsWithEntries(commissions: CommissionRow[]) {
+  return commissions
+    .filter((c) => c.type === 'reward')
+    .map((reward) => ({ reward, entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id) }));
+}
+
+/** Marks these rewards `status` (a void one) in the caller's SQL transaction; their unpaid entries follow. */
+async function voidRewards(trx: Db, commissions: CommissionRow[], ids: string[], status: 'refunded' | 'rejected', now: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await trx.updateTable('commissions').set({ status, updated_at: now }).where('id', 'in', ids).execute();
+  await moveRefundEntries(trx, commissions.filter((c) => ids.includes(c.id)), status, now);
+}
+
+/** Writes the refund entries of a plan, each a copy of its reward with the entry's amount and status. */
+async function insertRefundEntries(
+  trx: Db,
+  entries: RefundEntry[],
+  commissions: CommissionRow[],
+  at: { revenue: number; chargeStatus: string; now: Date },
+): Promise<void> {
+  if (entries.length === 0) return;
+  const byId = new Map(commissions.map((c) => [c.id, c]));
+  await trx
+    .insertInto('commissions')
+    .values(
+      entries.map((entry) => {
+        const reward = byId.get(entry.refund_of)!;
+        return {
+          ...reward,
+          id: newId('commission'),
+          refund_of: reward.id,
+          type: 'refund',
+          status: entry.status,
+          status_before_void: null,
+          amount: entry.amount,
+          revenue: at.revenue,
+          charge_status: at.chargeStatus,
+          scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
+          payout_id: null,
+          created_at: at.now,
+          updated_at: at.now,
+          deleted_at: null,
+        };
+      }),
+    )
+    .execute();
+}
+
+/**
+ * The effect of a refund on the transaction's commissions (see refund-plan.ts), inside the
+ * refund's SQL transaction. `transaction` already holds the new refunded amount and status;
+ * `commissions` are its commissions, locked (lockTransactionCommissions) before the transaction
+ * row was updated.
+ */
+export async function applyRefund(trx: Db, transaction: TransactionRow, refundedNow: number, commissions: CommissionRow[]): Promise<void> {
+  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.refunded_amount, rewards: rewardsWithEntries(commissions) });
+  const now = new Date();
+  if (commissions.length > 0) {
+    await trx
+      .updateTable('commissions')
+      .set({ charge_status: transaction.status, updated_at: now })
+      .where('id', 'in', commissions.map((c) => c.id))
+      .execute();
+  }
+  await voidRewards(trx, commissions, plan.markRefunded, 'refunded', now);
+  await insertRefundEntries(trx, plan.entries, commissions, { revenue: -refundedNow, chargeStatus: transaction.status, now });
+}
+
+/**
+ * A deleted transaction earns nothing: its commissions are settled as a full refund would settle
+ * them, with `rejected` where a refund marks `refunded` (README, Transactions). A paid reward
+ * keeps its status and payout and gets a refund entry for what it still counts, so the charge
+ * recorded again does not pay the partner twice. Same locking as applyRefund.
+ */
+export async function settleDeletedTransaction(trx: Db, transaction: TransactionRow, commissions: CommissionRow[]): Promise<void> {
+  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.amount, rewards: rewardsWithEntries(commissions) });
+  const now = new Date();
+  await voidRewards(trx, commissions, plan.markRefunded, 'rejected', now);
+  const revenue = -(transaction.amount - transaction.refunded_amount);
+  await insertRefundEntries(trx, plan.entries, commissions, { revenue, chargeStatus: transaction.status, now });
+}
