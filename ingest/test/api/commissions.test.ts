@@ -3,7 +3,9 @@ import { expectError } from '../support/expect-error.js';
 import {
   COMMISSION_FULL_FIELDS,
   COMMISSION_SHORT_FIELDS,
+  commissionsOf,
   createCustomer,
+  createFlow,
   createOrganization,
   createPartner,
   createTransaction,
@@ -327,6 +329,64 @@ describe('/v1/commissions', () => {
       expectError(await put(c.id, { transaction_id: carolTxn.id }), 400, 'invalid_request_error', 'transaction_id');
       expectError(await put(c.id, { transaction_id: 'txn_doesNotExist000000000000' }), 404, 'not_found_error', 'transaction_id');
       expect((await retrieve(c.id)).body.data.transaction_id).toBeNull();
+    });
+
+    describe('what a flow or a refund wrote', () => {
+      /** A quiet program with a 10 % immediate flow, a partner and an active customer who paid twice. */
+      async function flowMade() {
+        const p = await quietProgram(t, org);
+        const flow = await createFlow(t, org, { program_id: p.id });
+        const partner = await partnerIn(p);
+        const customer = await createCustomer(t, org, partner, { status: 'active' });
+        const first = await createTransaction(t, org, customer, { amount: 10_000 });
+        const second = await createTransaction(t, org, customer, { amount: 20_000 });
+        const [a] = await commissionsOf(t, org, first);
+        const [b] = await commissionsOf(t, org, second);
+        expect((await update(a.id, {})).flow_id).toBe(flow.id);
+        return { p, partner, customer, first, second, a, b };
+      }
+
+      it("keeps transaction_id of a flow's commission (moving it onto a payment the flow already paid answers 400, not 500)", async () => {
+        const s = await flowMade();
+        const before = await update(s.a.id, {});
+        expectError(await put(s.a.id, { transaction_id: s.second.id }), 400, 'invalid_request_error', 'transaction_id');
+        const bare = await createTransaction(t, org, s.customer, { amount: 5 }); // 10 % of 5 cents rounds up to 1
+        expectError(await put(s.a.id, { transaction_id: bare.id }), 400, 'invalid_request_error', 'transaction_id');
+        expectError(await put(s.a.id, { transaction_id: null, amount: 1 }), 400, 'invalid_request_error', 'transaction_id');
+        // The same transaction is no change; the other fields stay editable.
+        const same = await update(s.a.id, { transaction_id: s.first.id, amount: 900 });
+        expect(same).toMatchObject({ transaction_id: s.first.id, amount: '900' });
+        expect((await retrieve(s.a.id)).body.data).toMatchObject({ transaction_id: before.transaction_id, amount: 900 });
+      });
+
+      it('keeps amount and transaction_id of a refund entry, changing nothing; its status stays editable', async () => {
+        const s = await flowMade();
+        const refund = await t.request.put(`/v1/transactions/${s.first.id}/refund`).set(org.auth).send({ amount: 5000 });
+        expect(refund.status, JSON.stringify(refund.body)).toBe(200);
+        const entry = (await commissionsOf(t, org, s.first)).find((c) => c.amount < 0)!;
+        const before = await update(entry.id, {});
+        expect(before).toMatchObject({ type: 'refund', amount: '-500' });
+        const msg = (res: { body: any }) => res.body.error.message as string;
+        const amount = await put(entry.id, { amount: 100, status: 'paid' });
+        expectError(amount, 400, 'invalid_request_error', 'amount');
+        expect(msg(amount)).toMatch(/refund/);
+        const moved = await put(entry.id, { transaction_id: s.second.id });
+        expectError(moved, 400, 'invalid_request_error', 'transaction_id');
+        expect(msg(moved)).toMatch(/refund/);
+        expectError(await put(entry.id, { transaction_id: null }), 400, 'invalid_request_error', 'transaction_id');
+        expect((await retrieve(entry.id)).body.data).toMatchObject({ amount: -500, status: 'approved', transaction_id: s.first.id, updated_at: before.updated_at });
+        expect(await update(entry.id, { status: 'paid', transaction_id: s.first.id })).toMatchObject({ status: 'paid', amount: '-500' });
+      });
+
+      it("answers 400 for another partner's transaction on a customerless commission, on create and on update", async () => {
+        const bobTxn = await createTransaction(t, org, bobCustomer, { amount: 1000 });
+        expectError(await post({ amount: 5, program_id: program.id, partner_id: alice.id, transaction_id: bobTxn.id }), 400, 'invalid_request_error', 'transaction_id');
+        const c = await create({ amount: 5, program_id: program.id, partner_id: alice.id });
+        expectError(await put(c.id, { transaction_id: bobTxn.id }), 400, 'invalid_request_error', 'transaction_id');
+        expect((await retrieve(c.id)).body.data.transaction_id).toBeNull();
+        const aliceTxn = await createTransaction(t, org, aliceCustomer, { amount: 1000 });
+        expect(await update(c.id, { transaction_id: aliceTxn.id })).toMatchObject({ transaction_id: aliceTxn.id, partner_id: alice.id });
+      });
     });
 
     it('answers 400 naming customer_id, program_id or partner_id (not editable) and 404 for an unknown id', async () => {

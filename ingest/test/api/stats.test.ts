@@ -341,7 +341,7 @@ describe('partner and customer stats', () => {
       // Commission ids with their transaction: an update of a commission and a refund of its
       // transaction are not sent side by side (see the deadlock test below).
       const liveCommissions = () =>
-        t.storage.db.selectFrom('commissions').select(['id', 'transaction_id']).where('program_id', 'in', [y.id, z.id]).where('deleted_at', 'is', null).orderBy('id').execute();
+        t.storage.db.selectFrom('commissions').select(['id', 'transaction_id', 'type']).where('program_id', 'in', [y.id, z.id]).where('deleted_at', 'is', null).orderBy('id').execute();
 
       type Op = (busy: Set<string>) => Promise<void> | null;
       const claim = (busy: Set<string>, ...ids: string[]) => {
@@ -353,7 +353,7 @@ describe('partner and customer stats', () => {
         expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
         return res;
       };
-      let commissionPool: { id: string; transaction_id: string | null }[] = [];
+      let commissionPool: { id: string; transaction_id: string | null; type: string }[] = [];
       const ops: [number, Op][] = [
         [6, () => api().post('/v1/clicks').set(org.auth).send({ partner_id: rnd.pick(partners).id }).then(expectOk).then(() => undefined)],
         [
@@ -428,7 +428,9 @@ describe('partner and customer stats', () => {
             const picked = rnd.pick(commissionPool);
             if (!picked || !claim(busy, picked.id, ...(picked.transaction_id ? [picked.transaction_id] : []))) return null;
             const id = picked.id;
-            const body = rnd.next() < 0.8 ? { status: rnd.pick(['pending', 'approved', 'paid', 'rejected', 'refunded']) } : { amount: rnd.int(0, 3000) };
+            // A refund entry's amount is not editable.
+            const body =
+              rnd.next() < 0.8 || picked.type === 'refund' ? { status: rnd.pick(['pending', 'approved', 'paid', 'rejected', 'refunded']) } : { amount: rnd.int(0, 3000) };
             return api().put(`/v1/commissions/${id}`).set(org.auth).send(body).then(expectOk).then(() => undefined);
           },
         ],

@@ -69,7 +69,7 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
     path: '/v1/commissions/:id',
     summary: 'Update a commission',
     description:
-      "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. The response shows every field, with `amount` and `revenue` as strings.",
+      "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. A refund entry's `amount` and `transaction_id`, and a flow commission's `transaction_id`, cannot change (400). The response shows every field, with `amount` and `revenue` as strings.",
     body: CommissionUpdate,
     status: 200,
     response: manyResponse(FullCommission),

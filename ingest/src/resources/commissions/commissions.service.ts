@@ -21,14 +21,33 @@ function payoutIdFor(status: CommissionStatus | string, current?: Pick<Commissio
   return current?.status === 'paid' && current.payout_id ? current.payout_id : newId('payout');
 }
 
-/** A transaction given with a commission must be of its program, and of its customer when it has one. */
-async function checkTransaction(db: Db, organizationId: string, id: string, owner: { programId: string; customerId: string | null }): Promise<TransactionRow> {
+/** A transaction given with a commission must be of its program and partner, and of its customer when it has one. */
+async function checkTransaction(
+  db: Db,
+  organizationId: string,
+  id: string,
+  owner: { programId: string; partnerId: string; customerId: string | null },
+): Promise<TransactionRow> {
   const transaction = await requireTransaction(db, organizationId, id, { param: 'transaction_id' });
   if (transaction.program_id !== owner.programId) throw badRequest('transaction_id is a transaction of another program', 'transaction_id');
   if (owner.customerId && transaction.customer_id !== owner.customerId) {
     throw badRequest('transaction_id is a transaction of another customer', 'transaction_id');
   }
+  if (transaction.partner_id !== owner.partnerId) throw badRequest('transaction_id is a transaction of another partner', 'transaction_id');
   return transaction;
+}
+
+/** What a refund or a flow computed stays: a refund entry's amount and transaction, a flow commission's transaction. */
+function checkEditable(current: CommissionRow, input: CommissionUpdateInput): void {
+  const movesTransaction = input.transaction_id !== undefined && input.transaction_id !== current.transaction_id;
+  if (current.type === 'refund') {
+    if (input.amount !== undefined && input.amount !== current.amount) {
+      throw badRequest('amount of a refund entry cannot change: it is the refunded share of its reward', 'amount');
+    }
+    if (movesTransaction) throw badRequest('transaction_id of a refund entry cannot change: it is the refunded transaction', 'transaction_id');
+  } else if (current.flow_id !== null && movesTransaction) {
+    throw badRequest('transaction_id of a commission made by a flow cannot change: the flow earned it on that transaction', 'transaction_id');
+  }
 }
 
 /** Who a manual commission is for: the customer's partner and program, or the given ones. */
@@ -86,9 +105,11 @@ export async function createCommission(db: Db, organizationId: string, input: Co
 export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
   return db.transaction().execute(async (trx) => {
     const current = await lockCommission(trx, organizationId, id);
+    checkEditable(current, input);
     let chargeStatus: string | null | undefined;
     if (input.transaction_id) {
-      chargeStatus = (await checkTransaction(trx, organizationId, input.transaction_id, { programId: current.program_id, customerId: current.customer_id })).status;
+      const owner = { programId: current.program_id, partnerId: current.partner_id, customerId: current.customer_id };
+      chargeStatus = (await checkTransaction(trx, organizationId, input.transaction_id, owner)).status;
     } else if (input.transaction_id === null) {
       chargeStatus = null;
     }
