@@ -524,6 +524,34 @@ describe('/v1/transactions', () => {
       expect(await commissionsOf(t, org, txn)).toEqual([expect.objectContaining({ id: commission.id, amount: 200, revenue: 1000 })]);
     });
 
+    it('a new charge_id replaces the old one on the commissions that carried it (refund entries too), in the same SQL transaction', async () => {
+      const { program, customer } = await quietSetup();
+      await createFlow(t, org, { program_id: program.id });
+      const txn = await createTransaction(t, org, customer, { amount: 10_000 });
+      expect((await refund(txn.id, { amount: 1000 })).status).toBe(200);
+      const own = await t.request.post('/v1/commissions').set(org.auth).send({ amount: 5, customer_id: customer.id, transaction_id: txn.id, charge_id: 'ch_own' });
+      expect(own.status, JSON.stringify(own.body)).toBe(201);
+      const before = await commissionsOf(t, org, txn);
+      expect(before.map((c) => c.charge_id)).toEqual([txn.charge_id, txn.charge_id, 'ch_own']);
+
+      const chargeId = charge();
+      expect((await update(txn.id, { charge_id: chargeId })).status).toBe(200);
+      const after = await commissionsOf(t, org, txn);
+      expect(after.map((c) => [c.id, c.charge_id])).toEqual([
+        [before[0].id, chargeId],
+        [before[1].id, chargeId],
+        [own.body.data[0].id, 'ch_own'],
+      ]);
+      expect((await update(txn.id, { charge_id: null })).status).toBe(200);
+      expect((await commissionsOf(t, org, txn)).map((c) => c.charge_id)).toEqual([null, null, 'ch_own']);
+
+      // A refused update (the charge is another transaction's) changes no commission either.
+      const holder = await createTransaction(t, org, customer, { amount: 1 });
+      expect((await update(txn.id, { charge_id: chargeId })).status).toBe(200);
+      expect409(await update(txn.id, { charge_id: holder.charge_id }), holder);
+      expect((await commissionsOf(t, org, txn)).map((c) => c.charge_id)).toEqual([chargeId, chargeId, 'ch_own']);
+    });
+
     it('refuses amount and every other non-editable key as unknown, changing nothing', async () => {
       const customer = await createCustomer(t, org, alice, { status: 'active' });
       const txn = await createTransaction(t, org, customer, { amount: 1000 });
@@ -607,6 +635,46 @@ describe('/v1/transactions', () => {
       expect(await partnerStats(t, org, partner.id)).toMatchObject({ total_revenue: 10_000, total_commission: 2050 });
       const listed = await list(`program_id=${program.id}&charge_id=${txn.charge_id}`);
       expect(listed.body.data.map((x: ApiObject) => x.id)).toEqual([again.id]);
+    });
+  });
+
+  describe('expansions of deleted records', () => {
+    it('a deleted customer or partner is not expanded on transactions or commissions (as a deleted transaction is not on commissions)', async () => {
+      const { program, partner, customer } = await quietSetup();
+      await createFlow(t, org, { program_id: program.id });
+      const txn = await createTransaction(t, org, customer, { amount: 1000 });
+      const [commission] = await commissionsOf(t, org, txn);
+      const expanded = async () => ({
+        txn: (await retrieve(txn.id, org, 'expand[]=customer&expand[]=partner&expand[]=program')).body.data,
+        listed: (await list(`program_id=${program.id}&expand[]=customer&expand[]=partner`)).body.data[0],
+        commission: (await t.request.get(`/v1/commissions/${commission.id}?expand[]=customer&expand[]=partner&expand[]=program`).set(org.auth)).body.data,
+        listedCommission: (await t.request.get(`/v1/commissions?program_id=${program.id}&expand[]=customer&expand[]=partner&expand[]=transaction`).set(org.auth)).body
+          .data[0],
+      });
+      const before = await expanded();
+      for (const o of Object.values(before)) expect(o.customer?.id).toBe(customer.id);
+      expect(before.listedCommission.transaction.id).toBe(txn.id);
+
+      expect((await t.request.delete(`/v1/customers/${customer.id}`).set(org.auth)).status).toBe(200);
+      const noCustomer = await expanded();
+      for (const o of Object.values(noCustomer)) {
+        expect(o).not.toHaveProperty('customer');
+        expect(o.partner.id).toBe(partner.id);
+      }
+
+      expect((await t.request.delete(`/v1/partners/${partner.id}`).set(org.auth)).status).toBe(200);
+      const neither = await expanded();
+      for (const o of Object.values(neither)) {
+        expect(o).not.toHaveProperty('customer');
+        expect(o).not.toHaveProperty('partner');
+      }
+      expect(neither.txn.program.id).toBe(program.id);
+      expect(neither.commission.program.id).toBe(program.id);
+
+      expect((await remove(txn.id)).status).toBe(200);
+      const listed = await t.request.get(`/v1/commissions?program_id=${program.id}&expand[]=transaction`).set(org.auth);
+      expect(listed.body.data[0].id).toBe(commission.id);
+      expect(listed.body.data[0]).not.toHaveProperty('transaction');
     });
   });
 

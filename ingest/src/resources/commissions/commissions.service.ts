@@ -141,6 +141,13 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
   });
 }
 
+/** A transaction's new charge_id replaces its old one on the commissions that carried it, inside the caller's SQL transaction. */
+export async function replaceChargeId(trx: Db, transactionId: string, from: string | null, to: string | null): Promise<void> {
+  let query = trx.updateTable('commissions').set({ charge_id: to, updated_at: new Date() }).where('transaction_id', '=', transactionId).where('deleted_at', 'is', null);
+  query = from === null ? query.where('charge_id', 'is', null) : query.where('charge_id', '=', from);
+  await query.execute();
+}
+
 /** A page of commissions in the short field set, with the requested expansions loaded once per page. */
 export async function presentCommissions(db: Db, rows: CommissionRow[], expand: CommissionExpand[] = []) {
   const [base, customers, transactions] = await Promise.all([

@@ -94,7 +94,8 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, secretGuards }:
     method: 'put',
     path: '/v1/transactions/:id',
     summary: 'Update a transaction',
-    description: 'Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed.',
+    description:
+      "Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed; a new `charge_id` replaces the old one on the commissions that carried it.",
     body: TransactionUpdate,
     status: 200,
     response: manyResponse(Transaction),

@@ -6,6 +6,7 @@ import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { awardPaymentCommissions } from '../commissions/award.js';
 import { lockTransactionCommissions } from '../commissions/commissions.repository.js';
+import { replaceChargeId } from '../commissions/commissions.service.js';
 import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
 import { requireCustomer } from '../customers/customers.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
@@ -91,7 +92,10 @@ export async function createTransaction(db: Db, organizationId: string, input: T
   }
 }
 
-/** Only the descriptive fields change; amounts change through a refund. */
+/**
+ * Only the descriptive fields change; amounts change through a refund. A new charge_id goes to
+ * the commissions that carried the old one, in the same SQL transaction.
+ */
 export async function updateTransaction(db: Db, organizationId: string, id: string, input: TransactionUpdateInput): Promise<TransactionRow> {
   const current = await requireTransaction(db, organizationId, id);
   const billingType = input.billing_type ?? current.billing_type;
@@ -100,7 +104,14 @@ export async function updateTransaction(db: Db, organizationId: string, id: stri
     throw badRequest('Invalid interval: only a subscription has an interval (set billing_type to subscription)', 'interval');
   }
   try {
-    return await db.updateTable('transactions').set({ ...input, updated_at: new Date() }).where('id', '=', current.id).returningAll().executeTakeFirstOrThrow();
+    return await db.transaction().execute(async (trx) => {
+      const locked = await requireTransaction(trx, organizationId, current.id, { forUpdate: true });
+      const newCharge = input.charge_id !== undefined && input.charge_id !== locked.charge_id;
+      if (newCharge) await lockTransactionCommissions(trx, locked.id);
+      const updated = await trx.updateTable('transactions').set({ ...input, updated_at: new Date() }).where('id', '=', locked.id).returningAll().executeTakeFirstOrThrow();
+      if (newCharge) await replaceChargeId(trx, locked.id, locked.charge_id, updated.charge_id);
+      return updated;
+    });
   } catch (err) {
     return rethrowDuplicateCharge(db, err, current.program_id, input.charge_id);
   }
