@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
@@ -675,6 +676,37 @@ describe('/v1/transactions', () => {
       const listed = await t.request.get(`/v1/commissions?program_id=${program.id}&expand[]=transaction`).set(org.auth);
       expect(listed.body.data[0].id).toBe(commission.id);
       expect(listed.body.data[0]).not.toHaveProperty('transaction');
+    });
+  });
+
+  describe('atomicity', () => {
+    it('a failure while writing its commissions records nothing: no transaction, no customer activation, no stats', async () => {
+      const { program, partner } = await quietSetup();
+      const flow = await createFlow(t, org, { program_id: program.id });
+      const lead = await createCustomer(t, org, partner);
+      const statsBefore = await partnerStats(t, org, partner.id);
+      // A real constraint of the database refuses this flow's commissions (no mock).
+      const constraint = `refuse_${uniqueSuffix()}`;
+      await sql.raw(`alter table commissions add constraint ${constraint} check (flow_id is distinct from '${flow.id}') not valid`).execute(t.storage.db);
+      try {
+        const chargeId = charge();
+        const res = await post({ amount: 10_000, customer_id: lead.id, charge_id: chargeId });
+        expectError(res, 500, 'api_error');
+        expect((await list(`program_id=${program.id}`)).body.total_count).toBe(0);
+        expect(await getCustomer(lead.id)).toMatchObject({ status: 'lead', active_at: null });
+        expect(await partnerStats(t, org, partner.id)).toEqual(statsBefore);
+        expect(await customerStats(t, org, lead.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
+        expect((await t.request.get(`/v1/commissions?program_id=${program.id}`).set(org.auth)).body.total_count).toBe(0);
+
+        // The charge was never recorded: once the flow can pay, it is accepted and paid once.
+        await sql.raw(`alter table commissions drop constraint ${constraint}`).execute(t.storage.db);
+        const txn = await createTransaction(t, org, lead, { amount: 10_000, charge_id: chargeId });
+        expect((await commissionsOf(t, org, txn)).map((c) => c.amount)).toEqual([1000]);
+        expect(await getCustomer(lead.id)).toMatchObject({ status: 'active' });
+        expect((await partnerStats(t, org, partner.id)).total_customers).toBe(statsBefore.total_customers + 1);
+      } finally {
+        await sql.raw(`alter table commissions drop constraint if exists ${constraint}`).execute(t.storage.db);
+      }
     });
   });
 
