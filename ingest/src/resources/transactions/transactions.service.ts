@@ -1,15 +1,12 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { TransactionRow } from '../../db/schema.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { awardPaymentCommissions } from '../commissions/award.js';
+import { awardPaymentCommissions, loadAwardSubject } from '../commissions/award.js';
 import { lockTransactionCommissions } from '../commissions/commissions.repository.js';
 import { replaceChargeId } from '../commissions/commissions.service.js';
 import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
-import { requireCustomer } from '../customers/customers.repository.js';
-import { requireProgram } from '../programs/programs.repository.js';
 import { findTransactionByCharge, requireTransaction } from './transactions.repository.js';
 import type { TransactionCreateInput, TransactionUpdateInput } from './transactions.schema.js';
 import { toTransaction } from './transactions.serializer.js';
@@ -31,41 +28,33 @@ async function rethrowDuplicateCharge(db: Db, err: unknown, programId: string, c
  * Records a payment of a customer and runs the program's payment flows; the transaction and
  * its commissions commit together. The customer row is locked meanwhile, so its
  * transaction_count is exact even when its payments arrive at once. A lead or trialing customer
- * who pays becomes active.
+ * who pays becomes active. A charge_id already recorded is refused by the unique index, which
+ * also settles two requests for one charge arriving at once.
  */
 export async function createTransaction(db: Db, organizationId: string, input: TransactionCreateInput): Promise<TransactionRow> {
-  const customer = await requireCustomer(db, organizationId, input.customer_id, 'customer_id');
-  if (input.charge_id) {
-    const existing = await findTransactionByCharge(db, customer.program_id, input.charge_id);
-    if (existing) throw transactionExists(existing);
-  }
-  const program = await requireProgram(db, organizationId, customer.program_id);
   const now = new Date();
   const at = input.created_at ?? now;
+  let programId: string | undefined;
   try {
     return await db.transaction().execute(async (trx) => {
-      const locked = await trx.selectFrom('customers').selectAll().where('id', '=', customer.id).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
-      if (!locked) throw notFound('customer', customer.id, 'customer_id');
-      const earlier = await trx
-        .selectFrom('transactions')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('customer_id', '=', locked.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirstOrThrow();
+      const subject = await loadAwardSubject(trx, organizationId, input.customer_id, { lock: true });
+      if (!subject) throw notFound('customer', input.customer_id, 'customer_id');
+      const { customer } = subject;
+      programId = customer.program_id;
       const transaction = await trx
         .insertInto('transactions')
         .values({
           id: newId('transaction'),
           organization_id: organizationId,
-          program_id: locked.program_id,
-          partner_id: locked.partner_id,
-          customer_id: locked.id,
-          click_id: locked.click_id,
+          program_id: customer.program_id,
+          partner_id: customer.partner_id,
+          customer_id: customer.id,
+          click_id: customer.click_id,
           charge_id: input.charge_id ?? null,
           status: 'paid',
           amount: input.amount,
           refunded_amount: 0,
-          currency: input.currency ?? program.currency_code,
+          currency: input.currency ?? subject.currency,
           billing_type: input.billing_type ?? 'one_time',
           interval: input.interval ?? null,
           product_id: input.product_id ?? null,
@@ -77,18 +66,19 @@ export async function createTransaction(db: Db, organizationId: string, input: T
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      if (input.amount > 0 && (locked.status === 'lead' || locked.status === 'trialing')) {
+      if (input.amount > 0 && (customer.status === 'lead' || customer.status === 'trialing')) {
         await trx
           .updateTable('customers')
-          .set({ status: 'active', active_at: locked.active_at ?? at, updated_at: now })
-          .where('id', '=', locked.id)
+          .set({ status: 'active', active_at: customer.active_at ?? at, updated_at: now })
+          .where('id', '=', customer.id)
           .execute();
       }
-      await awardPaymentCommissions(trx, transaction, locked, earlier.n + 1);
+      await awardPaymentCommissions(trx, subject, transaction);
       return transaction;
     });
   } catch (err) {
-    return rethrowDuplicateCharge(db, err, customer.program_id, input.charge_id);
+    if (programId) return rethrowDuplicateCharge(db, err, programId, input.charge_id);
+    throw err;
   }
 }
 
