@@ -1,8 +1,9 @@
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -18,7 +19,22 @@ export function openDatabase(database: Config['database']): Db {
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   if (database.dataDir !== 'memory://') fs.mkdirSync(database.dataDir, { recursive: true });
-  const pglite = new PGlite(database.dataDir);
+  return pgliteDb(createPglite({ dataDir: database.dataDir }));
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * An embedded PostgreSQL with the extensions the migrations use. PGlite is loaded on first use,
+ * so a service on PostgreSQL never carries it in memory.
+ */
+export function createPglite(options: PGliteOptions): PGlite {
+  const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
+  return new PGlite({ ...options, extensions: { pg_trgm } });
+}
+
+export function pgliteDb(pglite: PGlite): Db {
   return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
 }
 

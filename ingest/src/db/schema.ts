@@ -234,6 +234,15 @@ export interface PartnerStatsTable {
   commission: number;
 }
 
+/** Trigger-kept live row counts of the counted lists, per program, in shards (summed when read). */
+export interface ListCountsTable {
+  program_id: string;
+  shard: number;
+  customers: number;
+  transactions: number;
+  commissions: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -249,6 +258,7 @@ export interface Database {
   transactions: TransactionsTable;
   commissions: CommissionsTable;
   partner_stats: PartnerStatsTable;
+  list_counts: ListCountsTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;

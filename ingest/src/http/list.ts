@@ -52,14 +52,25 @@ export interface Page<Row> {
   total_count: number;
 }
 
+/** Query parameters that shape a page without narrowing what total_count counts. */
+const NOT_FILTERS = new Set(['program_id', 'limit', 'starting_after', 'ending_before', 'order', 'expand', 'include']);
+
+/** Whether a list query narrows the program's rows (any filter besides the program itself). */
+export function narrowsList(query: object): boolean {
+  return Object.entries(query).some(([key, value]) => value !== undefined && !NOT_FILTERS.has(key));
+}
+
 /**
  * Runs a list query: `base` must already hold the caller's scope and filters and select the
- * row. Ordering is by (created_at, id); the count ignores cursors and limit.
+ * row. Ordering is by (created_at, id); the count ignores cursors and limit. `params` is the
+ * whole list query: when nothing in it narrows the program's rows, `programTotal` (a kept
+ * counter) answers total_count instead of counting them.
  */
 export async function paginate<Row>(
   base: SelectQueryBuilder<any, any, Row>,
   params: ListParams,
   columns: { createdAt: string; id: string },
+  programTotal?: () => Promise<number>,
 ): Promise<Page<Row>> {
   const createdAt = sql.ref(columns.createdAt);
   const id = sql.ref(columns.id);
@@ -88,12 +99,14 @@ export async function paginate<Row>(
     page = page.where(sql<boolean>`(${createdAt}, ${id}) ${sql.raw(op)} (${cursor.c}, ${cursor.i})`);
   }
 
-  const [rows, count] = await Promise.all([
+  const countRows = async () =>
+    ((await scoped.clearSelect().clearOrderBy().select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()) as { n: number }).n;
+  const [rows, total_count] = await Promise.all([
     page.orderBy(createdAt, readOrder).orderBy(id, readOrder).limit(limit + 1).execute(),
-    scoped.clearSelect().clearOrderBy().select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: number }>,
+    programTotal && !narrowsList(params) ? programTotal() : countRows(),
   ]);
   const has_more = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   if (backwards) pageRows.reverse();
-  return { rows: pageRows as Row[], has_more, total_count: count.n };
+  return { rows: pageRows as Row[], has_more, total_count };
 }

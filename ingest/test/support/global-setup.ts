@@ -1,19 +1,15 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { Kysely } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
-import { migrateToLatest } from '../../src/db/database.js';
-import type { Database } from '../../src/db/schema.js';
+import { createPglite, migrateToLatest, pgliteDb } from '../../src/db/database.js';
 
 /**
  * Creating and migrating a PGlite database costs seconds; every test file instead loads a
  * migrated copy made once here (the same migrations, so nothing is skipped).
  */
 export default async function setup({ provide }: { provide: (key: 'pgliteTemplate', value: string) => void }) {
-  const pglite = new PGlite('memory://');
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const pglite = createPglite({ dataDir: 'memory://' });
+  const db = pgliteDb(pglite);
   await migrateToLatest(db);
   const dump = await pglite.dumpDataDir('none');
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-pglite-template-'));

@@ -1,9 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import { inject } from 'vitest';
 import pg from 'pg';
 import pino from 'pino';
@@ -11,8 +9,7 @@ import supertest from 'supertest';
 import { createApp } from '../../src/app.js';
 import { initOrganization, type InitResult } from '../../src/bootstrap.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.js';
-import type { Database } from '../../src/db/schema.js';
+import { createPglite, migrateToLatest, openDatabase, pgliteDb, type Db } from '../../src/db/database.js';
 import type { AppDeps } from '../../src/deps.js';
 import { randomBase62 } from '../../src/ids.js';
 import { createMailer } from '../../src/mail/mailer.js';
@@ -77,8 +74,7 @@ export async function openTestStorage(): Promise<TestStorage> {
 /** In-memory PGlite loaded from the migrated template made by the global setup. */
 async function openMigratedPglite(): Promise<Db> {
   const template = inject('pgliteTemplate');
-  const pglite = new PGlite({ loadDataDir: new Blob([await fs.readFile(template)]) });
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = pgliteDb(createPglite({ loadDataDir: new Blob([await fs.readFile(template)]) }));
   await migrateToLatest(db);
   return db;
 }

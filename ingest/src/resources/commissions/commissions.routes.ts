@@ -1,4 +1,5 @@
 import type { RouteDeps } from '../../deps.js';
+import { programTotal } from '../../db/list-counts.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
@@ -43,7 +44,7 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
       if (query.customer_id) base = base.where('customer_id', '=', query.customer_id);
       if (query.transaction_id) base = base.where('transaction_id', '=', query.transaction_id);
       if (query.status) base = base.where('status', '=', query.status);
-      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
+      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'commissions', program.id));
       return envelope.list({ ...page, rows: await presentCommissions(db, page.rows, query.expand) }, (c) => c);
     },
   });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { RouteDeps } from '../../deps.js';
+import { programTotal } from '../../db/list-counts.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
@@ -62,7 +63,7 @@ export function registerCustomerRoutes(api: ApiBuilder, { db, secretGuards }: Ro
       if (query.partner_id) base = base.where('partner_id', '=', query.partner_id);
       if (query.status) base = base.where('status', '=', query.status);
       if (query.search) base = base.where(sql<boolean>`email ilike ${likePattern(query.search)} escape '\\'`);
-      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
+      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'customers', program.id));
       const data = await presentWithPartnerAndProgram(db, page.rows, query.expand, toCustomer);
       return { success: true, data: { data }, has_more: page.has_more, total_count: page.total_count };
     },

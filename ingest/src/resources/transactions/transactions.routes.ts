@@ -1,5 +1,6 @@
 import type { RouteDeps } from '../../deps.js';
 import type { Db } from '../../db/database.js';
+import { programTotal } from '../../db/list-counts.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { TransactionRow } from '../../db/schema.js';
 import type { ApiBuilder } from '../../http/api.js';
@@ -70,7 +71,7 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, secretGuards }:
       if (query.partner_id) base = base.where('partner_id', '=', query.partner_id);
       if (query.customer_id) base = base.where('customer_id', '=', query.customer_id);
       if (query.charge_id) base = base.where('charge_id', '=', query.charge_id);
-      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
+      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'transactions', program.id));
       return envelope.list({ ...page, rows: await presentTransactions(db, page.rows, query.expand) }, (t) => t);
     },
   });
