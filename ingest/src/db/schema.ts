@@ -273,5 +273,6 @@ export type ClickRow = Selectable<ClicksTable>;
 export type PromotionCodeRow = Selectable<PromotionCodesTable>;
 export type CustomerRow = Selectable<CustomersTable>;
 export type TransactionRow = Selectable<TransactionsTable>;
+export type NewTransaction = Insertable<TransactionsTable>;
 export type CommissionRow = Selectable<CommissionsTable>;
 export type NewCommission = Insertable<CommissionsTable>;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   conditionHolds,
+  factsRead,
   type EngineEvent,
   type EngineFlow,
   type EngineTransaction,
@@ -492,5 +493,26 @@ describe('planCommissions: approval', () => {
       ['pending', 'scheduled', new Date(AT.getTime() + 7 * DAY_MS).toISOString()],
       ['pending', 'manual', null],
     ]);
+  });
+});
+
+describe('factsRead: the counts a caller must load (and lock for)', () => {
+  it('asks for nothing when no condition reads a count', () => {
+    expect(factsRead([flow(), flow({ conditions: [{ subject: 'transaction.amount', op: 'gte', value: 100 }] })])).toEqual({ transactionCount: false, partnerCustomers: false });
+  });
+
+  it('asks for the payment count when a flow counts payments, and the partner count when one reads it', () => {
+    const first = flow({ conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }] });
+    const big = flow({ conditions: [{ subject: 'partner.total_customers', op: 'gte', value: 10 }] });
+    expect(factsRead([flow(), first])).toEqual({ transactionCount: true, partnerCustomers: false });
+    expect(factsRead([big])).toEqual({ transactionCount: false, partnerCustomers: true });
+    expect(factsRead([first, big])).toEqual({ transactionCount: true, partnerCustomers: true });
+  });
+
+  it('a count left out is missing to a condition that reads it (only neq holds), so a caller must load what factsRead names', () => {
+    const ev = pay(10_000, { customer: { transaction_count: undefined }, partner: { total_customers: undefined } });
+    expect(conditionHolds({ subject: 'customer.transaction_count', op: 'eq', value: 1 }, ev)).toBe(false);
+    expect(conditionHolds({ subject: 'customer.transaction_count', op: 'neq', value: 1 }, ev)).toBe(true);
+    expect(conditionHolds({ subject: 'partner.total_customers', op: 'lte', value: 100 }, ev)).toBe(false);
   });
 });

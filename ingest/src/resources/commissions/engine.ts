@@ -32,11 +32,25 @@ export interface EngineEvent {
   /** Present for a payment. */
   transaction?: EngineTransaction;
   customer: {
-    /** Transactions of the customer, this one included (0 at signup). */
-    transaction_count: number;
+    /** Transactions of the customer, this one included (0 at signup); given when a flow reads it (`factsRead`). */
+    transaction_count?: number;
     lead_at: Date;
   };
-  partner: { group_id: string; country_code: string | null; total_customers: number };
+  partner: {
+    group_id: string;
+    country_code: string | null;
+    /** Given when a flow reads it (`factsRead`). */
+    total_customers?: number;
+  };
+}
+
+/**
+ * The facts that cost the caller a query (and, for the payment count, a lock), and whether
+ * any of these flows reads them.
+ */
+export function factsRead(flows: EngineFlow[]): { transactionCount: boolean; partnerCustomers: boolean } {
+  const reads = (subject: Subject) => flows.some((f) => f.conditions.some((c) => c.subject === subject));
+  return { transactionCount: reads('customer.transaction_count'), partnerCustomers: reads('partner.total_customers') };
 }
 
 export interface PlannedCommission {

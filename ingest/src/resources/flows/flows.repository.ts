@@ -14,18 +14,11 @@ export async function requireFlow(db: Db, organizationId: string, id: string): P
   return flow;
 }
 
-/** The program's active flows for one trigger, oldest first, as the engine reads them. */
-export async function activeFlows(db: Db, programId: string, trigger: FlowTrigger): Promise<EngineFlow[]> {
-  const rows = await db
-    .selectFrom('flows')
-    .selectAll()
-    .where('program_id', '=', programId)
-    .where('trigger', '=', trigger)
-    .where('active', '=', true)
-    .where('deleted_at', 'is', null)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+/** The program's active flows (of one trigger, when given), oldest first, as the engine reads them. */
+export async function activeFlows(db: Db, programId: string, trigger?: FlowTrigger): Promise<EngineFlow[]> {
+  let query = db.selectFrom('flows').selectAll().where('program_id', '=', programId).where('active', '=', true).where('deleted_at', 'is', null);
+  if (trigger) query = query.where('trigger', '=', trigger);
+  const rows = await query.orderBy('created_at').orderBy('id').execute();
   return rows.map(toEngineFlow);
 }
 

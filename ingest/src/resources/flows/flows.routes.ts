@@ -10,7 +10,7 @@ import { Flow, FlowCreate, FlowListQuery, FlowUpdate } from './flows.schema.js';
 import { toFlow } from './flows.serializer.js';
 import { createFlow, deleteFlow, updateFlow } from './flows.service.js';
 
-export function registerFlowRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'Commission flows', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -23,7 +23,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, secretGuards }: RouteD
     body: FlowCreate,
     status: 201,
     response: manyResponse(Flow),
-    handler: async ({ res, body }) => envelope.many(toFlow(await createFlow(db, authOf(res).organizationId, body))),
+    handler: async ({ res, body }) => envelope.many(toFlow(await createFlow(db, store, authOf(res).organizationId, body))),
   });
 
   api.route({
@@ -64,7 +64,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, secretGuards }: RouteD
     body: FlowUpdate,
     status: 200,
     response: manyResponse(Flow),
-    handler: async ({ res, params, body }) => envelope.many(toFlow(await updateFlow(db, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) => envelope.many(toFlow(await updateFlow(db, store, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -76,7 +76,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, secretGuards }: RouteD
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {
-      await deleteFlow(db, authOf(res).organizationId, params.id);
+      await deleteFlow(db, store, authOf(res).organizationId, params.id);
       return envelope.deleted(params.id);
     },
   });

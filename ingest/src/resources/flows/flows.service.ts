@@ -2,8 +2,10 @@ import type { Db } from '../../db/database.js';
 import type { FlowRow } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
 import { newId } from '../../ids.js';
+import type { SharedStore } from '../../store/index.js';
 import { requireGroup } from '../groups/groups.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
+import { forgetFlows } from './flow-cache.js';
 import { requireFlow, toEngineFlow } from './flows.repository.js';
 import { DEFAULT_APPROVAL, type ConditionDef, type FlowCreateInput, type FlowTrigger, type FlowUpdateInput, type RewardDef } from './flows.schema.js';
 
@@ -19,13 +21,13 @@ function checkSignupFlow(flow: { trigger: FlowTrigger; conditions: ConditionDef[
   if (i >= 0) throw badRequest('A signup flow can only have partner.* conditions', `conditions.${i}.subject`);
 }
 
-export async function createFlow(db: Db, organizationId: string, input: FlowCreateInput): Promise<FlowRow> {
+export async function createFlow(db: Db, store: SharedStore, organizationId: string, input: FlowCreateInput): Promise<FlowRow> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
   if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: program.id, param: 'group_id' });
   const flow = { trigger: input.trigger ?? 'payment', conditions: input.conditions ?? [], reward: input.reward };
   checkSignupFlow(flow);
   const now = new Date();
-  return db
+  const created = await db
     .insertInto('flows')
     .values({
       id: newId('flow'),
@@ -44,16 +46,18 @@ export async function createFlow(db: Db, organizationId: string, input: FlowCrea
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  await forgetFlows(store, program.id);
+  return created;
 }
 
 /** Changes apply to events from now on; commissions already created keep their terms. */
-export async function updateFlow(db: Db, organizationId: string, id: string, input: FlowUpdateInput): Promise<FlowRow> {
+export async function updateFlow(db: Db, store: SharedStore, organizationId: string, id: string, input: FlowUpdateInput): Promise<FlowRow> {
   const current = await requireFlow(db, organizationId, id);
   if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: current.program_id, param: 'group_id' });
   const stored = toEngineFlow(current);
   checkSignupFlow({ trigger: input.trigger ?? stored.trigger, conditions: input.conditions ?? stored.conditions, reward: input.reward ?? stored.reward });
   const { conditions, reward, approval, ...plain } = input;
-  return db
+  const updated = await db
     .updateTable('flows')
     .set({
       ...plain,
@@ -65,11 +69,14 @@ export async function updateFlow(db: Db, organizationId: string, id: string, inp
     .where('id', '=', current.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+  await forgetFlows(store, current.program_id);
+  return updated;
 }
 
 /** Soft delete: the flow stops creating commissions; the commissions it created keep its id. */
-export async function deleteFlow(db: Db, organizationId: string, id: string): Promise<void> {
+export async function deleteFlow(db: Db, store: SharedStore, organizationId: string, id: string): Promise<void> {
   const flow = await requireFlow(db, organizationId, id);
   const now = new Date();
   await db.updateTable('flows').set({ deleted_at: now, updated_at: now }).where('id', '=', flow.id).execute();
+  await forgetFlows(store, flow.program_id);
 }

@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { TransactionRow } from '../../db/schema.js';
+import type { NewCommission, NewTransaction, TransactionRow } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 
 export function selectTransactions(db: Db, organizationId: string) {
@@ -23,4 +24,24 @@ export function findTransactionByCharge(db: Db, programId: string, chargeId: str
     .where('charge_id', '=', chargeId)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/**
+ * Records a payment in one statement: the transaction, its commissions and, when the customer
+ * was a lead or trialing, the customer becoming active. One statement is atomic on its own and
+ * costs one round trip.
+ */
+export async function writePayment(db: Db, transaction: NewTransaction, commissions: NewCommission[], activate: boolean): Promise<TransactionRow> {
+  const parts = [sql`t as (${db.insertInto('transactions').values(transaction).returningAll()})`];
+  if (commissions.length) parts.push(sql`c as (${db.insertInto('commissions').values(commissions)})`);
+  if (activate) {
+    const update = db
+      .updateTable('customers')
+      .set({ status: 'active', active_at: sql`coalesce(active_at, ${transaction.created_at})`, updated_at: transaction.updated_at })
+      .where('id', '=', transaction.customer_id)
+      .where('status', 'in', ['lead', 'trialing']);
+    parts.push(sql`a as (${update})`);
+  }
+  const { rows } = await sql<TransactionRow>`with ${sql.join(parts)} select * from t`.execute(db);
+  return rows[0];
 }

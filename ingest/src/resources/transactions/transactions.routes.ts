@@ -9,6 +9,7 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
+import { cachedFlows } from '../flows/flow-cache.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
 import { requireTransaction, selectTransactions } from './transactions.repository.js';
@@ -37,7 +38,8 @@ async function presentTransactions(db: Db, rows: TransactionRow[], expand: Expan
   });
 }
 
-export function registerTransactionRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
+  const flowsOf = cachedFlows(db, store);
   const common = { tag: 'Transactions', security: 'secret', guards: secretGuards, errors: [404] } as const;
   const one = async (row: TransactionRow) => (await presentTransactions(db, [row]))[0];
 
@@ -53,7 +55,7 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, secretGuards }:
     response: manyResponse(Transaction),
     errors: [404, 409],
     errorBodies: { 409: TransactionExistsResponse },
-    handler: async ({ res, body }) => envelope.many(await one(await createTransaction(db, authOf(res).organizationId, body))),
+    handler: async ({ res, body }) => envelope.many(await one(await createTransaction(db, flowsOf, authOf(res).organizationId, body))),
   });
 
   api.route({

@@ -1,13 +1,15 @@
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { TransactionRow } from '../../db/schema.js';
+import type { NewTransaction, TransactionRow } from '../../db/schema.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { awardPaymentCommissions, loadAwardSubject } from '../commissions/award.js';
+import { loadCountedFacts, loadEarner, planRewards, type Earner, type RewardedEvent } from '../commissions/award.js';
+import { factsRead } from '../commissions/engine.js';
+import type { FlowSource } from '../flows/flow-cache.js';
 import { lockTransactionCommissions } from '../commissions/commissions.repository.js';
 import { replaceChargeId } from '../commissions/commissions.service.js';
 import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
-import { findTransactionByCharge, requireTransaction } from './transactions.repository.js';
+import { findTransactionByCharge, requireTransaction, writePayment } from './transactions.repository.js';
 import type { TransactionCreateInput, TransactionUpdateInput } from './transactions.schema.js';
 import { toTransaction } from './transactions.serializer.js';
 
@@ -25,60 +27,55 @@ async function rethrowDuplicateCharge(db: Db, err: unknown, programId: string, c
 }
 
 /**
- * Records a payment of a customer and runs the program's payment flows; the transaction and
- * its commissions commit together. The customer row is locked meanwhile, so its
- * transaction_count is exact even when its payments arrive at once. A lead or trialing customer
- * who pays becomes active. A charge_id already recorded is refused by the unique index, which
- * also settles two requests for one charge arriving at once.
+ * Records a payment of a customer and runs the program's payment flows: the transaction, its
+ * commissions and the customer becoming active (a lead or trialing customer who pays) are
+ * written by one statement. Only when a flow counts the customer's payments ("first payment
+ * only") is the customer locked first, so that payments arriving at once count each other
+ * exactly. A charge_id already recorded is refused by the unique index, which also settles two
+ * requests for one charge arriving at once.
  */
-export async function createTransaction(db: Db, organizationId: string, input: TransactionCreateInput): Promise<TransactionRow> {
+export async function createTransaction(db: Db, flowsOf: FlowSource, organizationId: string, input: TransactionCreateInput): Promise<TransactionRow> {
+  const earner = await loadEarner(db, organizationId, input.customer_id);
+  if (!earner) throw notFound('customer', input.customer_id, 'customer_id');
+  const { customer } = earner;
+  const flows = await flowsOf(customer.program_id, 'payment');
   const now = new Date();
   const at = input.created_at ?? now;
-  let programId: string | undefined;
+  const transaction: NewTransaction & RewardedEvent['transaction'] = {
+    id: newId('transaction'),
+    organization_id: organizationId,
+    program_id: customer.program_id,
+    partner_id: customer.partner_id,
+    customer_id: customer.id,
+    click_id: customer.click_id,
+    charge_id: input.charge_id ?? null,
+    status: 'paid',
+    amount: input.amount,
+    refunded_amount: 0,
+    currency: input.currency ?? earner.currency,
+    billing_type: input.billing_type ?? 'one_time',
+    interval: input.interval ?? null,
+    product_id: input.product_id ?? null,
+    product_name: input.product_name ?? null,
+    source: input.source ?? null,
+    refunded_at: null,
+    created_at: at,
+    updated_at: now,
+  };
+  const activate = input.amount > 0;
+  const record = async (q: Db, current: Earner) => {
+    const commissions = planRewards(flows, current, await loadCountedFacts(q, current, flows), { trigger: 'payment', at, transaction });
+    return writePayment(q, transaction, commissions, activate);
+  };
   try {
+    if (!factsRead(flows).transactionCount) return await record(db, earner);
     return await db.transaction().execute(async (trx) => {
-      const subject = await loadAwardSubject(trx, organizationId, input.customer_id, { lock: true });
-      if (!subject) throw notFound('customer', input.customer_id, 'customer_id');
-      const { customer } = subject;
-      programId = customer.program_id;
-      const transaction = await trx
-        .insertInto('transactions')
-        .values({
-          id: newId('transaction'),
-          organization_id: organizationId,
-          program_id: customer.program_id,
-          partner_id: customer.partner_id,
-          customer_id: customer.id,
-          click_id: customer.click_id,
-          charge_id: input.charge_id ?? null,
-          status: 'paid',
-          amount: input.amount,
-          refunded_amount: 0,
-          currency: input.currency ?? subject.currency,
-          billing_type: input.billing_type ?? 'one_time',
-          interval: input.interval ?? null,
-          product_id: input.product_id ?? null,
-          product_name: input.product_name ?? null,
-          source: input.source ?? null,
-          refunded_at: null,
-          created_at: at,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      if (input.amount > 0 && (customer.status === 'lead' || customer.status === 'trialing')) {
-        await trx
-          .updateTable('customers')
-          .set({ status: 'active', active_at: customer.active_at ?? at, updated_at: now })
-          .where('id', '=', customer.id)
-          .execute();
-      }
-      await awardPaymentCommissions(trx, subject, transaction);
-      return transaction;
+      const locked = await loadEarner(trx, organizationId, customer.id, { lock: true });
+      if (!locked) throw notFound('customer', customer.id, 'customer_id');
+      return record(trx, locked);
     });
   } catch (err) {
-    if (programId) return rethrowDuplicateCharge(db, err, programId, input.charge_id);
-    throw err;
+    return rethrowDuplicateCharge(db, err, customer.program_id, input.charge_id);
   }
 }
 
