@@ -21,7 +21,7 @@ import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
-import { serveScript } from './resources/tracking/script-asset.js';
+import { scriptAsset } from './resources/tracking/script-asset.js';
 import { registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 
@@ -42,6 +42,8 @@ export function createApp(deps: AppDeps): express.Express {
   const { db, store, config, logger } = deps;
   const app = express();
   app.disable('x-powered-by');
+  // API answers are not revalidated by clients: hashing every body for an ETag is wasted work.
+  app.set('etag', false);
   app.set('query parser', parseQueryString);
   app.set('trust proxy', config.trustProxy);
   // Access lines are debug-level: below that level the per-request logger is not even built.
@@ -92,7 +94,7 @@ export function createApp(deps: AppDeps): express.Express {
     openApi ??= api.openApiDocument();
     res.json(openApi);
   });
-  app.get('/svc.js', serveScript());
+  app.use(scriptAsset());
   app.get('/docs', apiReference({ url: '/v1/openapi.json', pageTitle: 'svc API reference' }));
   app.use(api.router);
   app.use(unknownRoute);

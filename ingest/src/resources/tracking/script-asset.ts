@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import { ApiError } from '../../http/errors.js';
 
 /** The tracking script as `npm run build` writes it (rollup.config.mjs). */
@@ -21,4 +21,13 @@ export function serveScript(file: string = SCRIPT_FILE): RequestHandler {
     res.type('text/javascript');
     res.sendFile(file, { etag: true, lastModified: true, cacheControl: false }, (err) => err && next(err));
   };
+}
+
+/** GET /svc.js as an app of its own, so that it keeps ETags while the API goes without. */
+export function scriptAsset(file: string = SCRIPT_FILE): express.Express {
+  const asset = express();
+  asset.disable('x-powered-by');
+  asset.set('etag', true);
+  asset.get('/svc.js', serveScript(file));
+  return asset;
 }
