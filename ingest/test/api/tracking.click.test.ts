@@ -14,6 +14,7 @@ import {
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, warmPool, type TestApp } from '../support/harness.js';
+import { setCookies } from '../support/set-cookies.js';
 import { DAY_MS } from '../support/time.js';
 
 /**
@@ -36,30 +37,6 @@ const UA = {
 const DATA_FIELDS = ['click_id', 'cookie_duration', 'partner_id', 'program_id', 'customer_id'];
 const COOKIE_SECONDS = 30 * 86_400;
 
-interface SetCookie {
-  value: string;
-  attrs: Record<string, string | true>;
-}
-
-/** The Set-Cookie headers of a response by cookie name, attributes keyed in lower case. */
-function setCookies(res: Response): Record<string, SetCookie> {
-  const raw = res.headers['set-cookie'] as unknown as string[] | undefined;
-  const out: Record<string, SetCookie> = {};
-  for (const line of raw ?? []) {
-    const [pair, ...attrs] = line.split(';').map((s) => s.trim());
-    const eq = pair.indexOf('=');
-    out[pair.slice(0, eq)] = {
-      value: pair.slice(eq + 1),
-      attrs: Object.fromEntries(
-        attrs.map((a) => {
-          const i = a.indexOf('=');
-          return i < 0 ? [a.toLowerCase(), true] : [a.slice(0, i).toLowerCase(), a.slice(i + 1)];
-        }),
-      ),
-    };
-  }
-  return out;
-}
 
 /** A successful track/click answer, with exactly the documented fields. */
 function expectTracked(res: Response, expected: { partner_id: string; program_id: string; customer_id?: string | null }, maxAge = COOKIE_SECONDS): ApiObject {

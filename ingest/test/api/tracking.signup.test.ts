@@ -15,6 +15,7 @@ import {
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
+import { setCookies } from '../support/set-cookies.js';
 
 /**
  * POST /v1/track/signup, behind window.svc.signup(identifier): the visitor's click becomes a lead
@@ -26,25 +27,6 @@ const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML,
 const RESULT_FIELDS = ['click_id', 'customer_id', 'customer_identifier', 'partner_id', 'program_id', 'message'];
 const CONFLICT = { success: false, error: { message: 'Customer already exists', type: 'conflict_error' } };
 
-/** The Set-Cookie headers of a response by cookie name, attributes keyed in lower case. */
-function setCookies(res: Response): Record<string, { value: string; attrs: Record<string, string | true> }> {
-  const raw = res.headers['set-cookie'] as unknown as string[] | undefined;
-  const out: Record<string, { value: string; attrs: Record<string, string | true> }> = {};
-  for (const line of raw ?? []) {
-    const [pair, ...attrs] = line.split(';').map((s) => s.trim());
-    const eq = pair.indexOf('=');
-    out[pair.slice(0, eq)] = {
-      value: pair.slice(eq + 1),
-      attrs: Object.fromEntries(
-        attrs.map((a) => {
-          const i = a.indexOf('=');
-          return i < 0 ? [a.toLowerCase(), true] : [a.slice(0, i).toLowerCase(), a.slice(i + 1)];
-        }),
-      ),
-    };
-  }
-  return out;
-}
 
 describe('POST /v1/track/signup', () => {
   let t: TestApp;
