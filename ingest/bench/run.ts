@@ -247,9 +247,12 @@ function apiOf(ingest: Service, key: string) {
 
 async function openStorage(): Promise<{ env: Record<string, string>; databaseUrl?: string; close: () => Promise<void> }> {
   if (args.embedded) {
+    // The embedded defaults, whatever this shell points at: ingest and the CLI inherit process.env.
+    delete process.env.DATABASE_URL;
+    delete process.env.REDIS_URL;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
     return {
-      env: { SVC_DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '' },
+      env: { SVC_DATA_DIR: dir },
       close: async () => fs.rmSync(dir, { recursive: true, force: true }),
     };
   }
