@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { dropShardedCounter, keepShardedCounter } from './sharded-counter.js';
 
 const ts = sql`timestamptz(3)`;
 const now = sql`now()`;
@@ -12,6 +13,13 @@ const now = sql`now()`;
  * its backend pid: concurrent writers for one partner do not queue on one row, and one SQL
  * transaction never locks two shards of one partner (no deadlocks between them).
  */
+/** What each row adds to its partner's figures (partner stats; clicks have their own insert-only trigger). */
+const PARTNER_COUNTERS = [
+  { table: 'customers', counter: 'customers', contribution: `case when deleted_at is null and status <> 'lead' then 1 else 0 end` },
+  { table: 'transactions', counter: 'revenue', contribution: `case when deleted_at is null then amount - refunded_amount else 0 end` },
+  { table: 'commissions', counter: 'commission', contribution: `case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end` },
+];
+
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('transactions')
@@ -105,9 +113,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger clicks_partner_stats after insert on clicks referencing new table as inserted_clicks
     for each statement execute function svc_count_clicks()`.execute(db);
 
-  await countInPartnerStats(db, 'customers', 'customers', `case when deleted_at is null and status <> 'lead' then 1 else 0 end`);
-  await countInPartnerStats(db, 'transactions', 'revenue', `case when deleted_at is null then amount - refunded_amount else 0 end`);
-  await countInPartnerStats(db, 'commissions', 'commission', `case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end`);
+  for (const c of PARTNER_COUNTERS) await keepShardedCounter(db, { counters: 'partner_stats', key: 'partner_id', ...c });
 
   // Counters for the clicks and customers recorded before this migration.
   await sql`
@@ -118,47 +124,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       from partners p`.execute(db);
 }
 
-/**
- * Keeps the `counter` column of partner_stats for `table`, where `contribution` is what one row
- * adds to its partner's counter. Statement-level triggers sum a whole statement per partner from
- * its transition tables (old rows taken from their partner, new rows added to theirs, so a row
- * moved to another partner moves its figure) and write in partner_id order: statements touching
- * several partners on several connections lock counter rows in one order and cannot deadlock on
- * them. Transition tables need one trigger per event.
- */
-async function countInPartnerStats(db: Kysely<any>, table: string, counter: string, contribution: string): Promise<void> {
-  const rows = (transition: string, sign: '' | '-') => `select partner_id, ${sign}(${contribution}) as d from ${transition}`;
-  const add = (deltas: string) => `
-        insert into partner_stats as s (partner_id, shard, ${counter})
-        select partner_id, pg_backend_pid() % 16, sum(d)::int8 from (${deltas}) as deltas
-         group by partner_id having sum(d) <> 0 order by partner_id
-        on conflict (partner_id, shard) do update set ${counter} = s.${counter} + excluded.${counter};`;
-  await sql
-    .raw(
-      `create function svc_count_${table}() returns trigger language plpgsql as $$
-      begin
-        if tg_op = 'INSERT' then ${add(rows('new_rows', ''))}
-        elsif tg_op = 'UPDATE' then ${add(`${rows('old_rows', '-')} union all ${rows('new_rows', '')}`)}
-        else ${add(rows('old_rows', '-'))}
-        end if;
-        return null;
-      end $$`,
-    )
-    .execute(db);
-  const on = `for each statement execute function svc_count_${table}()`;
-  await sql.raw(`create trigger ${table}_partner_stats_insert after insert on ${table} referencing new table as new_rows ${on}`).execute(db);
-  await sql.raw(`create trigger ${table}_partner_stats_update after update on ${table} referencing old table as old_rows new table as new_rows ${on}`).execute(db);
-  await sql.raw(`create trigger ${table}_partner_stats_delete after delete on ${table} referencing old table as old_rows ${on}`).execute(db);
-}
-
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop trigger if exists clicks_partner_stats on clicks`.execute(db);
-  for (const event of ['insert', 'update', 'delete']) await sql.raw(`drop trigger if exists customers_partner_stats_${event} on customers`).execute(db);
+  for (const c of PARTNER_COUNTERS) await dropShardedCounter(db, { counters: 'partner_stats', ...c });
   await db.schema.dropTable('partner_stats').execute();
   await db.schema.dropTable('commissions').execute();
   await db.schema.dropTable('transactions').execute();
   await sql`drop index if exists flows_program_trigger`.execute(db);
-  for (const fn of ['svc_count_clicks()', 'svc_count_customers()', 'svc_count_transactions()', 'svc_count_commissions()']) {
-    await sql.raw(`drop function if exists ${fn}`).execute(db);
-  }
+  await sql`drop function if exists svc_count_clicks()`.execute(db);
 }

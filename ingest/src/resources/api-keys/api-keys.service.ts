@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import { forgetApiKey } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { toIso } from '../../http/fields.js';
@@ -25,7 +26,7 @@ export async function createApiKey(db: Db, organizationId: string, name: string 
 
 /** Revokes a key at once, in every process. The organization's last active key cannot be revoked, so nobody locks themselves out. */
 export async function revokeApiKey(db: Db, store: SharedStore, organizationId: string, keyId: string): Promise<void> {
-  const revoked = await db.transaction().execute(async (trx) => {
+  const revoked = await inTransaction(db, async (trx) => {
     const active = await selectActiveKeys(trx, organizationId).forUpdate().execute();
     const key = active.find((k) => k.id === keyId);
     if (!key) throw notFound('API key', keyId);

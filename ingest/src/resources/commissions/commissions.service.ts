@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { CommissionRow, CustomerRow, TransactionRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import { badRequest } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { requireCustomer } from '../customers/customers.repository.js';
@@ -103,7 +104,7 @@ export async function createCommission(db: Db, organizationId: string, input: Co
 }
 
 export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const current = await lockCommission(trx, organizationId, id);
     checkEditable(current, input);
     let chargeStatus: string | null | undefined;
@@ -133,7 +134,7 @@ export async function updateCommission(db: Db, organizationId: string, id: strin
 
 /** Soft delete: hidden from the API and from the totals, with its unpaid refund entries. */
 export async function deleteCommission(db: Db, organizationId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const commission = await lockCommission(trx, organizationId, id);
     const now = new Date();
     await trx.updateTable('commissions').set({ deleted_at: now, updated_at: now }).where('id', '=', commission.id).execute();

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { CustomerRow, PartnerRow, PromotionCodeRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { requireClick } from '../clicks/clicks.repository.js';
@@ -36,7 +37,7 @@ async function insertCustomer(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Pro
   const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   if (existing) throw customerExists(existing);
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await inTransaction(db, async (trx) => {
       const customer = await trx.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
       await awardSignupCommissions(trx, customer);
       return customer;

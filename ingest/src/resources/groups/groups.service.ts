@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { GroupRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { insertGroup, requireGroup } from './groups.repository.js';
@@ -23,7 +24,7 @@ async function clearDefault(trx: Db, programId: string, now: Date): Promise<void
 
 export async function createGroup(db: Db, organizationId: string, input: z.output<typeof GroupCreate>): Promise<GroupRow> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const now = new Date();
     if (input.default) {
       await lockProgram(trx, program.id);
@@ -42,7 +43,7 @@ export async function createGroup(db: Db, organizationId: string, input: z.outpu
 
 export async function updateGroup(db: Db, organizationId: string, groupId: string, input: z.output<typeof GroupUpdate>): Promise<GroupRow> {
   const group = await requireGroup(db, organizationId, groupId);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const now = new Date();
     // Decided under the program lock: `group.is_default` was read before it and may be stale.
     if (input.default) {
@@ -73,7 +74,7 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
   if (group.is_default) {
     throw badRequest('The default group cannot be deleted; make another group the default first', 'id');
   }
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await lockProgram(trx, group.program_id);
     // Checked again under the lock: a concurrent update may have just made this group the default.
     const current = await requireGroup(trx, organizationId, groupId);

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { PartnerRow, ProgramRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
 import { ApiError } from '../../http/errors.js';
 import { validate } from '../../http/validation.js';
 import { newId } from '../../ids.js';
@@ -51,7 +52,7 @@ export async function createPartner(db: Db, organizationId: string, input: Partn
   const now = new Date();
   let partner: PartnerRow;
   try {
-    partner = await db.transaction().execute(async (trx) => {
+    partner = await inTransaction(db, async (trx) => {
       const row = await trx
         .insertInto('partners')
         .values({
@@ -140,7 +141,7 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
 export async function deletePartner(db: Db, store: SharedStore, organizationId: string, partnerId: string): Promise<void> {
   const partner = await requirePartner(db, organizationId, partnerId);
   const now = new Date();
-  const links = await db.transaction().execute(async (trx) => {
+  const links = await inTransaction(db, async (trx) => {
     await trx.updateTable('partners').set({ deleted_at: now, updated_at: now }).where('id', '=', partner.id).execute();
     return deletePartnerLinks(trx, partner.id, now);
   });

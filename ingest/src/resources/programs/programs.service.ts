@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
 import { newId, newPublicKey } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { DEFAULT_FLOW } from '../flows/default-flow.js';
@@ -25,7 +26,7 @@ export function subdomainFrom(name: string): string {
 export async function createProgram(db: Db, organizationId: string, input: ProgramCreateInput): Promise<ProgramWithDefaultGroup> {
   const now = new Date();
   const programId = newId('program');
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await trx
       .insertInto('programs')
       .values({

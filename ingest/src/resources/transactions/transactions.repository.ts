@@ -27,8 +27,9 @@ export function findTransactionByCharge(db: Db, programId: string, chargeId: str
 }
 
 /**
- * Records a payment in one statement: the transaction, its commissions and, when the customer
- * was a lead or trialing, the customer becoming active. One statement is atomic on its own and
+ * Records a payment in one statement: the transaction, its commissions and, with `activate`
+ * (the customer was read as a lead or trialing), the customer becoming active; the update checks
+ * the status again, so a customer changed meanwhile is left as it is. One statement is atomic on its own and
  * costs one round trip.
  */
 export async function writePayment(db: Db, transaction: NewTransaction, commissions: NewCommission[], activate: boolean): Promise<TransactionRow> {
@@ -39,7 +40,8 @@ export async function writePayment(db: Db, transaction: NewTransaction, commissi
       .updateTable('customers')
       .set({ status: 'active', active_at: sql`coalesce(active_at, ${transaction.created_at})`, updated_at: transaction.updated_at })
       .where('id', '=', transaction.customer_id)
-      .where('status', 'in', ['lead', 'trialing']);
+      .where('status', 'in', ['lead', 'trialing'])
+      .where('deleted_at', 'is', null);
     parts.push(sql`a as (${update})`);
   }
   const { rows } = await sql<TransactionRow>`with ${sql.join(parts)} select * from t`.execute(db);

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { NewTransaction, TransactionRow } from '../../db/schema.js';
+import { inTransaction, retryOnDeadlock } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import { loadCountedFacts, loadEarner, planRewards, type Earner, type RewardedEvent } from '../commissions/award.js';
@@ -62,14 +63,14 @@ export async function createTransaction(db: Db, flowsOf: FlowSource, organizatio
     created_at: at,
     updated_at: now,
   };
-  const activate = input.amount > 0;
   const record = async (q: Db, current: Earner) => {
     const commissions = planRewards(flows, current, await loadCountedFacts(q, current, flows), { trigger: 'payment', at, transaction });
+    const activate = input.amount > 0 && (current.customer.status === 'lead' || current.customer.status === 'trialing');
     return writePayment(q, transaction, commissions, activate);
   };
   try {
-    if (!factsRead(flows).transactionCount) return await record(db, earner);
-    return await db.transaction().execute(async (trx) => {
+    if (!factsRead(flows).transactionCount) return await retryOnDeadlock(() => record(db, earner));
+    return await inTransaction(db, async (trx) => {
       const locked = await loadEarner(trx, organizationId, customer.id, { lock: true });
       if (!locked) throw notFound('customer', customer.id, 'customer_id');
       return record(trx, locked);
@@ -91,7 +92,7 @@ export async function updateTransaction(db: Db, organizationId: string, id: stri
     throw badRequest('Invalid interval: only a subscription has an interval (set billing_type to subscription)', 'interval');
   }
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await inTransaction(db, async (trx) => {
       const locked = await requireTransaction(trx, organizationId, current.id, { forUpdate: true });
       const newCharge = input.charge_id !== undefined && input.charge_id !== locked.charge_id;
       if (newCharge) await lockTransactionCommissions(trx, locked.id);
@@ -109,7 +110,7 @@ export async function updateTransaction(db: Db, organizationId: string, id: stri
  * its commissions in the same SQL transaction. Refunds of one transaction run one at a time.
  */
 export async function refundTransaction(db: Db, organizationId: string, id: string, amount: number | undefined): Promise<TransactionRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
     const commissions = await lockTransactionCommissions(trx, current.id);
     const remaining = current.amount - current.refunded_amount;
@@ -134,7 +135,7 @@ export async function refundTransaction(db: Db, organizationId: string, id: stri
  * settled as by a full refund, rejected instead of refunded (settleDeletedTransaction).
  */
 export async function deleteTransaction(db: Db, organizationId: string, id: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     const transaction = await requireTransaction(trx, organizationId, id, { forUpdate: true });
     const commissions = await lockTransactionCommissions(trx, transaction.id);
     const now = new Date();
