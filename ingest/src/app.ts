@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): express.Express {
     openApi ??= api.openApiDocument();
     res.json(openApi);
   });
-  app.use(scriptAsset());
+  app.get('/svc.js', scriptAsset());
   app.get('/docs', apiReference({ url: '/v1/openapi.json', pageTitle: 'svc API reference' }));
   app.use(api.router);
   app.use(unknownRoute);

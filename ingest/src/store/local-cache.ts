@@ -44,7 +44,11 @@ export function createLocalCache<V extends {}>(store: SharedStore, { name, max, 
 
 const channelOf = (name: string) => `cache:${name}`;
 
-/** Forgets `key` in the caches named `name` of every process. Call once the change is committed. */
-export function forgetEverywhere(store: SharedStore, name: string, key: string): Promise<void> {
-  return store.publish(channelOf(name), key);
+/**
+ * Forgets `key` in the caches named `name` of every process. Call once the change is committed.
+ * This process forgets at once; should the shared store fail to pass it on, the others keep
+ * their copy no longer than the cache's TTL, and the change itself stands.
+ */
+export async function forgetEverywhere(store: SharedStore, name: string, key: string): Promise<void> {
+  await store.publish(channelOf(name), key).catch(() => {});
 }

@@ -25,19 +25,24 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
   const everyone = (message: null) => {
     for (const channel of listeners.keys()) deliver(channel, message);
   };
+  // Every channel is subscribed anew each time the connection is ready (also when Redis was down
+  // at start, which ioredis's own re-subscription would miss); once Redis confirms, listeners
+  // are told that messages may have been missed.
+  const subscribeAll = (connection: Redis) => {
+    const channels = [...listeners.keys()].map((c) => keyPrefix + c);
+    if (channels.length) connection.subscribe(...channels).then(() => everyone(null), () => {});
+  };
   const subscriberConnection = () => {
     if (subscriber) return subscriber;
-    subscriber = redis.duplicate({ enableAutoPipelining: false, connectionName: `${keyPrefix}subscriber` });
-    subscriber.on('error', () => {});
-    subscriber.on('message', (channel: string, raw: string) => {
+    const connection = redis.duplicate({ enableAutoPipelining: false, autoResubscribe: false, maxRetriesPerRequest: null, connectionName: `${keyPrefix}subscriber` });
+    connection.on('error', () => {});
+    connection.on('message', (channel: string, raw: string) => {
       const cut = raw.indexOf('\n');
       if (raw.slice(0, cut) !== sender) deliver(channel.slice(keyPrefix.length), raw.slice(cut + 1));
     });
-    // Messages sent while the connection was down are lost: tell every listener, when it drops
-    // and again once it is back and subscribed anew.
-    subscriber.on('close', () => everyone(null));
-    subscriber.on('ready', () => everyone(null));
-    return subscriber;
+    connection.on('close', () => everyone(null));
+    connection.on('ready', () => subscribeAll(connection));
+    return (subscriber = connection);
   };
 
   return {
@@ -66,7 +71,8 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
       let set = listeners.get(channel);
       if (!set) {
         listeners.set(channel, (set = new Set()));
-        subscriberConnection().subscribe(keyPrefix + channel).catch(() => {});
+        const connection = subscriberConnection();
+        if (connection.status === 'ready') connection.subscribe(keyPrefix + channel).catch(() => {});
       }
       set.add(listener);
       return () => set.delete(listener);

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
@@ -243,6 +245,16 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
   });
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** Redis confirms a SUBSCRIBE asynchronously; a published message before that is not heard. */
 const subscribed = () => sleep(100);
 
@@ -299,6 +311,27 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
     } finally {
       await Promise.all([mine.close(), theirs.close()]);
       raw.disconnect();
+    }
+  });
+
+  it('hears invalidations once Redis comes up, when it was down as the process started', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const early = createRedisStore(url, prefix);
+    const heard: (string | null)[] = [];
+    early.subscribe('changes', (m) => heard.push(m));
+    await sleep(300); // connection attempts fail meanwhile
+    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const late = createRedisStore(url, prefix);
+    try {
+      await vi.waitFor(() => expect(heard).toContain(null), { timeout: 10_000 }); // subscribed once Redis answered
+      await vi.waitFor(async () => {
+        await late.publish('changes', 'after the outage');
+        expect(heard).toContain('after the outage');
+      }, { timeout: 5_000 });
+    } finally {
+      await Promise.all([early.close(), late.close()]);
+      server.kill();
     }
   });
 
