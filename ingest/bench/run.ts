@@ -115,8 +115,9 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.api_key}` },
       body: (n) => JSON.stringify({ amount: 4900, customer_id: customers[n % customers.length], charge_id: `ch_${run}_${n}` }),
     });
-    const recorded = await settled(async () => (await api.get(`/v1/transactions?program_id=${keys.program_id}&limit=1`)).total_count as number);
-    const commissions = (await api.get(`/v1/commissions?program_id=${keys.program_id}&limit=1`)).total_count;
+    // Filtered by partner, so these are counted rows, not the list counters.
+    const recorded = await settled(async () => (await api.get(`/v1/transactions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count as number);
+    const commissions = (await api.get(`/v1/commissions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count;
     throughputRow('POST /v1/transactions (default flow)', transactions, base, 0.25, {
       transactions: recorded,
       commissions,
