@@ -37,7 +37,6 @@ const UA = {
 const DATA_FIELDS = ['click_id', 'cookie_duration', 'partner_id', 'program_id', 'customer_id'];
 const COOKIE_SECONDS = 30 * 86_400;
 
-
 /** A successful track/click answer, with exactly the documented fields. */
 function expectTracked(res: Response, expected: { partner_id: string; program_id: string; customer_id?: string | null }, maxAge = COOKIE_SECONDS): ApiObject {
   expect(res.status, JSON.stringify(res.body)).toBe(200);

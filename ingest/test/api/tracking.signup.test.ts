@@ -27,7 +27,6 @@ const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML,
 const RESULT_FIELDS = ['click_id', 'customer_id', 'customer_identifier', 'partner_id', 'program_id', 'message'];
 const CONFLICT = { success: false, error: { message: 'Customer already exists', type: 'conflict_error' } };
 
-
 describe('POST /v1/track/signup', () => {
   let t: TestApp;
   let org: TestOrg;
