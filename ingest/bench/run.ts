@@ -11,7 +11,7 @@ import { scriptFigures } from './script-figures.js';
 import { seedLists, type ListScale } from './seed-lists.js';
 
 /**
- * `npm run bench [-- --embedded] [-- --json out.json]`: starts ingest (PostgreSQL + Redis, or
+ * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
  * the embedded defaults) and a bare Express baseline as processes of their own, drives them
  * with autocannon from this process, and prints a Markdown table (see README, Performance).
  */
@@ -24,6 +24,8 @@ const { values: args } = parseArgs({
     'list-clicks': { type: 'string', default: '1000000' },
     'skip-lists': { type: 'boolean', default: false },
     'skip-script': { type: 'boolean', default: false },
+    /** Writes a V8 CPU profile of ingest into this directory when it stops. */
+    profile: { type: 'string' },
   },
 });
 const duration = Number(args.duration);
@@ -60,7 +62,8 @@ async function main(): Promise<void> {
       }),
     ) as { api_key: string; public_key: string; program_id: string; organization_id: string };
 
-    const ingest = await startNode('ingest/src/main.ts', env, (port) => `http://127.0.0.1:${port}/healthz`);
+    const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
+    const ingest = await startNode('ingest/src/main.ts', env, (port) => `http://127.0.0.1:${port}/healthz`, profile);
     cleanups.unshift(ingest.stop);
     const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);
