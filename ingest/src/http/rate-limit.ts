@@ -10,16 +10,16 @@ export function setRateLimitHeaders(res: Response, d: RateDecision, windowSecond
   res.set('RateLimit-Reset', String(Math.ceil(d.resetMs / 1000)));
 }
 
+/** 429 with Retry-After: the whole seconds until `resetMs` has passed, at least 1. */
+export function tooManyRequests(resetMs: number, message = 'Too many requests; slow down and retry after the time in Retry-After'): ApiError {
+  return new ApiError('rate_limit_error', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } });
+}
+
 export function rateLimit(limiter: RateLimiter, windowSeconds: number, keyOf: (res: Response) => string): RequestHandler {
   return async (_req, res, next) => {
     const decision = await limiter.consume(keyOf(res));
     setRateLimitHeaders(res, decision, windowSeconds);
-    if (!decision.allowed) {
-      const retryAfter = String(Math.max(1, Math.ceil(decision.resetMs / 1000)));
-      throw new ApiError('rate_limit_error', 'Too many requests; slow down and retry after the time in Retry-After', {
-        headers: { 'Retry-After': retryAfter },
-      });
-    }
+    if (!decision.allowed) throw tooManyRequests(decision.resetMs);
     next();
   };
 }

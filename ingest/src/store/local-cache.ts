@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { afterCommit, inRequestTransaction } from '../db/request-transaction.js';
 import type { SharedStore } from './store.js';
 
 export interface LocalCache<V> {
@@ -17,7 +18,8 @@ export interface LocalCacheOptions {
 /**
  * A per-process cache of SQL lookups on the hot paths, kept right across processes by
  * invalidations sent through the shared store. Only found values are kept, so unknown keys
- * cannot fill it.
+ * cannot fill it. Nothing is kept while the shared store cannot deliver invalidations (every
+ * lookup then reads SQL), nor what a request read inside its own uncommitted transaction.
  */
 export function createLocalCache<V extends {}>(store: SharedStore, { name, max, ttlMs }: LocalCacheOptions): LocalCache<V> {
   const entries = new LRUCache<string, V>({ max, ttl: ttlMs });
@@ -36,7 +38,7 @@ export function createLocalCache<V extends {}>(store: SharedStore, { name, max, 
       if (hit !== undefined) return hit;
       const started = generation;
       const value = await load();
-      if (value !== undefined && started === generation) entries.set(key, value);
+      if (value !== undefined && started === generation && store.broadcasting && !inRequestTransaction()) entries.set(key, value);
       return value;
     },
   };
@@ -45,10 +47,15 @@ export function createLocalCache<V extends {}>(store: SharedStore, { name, max, 
 const channelOf = (name: string) => `cache:${name}`;
 
 /**
- * Forgets `key` in the caches named `name` of every process. Call once the change is committed.
- * This process forgets at once; should the shared store fail to pass it on, the others keep
- * their copy no longer than the cache's TTL, and the change itself stands.
+ * Forgets `key` in the caches named `name` of every process, once the change is committed
+ * (after the commit of the request's transaction, when there is one). This process forgets at
+ * once; should the shared store fail to pass it on, the others forget everything when their
+ * connection to it comes back, and keep nothing meanwhile.
  */
 export async function forgetEverywhere(store: SharedStore, name: string, key: string): Promise<void> {
-  await store.publish(channelOf(name), key).catch(() => {});
+  let sent = Promise.resolve();
+  afterCommit(() => {
+    sent = store.publish(channelOf(name), key).catch(() => {});
+  });
+  await sent;
 }

@@ -27,6 +27,8 @@ export function createMemoryStore(): SharedStore {
 
   return {
     kind: 'memory',
+    // One process: a published message reaches every subscriber there is.
+    broadcasting: true,
     async get(key) {
       return live(key)?.value ?? null;
     },

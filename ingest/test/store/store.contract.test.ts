@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import net from 'node:net';
-import { Redis } from 'ioredis';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
-import type { SharedStore } from '../../src/store/store.js';
+import { SharedStoreUnavailable, type SharedStore } from '../../src/store/store.js';
 
 /**
  * One contract for the shared-state port, run against every adapter. `open()` returns another
@@ -35,9 +36,10 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
     });
     afterAll(() => adapter?.closeAll());
 
-    it('reports its kind and answers ping', async () => {
+    it('reports its kind, answers ping and broadcasts', async () => {
       expect(store.kind).toBe(adapter.kind);
       await expect(store.ping()).resolves.toBeUndefined();
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true));
     });
 
     describe('get / set / delete', () => {
@@ -245,16 +247,6 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Redis confirms a SUBSCRIBE asynchronously; a published message before that is not heard. */
 const subscribed = () => sleep(100);
 
@@ -265,42 +257,157 @@ storeContract('memory', () => {
 
 const REDIS_URL = process.env.REDIS_URL;
 
+/** A raw node-redis client for what the tests inspect or do behind the adapter's back. */
+async function rawClient(url: string) {
+  const raw = createClient({ url });
+  raw.on('error', () => {});
+  await raw.connect();
+  return raw;
+}
+
+/** Milliseconds `work` took to settle, and how. */
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; result: PromiseSettledResult<T> }> {
+  const started = performance.now();
+  const [result] = await Promise.allSettled([work()]);
+  return { ms: performance.now() - started, result };
+}
+
+/** Settled as rejected with SharedStoreUnavailable. */
+function unavailable(result: PromiseSettledResult<unknown>) {
+  expect(result.status).toBe('rejected');
+  expect((result as PromiseRejectedResult).reason).toBeInstanceOf(SharedStoreUnavailable);
+}
+
+/**
+ * A redis-server of the test's own on a free port, to kill, stop and restart; the shared Redis
+ * at REDIS_URL is never touched that way.
+ */
+interface PrivateRedis {
+  url: string;
+  start(): Promise<void>;
+  /** SIGKILL, as in a crash: the kernel closes every connection. */
+  kill(): Promise<void>;
+  /** SIGSTOP: connections stay open and commands are taken, but nothing is answered. */
+  pause(): void;
+  resume(): void;
+}
+
+const spawned = new Set<ChildProcess>();
+
+/**
+ * A free port below the ephemeral range (32768 and up on Linux), so that while the server is down
+ * no other process's outgoing connection or `listen(0)` takes it, and a client reconnecting to
+ * it cannot end up connected to itself.
+ */
+async function privatePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+    if (attempt > 50) throw new Error('no free port for a private redis-server');
+  }
+}
+
+async function privateRedis(): Promise<PrivateRedis> {
+  const port = await privatePort();
+  let server: ChildProcess | undefined;
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      spawned.add(server);
+      await answersOn(port);
+    },
+    async kill() {
+      if (!server) return;
+      const s = server;
+      server = undefined;
+      await stopProcess(s);
+    },
+    pause() {
+      server?.kill('SIGSTOP');
+    },
+    resume() {
+      server?.kill('SIGCONT');
+    },
+  };
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  spawned.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGKILL'); // also ends a stopped process
+  await exited;
+}
+
+/** Resolves once a redis-server on `port` answers PING. */
+async function answersOn(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.setTimeout(500, () => socket.destroy());
+      socket.once('connect', () => socket.write('PING\r\n'));
+      socket.once('data', (data) => {
+        socket.destroy();
+        resolve(data.toString().startsWith('+PONG'));
+      });
+      socket.once('close', () => resolve(false));
+      socket.once('error', () => {});
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
+    await sleep(20);
+  }
+}
+
 describe.skipIf(!REDIS_URL)('redis adapter', () => {
   const prefix = `svc-test-${randomBytes(6).toString('hex')}:`;
   const opened: SharedStore[] = [];
+  /** A store closed after the test file, also when a test fails half-way. */
+  const open = (url: string, keyPrefix = prefix) => {
+    const s = createRedisStore(url, keyPrefix);
+    opened.push(s);
+    return s;
+  };
+  afterAll(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+    await Promise.all([...spawned].map(stopProcess));
+  });
 
   storeContract('redis', () => ({
     kind: 'redis',
-    open() {
-      const s = createRedisStore(REDIS_URL!, prefix);
-      opened.push(s);
-      return s;
-    },
+    open: () => open(REDIS_URL!),
     async closeAll() {
       await Promise.all(opened.map((s) => s.close()));
     },
   }));
 
   it('keeps channels under its prefix too, and tells subscribers (null) when the subscription connection drops', async () => {
-    const mine = createRedisStore(REDIS_URL!, prefix);
-    const theirs = createRedisStore(REDIS_URL!, `${prefix}other:`);
-    const raw = new Redis(REDIS_URL!);
+    const mine = open(REDIS_URL!);
+    const theirs = open(REDIS_URL!, `${prefix}other:`);
+    const raw = await rawClient(REDIS_URL!);
     try {
       const heard: (string | null)[] = [];
       const overheard: (string | null)[] = [];
       mine.subscribe('changes', (m) => heard.push(m));
       theirs.subscribe('changes', (m) => overheard.push(m));
       await vi.waitFor(() => expect(heard).toContain(null)); // subscribed and ready
+      await vi.waitFor(() => expect(theirs.broadcasting).toBe(true));
       heard.length = 0;
       await theirs.publish('changes', 'not yours');
       await mine.publish('changes', 'yours');
       await vi.waitFor(() => expect(heard).toEqual(['yours']));
       expect(overheard.filter(Boolean)).toEqual(['not yours']);
 
-      const clients = String(await raw.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
+      const clients = String(await raw.sendCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub']));
       const id = new RegExp(`id=(\\d+) [^\\n]*name=${prefix}subscriber`).exec(clients)?.[1]; // the prefix is hex and dashes
       expect(id).toBeDefined();
-      await raw.client('KILL', 'ID', id!);
+      await raw.sendCommand(['CLIENT', 'KILL', 'ID', id!]);
       await vi.waitFor(() => expect(heard.slice(1)).toContain(null));
       // Back and subscribed again: messages flow once more.
       heard.length = 0;
@@ -310,50 +417,191 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       });
     } finally {
       await Promise.all([mine.close(), theirs.close()]);
-      raw.disconnect();
+      raw.destroy();
     }
   });
 
-  it('hears invalidations once Redis comes up, when it was down as the process started', async () => {
-    const port = await freePort();
-    const url = `redis://127.0.0.1:${port}`;
-    const early = createRedisStore(url, prefix);
-    const heard: (string | null)[] = [];
-    early.subscribe('changes', (m) => heard.push(m));
-    await sleep(300); // connection attempts fail meanwhile
-    const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    const late = createRedisStore(url, prefix);
-    try {
-      await vi.waitFor(() => expect(heard).toContain(null), { timeout: 10_000 }); // subscribed once Redis answered
-      await vi.waitFor(async () => {
-        await late.publish('changes', 'after the outage');
-        expect(heard).toContain('after the outage');
-      }, { timeout: 5_000 });
-    } finally {
-      await Promise.all([early.close(), late.close()]);
-      server.kill();
-    }
-  });
-
-  it('keeps every key under its prefix, invisible to a store with another prefix', async () => {
-    const mine = createRedisStore(REDIS_URL!, prefix);
-    const theirs = createRedisStore(REDIS_URL!, `${prefix}other:`);
-    const raw = new Redis(REDIS_URL!);
+  it('keeps every key under its prefix, rate-limit counters included, invisible to a store with another prefix', async () => {
+    const mine = open(REDIS_URL!);
+    const theirs = open(REDIS_URL!, `${prefix}other:`);
+    const raw = await rawClient(REDIS_URL!);
+    const limiterName = `scoped-${randomBytes(4).toString('hex')}`;
     try {
       await mine.set('scoped', 'yes', 10_000);
       expect(await theirs.get('scoped')).toBeNull();
       expect(await theirs.setIfAbsent('scoped', 'theirs', 10_000)).toBe(true);
       expect(await mine.get('scoped')).toBe('yes');
       expect(await raw.get(`${prefix}scoped`)).toBe('yes');
-      const ttl = await raw.pttl(`${prefix}scoped`);
+      const ttl = await raw.pTTL(`${prefix}scoped`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(10_000);
+
+      await mine.createRateLimiter({ name: limiterName, points: 5, windowSeconds: 10 }).consume('someone');
+      expect(await raw.exists(`${prefix}rl:${limiterName}:someone`)).toBe(1);
+      expect(await raw.keys(`*rl:${limiterName}*`)).toEqual([`${prefix}rl:${limiterName}:someone`]);
     } finally {
       await Promise.all([mine.close(), theirs.close()]);
       // Remove what this run left behind.
       const keys = await raw.keys(`${prefix}*`);
-      if (keys.length) await raw.del(...keys);
-      raw.disconnect();
+      if (keys.length) await raw.del(keys);
+      raw.destroy();
     }
+  });
+
+  describe('faults (a private redis-server)', () => {
+    // Generous: a command that fails fast takes milliseconds, a stuck one STORE_COMMAND_TIMEOUT_MS.
+    const FAST_MS = 1_000;
+
+    it('hears invalidations once Redis comes up, when it was down as the process started; meanwhile commands fail at once', async () => {
+      const redis = await privateRedis();
+      const early = open(redis.url);
+      const heard: (string | null)[] = [];
+      early.subscribe('changes', (m) => heard.push(m));
+      await sleep(300); // connection attempts fail meanwhile
+      const down = await timed(() => early.get('k'));
+      unavailable(down.result);
+      expect(down.ms).toBeLessThan(FAST_MS);
+      expect(early.broadcasting).toBe(false);
+
+      await redis.start();
+      const late = open(redis.url);
+      await vi.waitFor(() => expect(heard).toContain(null), { timeout: 5_000 }); // subscribed once Redis answered
+      await vi.waitFor(async () => {
+        await late.publish('changes', 'after the outage');
+        expect(heard).toContain('after the outage');
+      }, { timeout: 5_000 });
+      await vi.waitFor(() => expect(early.broadcasting).toBe(true), { timeout: 5_000 });
+    });
+
+    it('a killed server: commands fail at once, limits fall back to each process, broadcasting stops; all works again once it is back', async () => {
+      const redis = await privateRedis();
+      await redis.start();
+      const store = open(redis.url);
+      const other = open(redis.url);
+      const heard: (string | null)[] = [];
+      store.subscribe('changes', (m) => heard.push(m));
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true));
+      const limiter = store.createRateLimiter({ name: 'down', points: 2, windowSeconds: 60 });
+      expect((await limiter.consume('k')).allowed).toBe(true);
+      expect((await limiter.consume('k')).allowed).toBe(true);
+      expect((await limiter.consume('k')).allowed).toBe(false); // counted in Redis
+
+      await redis.kill();
+      await vi.waitFor(() => expect(store.broadcasting).toBe(false));
+      await vi.waitFor(() => expect(heard).toEqual([null, null])); // subscribed, then dropped
+      for (const command of [
+        (): Promise<unknown> => store.get('k'),
+        () => store.set('k', 'v', 10_000),
+        () => store.setIfAbsent('k', 'v', 10_000),
+        () => store.delete('k'),
+        () => store.publish('elsewhere', 'lost'),
+        () => store.ping(),
+      ]) {
+        const { ms, result } = await timed(command);
+        unavailable(result);
+        expect(ms).toBeLessThan(FAST_MS);
+      }
+      // Each process on its own: the same budget, counted from zero in memory.
+      const { ms, result } = await timed(() => Promise.all([1, 2, 3].map(() => limiter.consume('k'))));
+      expect(ms).toBeLessThan(FAST_MS);
+      expect(result.status).toBe('fulfilled');
+      const decisions = (result as PromiseFulfilledResult<Awaited<ReturnType<typeof limiter.consume>>[]>).value;
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, false]);
+      expect(decisions[2].resetMs).toBeGreaterThan(0);
+
+      await redis.start();
+      const back = performance.now();
+      await vi.waitFor(() => Promise.all([store.ping(), other.ping()]), { timeout: 5_000, interval: 50 });
+      expect(performance.now() - back).toBeLessThan(3_000); // reconnect attempts are at most 500 ms apart
+      await store.set('k', 'again', 10_000);
+      expect(await other.get('k')).toBe('again');
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true), { timeout: 5_000 });
+      expect(heard).toEqual([null, null, null]); // and subscribed again
+      await other.publish('changes', 'after the restart');
+      await vi.waitFor(() => expect(heard.at(-1)).toBe('after the restart'));
+      // Redis counts again (it restarted empty).
+      expect((await limiter.consume('k')).remaining).toBe(1);
+    });
+
+    it('a server that stops answering: commands fail within the timeout, later ones at once, until it answers again', async () => {
+      const redis = await privateRedis();
+      await redis.start();
+      const store = open(redis.url);
+      const limited = open(redis.url);
+      const closing = open(redis.url);
+      const heard: (string | null)[] = [];
+      store.subscribe('changes', (m) => heard.push(m));
+      await Promise.all([store.ping(), limited.ping(), closing.ping()]);
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true));
+      expect(heard).toEqual([null]); // subscribed
+      const limiter = limited.createRateLimiter({ name: 'hung', points: 1, windowSeconds: 60 });
+      await limiter.consume('k');
+
+      redis.pause();
+      try {
+        // A limiter alone (the API's path: no other store command) still answers, from memory.
+        const limit = await timed(() => limiter.consume('k'));
+        expect(limit.ms).toBeLessThan(FAST_MS);
+        expect(limit.result.status).toBe('fulfilled');
+        expect((limit.result as PromiseFulfilledResult<{ allowed: boolean }>).value.allowed).toBe(true);
+
+        // Commands already written to the stuck connection fail within the timeout.
+        const stuck = await timed(() => Promise.allSettled([store.get('k'), store.set('k', 'v', 10_000), store.ping()]));
+        expect(stuck.ms).toBeLessThan(FAST_MS);
+        for (const r of (stuck.result as PromiseFulfilledResult<PromiseSettledResult<unknown>[]>).value) unavailable(r);
+        // Its subscriber connection is no better off: listeners hear that they may miss messages.
+        expect(store.broadcasting).toBe(false);
+        expect(heard).toEqual([null, null]);
+
+        // Later ones do not wait out a timeout each.
+        const later = await timed(async () => {
+          for (let i = 0; i < 5; i++) unavailable((await Promise.allSettled([store.get('k')]))[0]);
+        });
+        expect(later.ms).toBeLessThan(FAST_MS);
+
+        // Closing a store with a command stuck in flight does not hang either.
+        const inFlight = Promise.allSettled([closing.get('k')]);
+        const closed = await timed(() => closing.close());
+        expect(closed.ms).toBeLessThan(FAST_MS);
+        unavailable((await inFlight)[0]);
+      } finally {
+        redis.resume();
+      }
+      await vi.waitFor(() => Promise.all([store.ping(), limited.ping()]), { timeout: 5_000, interval: 50 });
+      await store.set('k', 'answered', 10_000);
+      expect(await store.get('k')).toBe('answered');
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true), { timeout: 5_000 });
+      expect(heard).toEqual([null, null, null]); // subscribed again
+      await limited.publish('changes', 'answered');
+      await vi.waitFor(() => expect(heard.at(-1)).toBe('answered'));
+    });
+
+    it('close() returns promptly when Redis is unreachable', async () => {
+      const port = await privatePort(); // nothing listens there
+      const store = createRedisStore(`redis://127.0.0.1:${port}`, prefix);
+      store.subscribe('changes', () => {});
+      await sleep(100);
+      const { ms } = await timed(() => store.close());
+      expect(ms).toBeLessThan(FAST_MS);
+    });
+
+    it('sends the commands of one event-loop turn to Redis together', async () => {
+      const redis = await privateRedis();
+      await redis.start();
+      const store = open(redis.url);
+      const raw = await rawClient(redis.url);
+      try {
+        const limiter = store.createRateLimiter({ name: 'batch', points: 100, windowSeconds: 60 });
+        await store.ping();
+        const reads = async () => Number(/total_reads_processed:(\d+)/.exec(await raw.info('stats'))![1]);
+        const before = await reads();
+        // What 20 click requests arriving together ask: 60 commands.
+        await Promise.all(Array.from({ length: 20 }, (_, i) => Promise.all([limiter.consume(`ip-${i}`), store.get(`link-${i}`), store.setIfAbsent(`visit-${i}`, 'c', 10_000)])));
+        // One read for them all (a few at most, should the kernel split the write), one for INFO.
+        expect((await reads()) - before).toBeLessThanOrEqual(4);
+      } finally {
+        raw.destroy();
+      }
+    });
   });
 });
