@@ -24,6 +24,8 @@ const envSchema = z.object({
   SVC_TRACK_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   SVC_BOT_FILTER: z.enum(['on', 'off']).default('on'),
   SVC_APPROVAL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  SVC_DB_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  SVC_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
   SVC_TRUST_PROXY: z.string().optional(),
   SVC_COUNTRY_HEADER: z
     .string()
@@ -49,6 +51,10 @@ export type Config = {
   botFilter: boolean;
   /** How often each process approves the scheduled commissions that are due. */
   approvalIntervalSeconds: number;
+  /** How long start-up waits for PostgreSQL to answer before giving up. */
+  databaseWaitSeconds: number;
+  /** Failed secret-key authentications allowed per client address and minute. */
+  authFailureLimit: number;
   trustProxy: boolean | number | string;
   /** Request header set by a trusted CDN with the visitor's country (e.g. cf-ipcountry); off when unset. */
   countryHeader?: string;
@@ -79,6 +85,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     apiRateLimit: e.SVC_API_RATE_LIMIT,
     approvalIntervalSeconds: e.SVC_APPROVAL_INTERVAL_SECONDS,
+    databaseWaitSeconds: e.SVC_DB_WAIT_SECONDS,
+    authFailureLimit: e.SVC_AUTH_FAILURE_LIMIT,
     trackRateLimit: e.SVC_TRACK_RATE_LIMIT,
     botFilter: e.SVC_BOT_FILTER === 'on',
     trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),

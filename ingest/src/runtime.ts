@@ -1,20 +1,36 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase } from './db/database.js';
+import { migrateToLatest, openDatabase, waitForDatabase, type Db } from './db/database.js';
 import type { AppDeps } from './deps.js';
+import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { openStore } from './store/index.js';
+
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface Runtime extends AppDeps {
   close(): Promise<void>;
 }
 
-/** Opens SQL and shared state from the configuration and migrates SQL to the latest schema. */
+/** Where PostgreSQL is, for log lines: host, port and database, never the password. */
+function describeDatabase(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+}
+
+/**
+ * Opens SQL and shared state from the configuration and migrates SQL to the latest schema.
+ * PostgreSQL that is not up yet is waited for (SVC_DB_WAIT_SECONDS); Redis that is down is no
+ * reason not to start (the shared store works degraded until it is back).
+ */
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
-  const db = openDatabase(config.database);
+  const db = openDatabase(config.database, {
+    onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'),
+  });
   const store = openStore(config.redisUrl);
   try {
+    if (config.database.kind === 'postgres') await waitForPostgres(db, config, describeDatabase(config.database.url), logger);
     await migrateToLatest(db);
   } catch (err) {
     await Promise.allSettled([db.destroy(), store.close()]);
@@ -22,6 +38,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   }
   const mailer = createMailer(config, db, logger);
   const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds);
+  const purge = setInterval(() => {
+    purgeExpiredRecords(db).catch((err) => logger.warn({ reason: (err as Error).message }, 'purging expired Idempotency-Key records failed; will retry'));
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
   return {
     config,
     db,
@@ -29,8 +49,21 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     logger,
     mailer,
     async close() {
+      clearInterval(purge);
       await Promise.all([mailer.close(), approvals.close()]);
       await Promise.allSettled([store.close(), db.destroy()]);
     },
   };
+}
+
+async function waitForPostgres(db: Db, config: Config, where: string, logger: Logger): Promise<void> {
+  try {
+    await waitForDatabase(db, {
+      timeoutMs: config.databaseWaitSeconds * 1000,
+      onRetry: ({ attempt, delayMs, error }) =>
+        logger.warn({ attempt, retryInMs: delayMs, reason: (error as Error).message }, `waiting for PostgreSQL at ${where}`),
+    });
+  } catch (err) {
+    throw new Error(`PostgreSQL at ${where} did not answer within ${config.databaseWaitSeconds} s (SVC_DB_WAIT_SECONDS): ${(err as Error).message}`, { cause: err });
+  }
 }

@@ -1,11 +1,12 @@
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Dialect, type MigrationResultSet } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { requestScopedDialect } from './request-transaction.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -13,13 +14,41 @@ export type Db = Kysely<Database>;
 // Sums of cents come back as int8; they stay far below 2^53, so numbers are safe and simpler.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export function openDatabase(database: Config['database']): Db {
+/**
+ * How long a request waits for a PostgreSQL connection, new or from the pool, before it
+ * answers 503: while PostgreSQL is unreachable, requests fail in this time instead of hanging.
+ */
+export const CONNECT_TIMEOUT_MS = 2000;
+
+export interface OpenDatabaseOptions {
+  /**
+   * Told when an idle pooled connection fails (PostgreSQL restarted, the connection was
+   * terminated). The pool drops that connection and opens a fresh one when next needed.
+   */
+  onIdleConnectionError?: (err: Error) => void;
+}
+
+export function openDatabase(database: Config['database'], options: OpenDatabaseOptions = {}): Db {
   if (database.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: database.url, max: 10 });
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const pool = new pg.Pool({ connectionString: database.url, max: 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
+    // Without listeners, a connection that ends (PostgreSQL restarted, the backend was
+    // terminated) is thrown as an uncaught 'error' event and ends the process: the pool's for
+    // idle clients, each client's own while it is checked out between two statements (the
+    // next statement on it then fails, and the pool drops it when it is released).
+    pool.on('error', (err) => options.onIdleConnectionError?.(err));
+    pool.on('connect', (client) => client.on('error', () => {}));
+    return withRequestScope(new PostgresDialect({ pool }));
   }
   if (database.dataDir !== 'memory://') fs.mkdirSync(database.dataDir, { recursive: true });
   return pgliteDb(createPglite({ dataDir: database.dataDir }));
+}
+
+/** Every database is opened through the request-scoped driver (request-transaction.ts). */
+function withRequestScope(dialect: Dialect): Db {
+  const scoped = requestScopedDialect(dialect);
+  const db = new Kysely<Database>({ dialect: scoped.dialect });
+  scoped.register(db);
+  return db;
 }
 
 const require = createRequire(import.meta.url);
@@ -35,7 +64,7 @@ export function createPglite(options: PGliteOptions): PGlite {
 }
 
 export function pgliteDb(pglite: PGlite): Db {
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return withRequestScope(new PGliteDialect(pglite));
 }
 
 export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
@@ -47,4 +76,31 @@ export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
 
 export async function pingDatabase(db: Db): Promise<void> {
   await sql`select 1`.execute(db);
+}
+
+export interface WaitOptions {
+  /** Give up after this long. */
+  timeoutMs: number;
+  /** Told before each wait, with the error of the attempt that failed. */
+  onRetry(info: { attempt: number; delayMs: number; error: unknown }): void;
+}
+
+/**
+ * Waits until the database answers, with backoff: a service started with (or just before)
+ * its database, as orchestrators do, waits instead of crashing. Throws the last error when
+ * `timeoutMs` has passed.
+ */
+export async function waitForDatabase(db: Db, { timeoutMs, onRetry }: WaitOptions): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await pingDatabase(db);
+    } catch (error) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw error;
+      const delayMs = Math.min(left, 250 * 2 ** Math.min(attempt - 1, 4));
+      onRetry({ attempt, delayMs, error });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }

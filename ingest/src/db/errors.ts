@@ -5,3 +5,32 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (e.code !== '23505') return false;
   return !constraint || e.constraint === constraint || (e.message ?? '').includes(constraint);
 }
+
+// Class 08 (connection exception), and the server going away or refusing new sessions:
+// admin_shutdown (what pg_terminate_backend and a fast shutdown send), crash_shutdown,
+// cannot_connect_now (starting up or shutting down), too_many_connections.
+const UNAVAILABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|53300)$/;
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+// What pg and pg-pool say, without a code, when a connection drops, cannot be had in time, or
+// is used after it broke; and Kysely once the pool is closed during shutdown.
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+  'driver has already been destroyed',
+];
+
+/**
+ * True when a statement failed because the database could not be reached or dropped the
+ * connection, not because of the statement: the request can be retried once it is back.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.test(code) || NETWORK_CODES.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m))) return true;
+  }
+  return false;
+}

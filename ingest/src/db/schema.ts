@@ -243,6 +243,17 @@ export interface ListCountsTable {
   commissions: number;
 }
 
+export interface IdempotencyKeysTable {
+  organization_id: string;
+  /** SHA-256 of the client's key: the key itself may be anything the client chose. */
+  key_hash: string;
+  /** SHA-256 of the method, path and canonical body the key was first used with. */
+  fingerprint: string;
+  response_status: number;
+  response_body: Json<unknown>;
+  created_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -259,6 +270,7 @@ export interface Database {
   commissions: CommissionsTable;
   partner_stats: PartnerStatsTable;
   list_counts: ListCountsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;

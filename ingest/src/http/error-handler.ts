@@ -1,6 +1,14 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { SharedStoreUnavailable } from '../store/store.js';
 import { ApiError } from './errors.js';
+
+/** SQL or the shared store is down: nothing is wrong with the request, so it may be retried. */
+function fromDependencyFault(err: unknown): ApiError | null {
+  if (!isDatabaseUnavailable(err) && !(err instanceof SharedStoreUnavailable)) return null;
+  return new ApiError('service_unavailable', 'The service is temporarily unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
+}
 
 /** Errors thrown by body-parser carry a `type`; they are the client's fault. */
 function fromBodyParser(err: unknown): ApiError | null {
@@ -19,15 +27,25 @@ function fromBodyParser(err: unknown): ApiError | null {
   return null;
 }
 
-/** The one place errors become responses. Unknown errors are logged and answered with a generic 500. */
+/** What the client is told about an error: its own ApiError, or a 503/500 for what went wrong here (logged). */
+export function toApiError(err: unknown, req: Request, logger: Logger): ApiError {
+  const known = err instanceof ApiError ? err : fromBodyParser(err);
+  if (known) return known;
+  const fault = fromDependencyFault(err);
+  if (fault) {
+    // One short line per request: an outage must not flood the log with stack traces.
+    logger.warn({ method: req.method, url: req.originalUrl, reason: (err as Error).message }, 'dependency unavailable');
+    return fault;
+  }
+  logger.error({ err, method: req.method, url: req.originalUrl }, 'unhandled error');
+  return new ApiError('api_error', 'Internal server error');
+}
+
+/** The one place errors become responses. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) return next(err);
-    let apiError = err instanceof ApiError ? err : fromBodyParser(err);
-    if (!apiError) {
-      logger.error({ err, method: req.method, url: req.originalUrl }, 'unhandled error');
-      apiError = new ApiError('api_error', 'Internal server error');
-    }
+    const apiError = toApiError(err, req, logger);
     if (apiError.options.headers) res.set(apiError.options.headers);
     res.status(apiError.status).json(apiError.toBody());
   };

@@ -1,18 +1,12 @@
 import type { RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { beginRequestTransaction } from '../db/request-transaction.js';
 import { sha256 } from '../ids.js';
-import type { SharedStore } from '../store/index.js';
+import { toApiError } from './error-handler.js';
 import { ApiError, badRequest } from './errors.js';
-
-const DONE_TTL_MS = 24 * 60 * 60 * 1000;
-// A request that dies mid-flight must not hold its key for a day.
-const RUNNING_TTL_MS = 2 * 60 * 1000;
-
-type Entry =
-  | { state: 'running'; fingerprint: string }
-  | { state: 'done'; fingerprint: string; status: number; body: unknown };
-
-/** Owns the `idem:` keys of the shared store. */
-const keyOf = (organizationId: string, idempotencyKey: string) => `idem:${organizationId}:${sha256(idempotencyKey)}`;
+import { findRecord, lockKey, saveRecord, type IdempotencyRecord, type KeyRef } from './idempotency-records.js';
+import { isSecretBearing, withoutSecrets } from './secrets.js';
 
 /** JSON with object keys sorted, so the same parameters in another order count as the same body. */
 function canonicalJson(value: unknown): string {
@@ -24,47 +18,82 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The advisory lock of a key: 63 bits of its hash, so it is a positive bigint. */
+const lockIdOf = (key: KeyRef) => BigInt(`0x${sha256(`${key.organizationId}\n${key.keyHash}`).slice(0, 15)}`) & 0x7fffffffffffffffn;
+
+const stillRunning = () => new ApiError('conflict_error', 'A request with this Idempotency-Key is still being processed');
+
 /**
- * `Idempotency-Key` on POST/PUT/DELETE: the same key and body replays the first response for
- * 24 h; another body → 400; while the first is still running → 409. Server errors are not
- * kept, so the client may retry them.
+ * `Idempotency-Key` on POST/PUT/DELETE: the same key and body replay the first answer for 24 h;
+ * another body → 400; while the first is still running → 409. Server errors are not kept, so
+ * the client may retry them.
+ *
+ * The request runs in one SQL transaction (request-transaction.ts) that also writes the key's
+ * record, so its changes and its record commit together or not at all: a retry after a crash,
+ * a lost connection or a failed commit either replays the answer or runs the request afresh,
+ * and never records a change twice. A client error rolls back whatever the request wrote and
+ * keeps only the answer. A secret in the answer is not kept: its replay comes without it.
  */
-export function idempotency(store: SharedStore, organizationOf: (res: Response) => string): RequestHandler {
+export function idempotency(db: Db, logger: Logger, organizationOf: (res: Response) => string): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('idempotency-key');
     if (header === undefined || req.method === 'GET') return next();
     if (header.length < 1 || header.length > 255) throw badRequest('Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
 
-    const key = keyOf(organizationOf(res), header);
+    const key: KeyRef = { organizationId: organizationOf(res), keyHash: sha256(header) };
     const fingerprint = sha256(`${req.method} ${req.originalUrl} ${canonicalJson(req.body ?? null)}`);
-    const claimed = await store.setIfAbsent(key, JSON.stringify({ state: 'running', fingerprint } satisfies Entry), RUNNING_TTL_MS);
-    if (!claimed) {
-      const raw = await store.get(key);
-      const entry = raw ? (JSON.parse(raw) as Entry) : null;
-      if (!entry) throw new ApiError('conflict_error', 'A request with this Idempotency-Key is being retried too fast; try again');
-      if (entry.fingerprint !== fingerprint) {
+    const trx = await beginRequestTransaction(db);
+    let earlier: IdempotencyRecord | undefined;
+    try {
+      if (!(await trx.run(() => lockKey(db, key, lockIdOf(key))))) throw stillRunning();
+      earlier = await trx.run(() => findRecord(db, key));
+    } catch (err) {
+      await trx.rollback();
+      throw err;
+    }
+    if (earlier) {
+      await trx.rollback();
+      if (earlier.fingerprint !== fingerprint) {
         throw badRequest('This Idempotency-Key was already used with different request parameters', 'Idempotency-Key');
       }
-      if (entry.state === 'running') {
-        throw new ApiError('conflict_error', 'A request with this Idempotency-Key is still being processed');
-      }
       res.set('Idempotent-Replayed', 'true');
-      res.status(entry.status).json(entry.body);
+      res.status(earlier.response_status).json(earlier.response_body);
       return;
     }
 
+    const record = (body: unknown): IdempotencyRecord => ({
+      fingerprint,
+      response_status: res.statusCode,
+      response_body: isSecretBearing(res) ? withoutSecrets(body) : body,
+    });
+    // The answer is sent once the transaction has ended as it should: a retry arriving right
+    // after it then finds the record.
+    const finish = async (body: unknown): Promise<unknown> => {
+      try {
+        if (res.statusCode < 400) {
+          await trx.run(() => saveRecord(db, key, record(body)));
+          await trx.commit();
+        } else {
+          await trx.rollback();
+          if (res.statusCode < 500) await saveRecord(db, key, record(body));
+        }
+        return body;
+      } catch (err) {
+        // Also a commit that failed: whether it took effect is unknown, and the record tells
+        // a retry either way.
+        await trx.rollback();
+        const apiError = toApiError(err, req, logger);
+        res.status(apiError.status);
+        if (apiError.options.headers) res.set(apiError.options.headers);
+        return apiError.toBody();
+      }
+    };
     const sendJson = res.json.bind(res);
     res.json = (body: unknown) => {
-      const done = res.statusCode < 500
-        ? store.set(key, JSON.stringify({ state: 'done', fingerprint, status: res.statusCode, body } satisfies Entry), DONE_TTL_MS)
-        : store.delete(key);
-      // The response waits for the record so that a retry arriving right after it replays.
-      done.then(
-        () => sendJson(body),
-        (err) => res.destroy(err),
-      );
+      res.json = sendJson;
+      void finish(body).then(sendJson);
       return res;
     };
-    next();
+    trx.run(() => next());
   };
 }

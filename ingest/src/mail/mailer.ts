@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
+import { afterCommit } from '../db/request-transaction.js';
 
 const BATCH = 20;
 const MAX_ATTEMPTS = 8;
@@ -87,10 +88,13 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
     return running;
   }
 
-  const kick = () => {
-    if (closed) return;
-    drain().catch((err) => logger.error({ err }, 'e-mail outbox run failed'));
-  };
+  // Called right after a message is queued: inside a request's transaction the message is not
+  // visible (nor certain) until the commit.
+  const kick = () =>
+    afterCommit(() => {
+      if (closed) return;
+      drain().catch((err) => logger.error({ err }, 'e-mail outbox run failed'));
+    });
   const timer = setInterval(kick, POLL_MS);
   timer.unref();
 

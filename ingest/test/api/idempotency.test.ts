@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
 
 /**
  * `Idempotency-Key` on POST/PUT/DELETE (DESIGN.md section 4): the same key and body replay the
@@ -158,44 +158,38 @@ describe('Idempotency-Key', () => {
     expect(await programCount()).toBe(before);
   });
 
-  it('a request whose first attempt is still running answers 409 and creates nothing', async () => {
+  // PGlite has one connection, so an embedded service runs a request with a key to its end
+  // before the next one starts: a retry there waits and replays (the race test below).
+  it.skipIf(STORAGE === 'embedded')('a request whose first attempt is still running answers 409 and creates nothing', async () => {
     const before = await programCount();
     const key = newKey();
-    // Hold the first request at the point where its response is being recorded.
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    let recording!: () => void;
-    const recordingStarted = new Promise<void>((resolve) => (recording = resolve));
-    const store = t.deps.store;
-    const realSet = store.set.bind(store);
-    const spy = vi.spyOn(store, 'set').mockImplementation(async (k, v, ttl) => {
-      if (k.startsWith('idem:')) {
-        recording();
-        await gate;
-      }
-      return realSet(k, v, ttl);
-    });
-    try {
+    // Hold the first request inside its transaction: its insert waits for this lock.
+    const blocker = await t.storage.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      await sql`lock table programs in exclusive mode`.execute(conn);
       const firstPromise = createProgram(key, { name: 'Slow program' }).then((r) => r);
-      await recordingStarted;
+      try {
+        // The first request holds its key once its insert waits on the lock.
+        await vi.waitFor(async () => {
+          const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'relation' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(t.storage.db);
+          expect(rows[0].n).toBeGreaterThan(0);
+        });
+        const concurrent = await createProgram(key, { name: 'Slow program' });
+        expect(concurrent.status).toBe(409);
+        expect(concurrent.body).toMatchObject({ success: false, error: { type: 'conflict_error' } });
+        expect(concurrent.headers['idempotent-replayed']).toBeUndefined();
+      } finally {
+        await sql`commit`.execute(conn);
+      }
+      return firstPromise;
+    });
+    const first = await blocker;
+    expect(first.status).toBe(201);
 
-      const concurrent = await createProgram(key, { name: 'Slow program' });
-      expect(concurrent.status).toBe(409);
-      expect(concurrent.body).toMatchObject({ success: false, error: { type: 'conflict_error' } });
-      expect(concurrent.headers['idempotent-replayed']).toBeUndefined();
-
-      release();
-      const first = await firstPromise;
-      expect(first.status).toBe(201);
-
-      const afterwards = await createProgram(key, { name: 'Slow program' });
-      expect(afterwards.status).toBe(201);
-      expect(afterwards.headers['idempotent-replayed']).toBe('true');
-      expect(afterwards.body.data[0].id).toBe(first.body.data[0].id);
-    } finally {
-      release();
-      spy.mockRestore();
-    }
+    const afterwards = await createProgram(key, { name: 'Slow program' });
+    expect(afterwards.status).toBe(201);
+    expect(afterwards.headers['idempotent-replayed']).toBe('true');
+    expect(afterwards.body.data[0].id).toBe(first.body.data[0].id);
     expect(await programCount()).toBe(before + 1);
   });
 

@@ -4,6 +4,7 @@ import * as m0002 from './0002_links_clicks.js';
 import * as m0003 from './0003_customers_promotion_codes.js';
 import * as m0004 from './0004_transactions_commissions.js';
 import * as m0005 from './0005_lists_at_scale.js';
+import * as m0006 from './0006_idempotency_keys.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_customers_promotion_codes': m0003,
   '0004_transactions_commissions': m0004,
   '0005_lists_at_scale': m0005,
+  '0006_idempotency_keys': m0006,
 };

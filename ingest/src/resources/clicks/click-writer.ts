@@ -1,5 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { inRequestTransaction } from '../../db/request-transaction.js';
 import type { ClicksTable } from '../../db/schema.js';
 
 export type ClickInsert = Insertable<ClicksTable>;
@@ -39,10 +40,14 @@ export function createClickWriter(db: Db): ClickWriter {
     }
   }
 
-  return (row) =>
-    new Promise((resolve, reject) => {
+  return (row) => {
+    // A click of a request that runs in its own SQL transaction (Idempotency-Key) commits with
+    // it, so it cannot share a statement with other requests' clicks.
+    if (inRequestTransaction()) return insert([row]).then(() => {});
+    return new Promise((resolve, reject) => {
       if (pending.length === 0) setImmediate(flush);
       pending.push({ row, resolve, reject });
       if (pending.length >= MAX_BATCH) void flush();
     });
+  };
 }

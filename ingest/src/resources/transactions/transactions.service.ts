@@ -69,7 +69,7 @@ export async function createTransaction(db: Db, flowsOf: FlowSource, organizatio
     return writePayment(q, transaction, commissions, activate);
   };
   try {
-    if (!factsRead(flows).transactionCount) return await retryOnDeadlock(() => record(db, earner));
+    if (!factsRead(flows).transactionCount) return await retryOnDeadlock(db, (q) => record(q, earner));
     return await inTransaction(db, async (trx) => {
       const locked = await loadEarner(trx, organizationId, customer.id, { lock: true });
       if (!locked) throw notFound('customer', customer.id, 'customer_id');
