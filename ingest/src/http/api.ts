@@ -1,7 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { z, type ZodType } from 'zod';
-import { rejectNul, validate } from './validation.js';
+import { markSecretBearing } from './secrets.js';
+import { rejectUnstorableText, validate } from './validation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -25,6 +26,8 @@ export interface RouteDefinition<B extends ZodType | undefined, Q extends ZodTyp
   /** Middleware run before validation (authentication, rate limit, idempotency). */
   guards?: RequestHandler[];
   security?: 'secret' | 'public';
+  /** The response carries a secret: `Cache-Control: no-store`, and an idempotent replay leaves it out. */
+  carriesSecret?: true;
   status: 200 | 201;
   response: ZodType;
   /** Documented error statuses besides the shared 400/401/429. */
@@ -35,6 +38,14 @@ export interface RouteDefinition<B extends ZodType | undefined, Q extends ZodTyp
 }
 
 type Infer<T> = T extends ZodType ? z.output<T> : undefined;
+
+/**
+ * What an operation without a body or query schema takes: nothing. Unknown parameters answer
+ * 400 on every operation (README, "Errors"), and a body sent where none belongs is refused
+ * rather than ignored, as a DELETE with `{"id": …}` would otherwise still delete; an empty
+ * object, which some clients always send, is accepted.
+ */
+const NOTHING = z.strictObject({});
 
 const errorBody = z
   .object({
@@ -73,9 +84,10 @@ export class ApiBuilder {
 
   route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(def: RouteDefinition<B, Q>): void {
     const handler: RequestHandler = async (req, res) => {
-      rejectNul(req.params, []);
-      const body = def.body ? validate(def.body, req.body ?? {}, 'body') : undefined;
-      const query = def.query ? validate(def.query, req.query, 'query') : undefined;
+      rejectUnstorableText(req.params, []);
+      if (def.carriesSecret) markSecretBearing(res);
+      const body = def.body ? validate(def.body, req.body ?? {}, 'body') : void validate(NOTHING, req.body ?? {}, 'body');
+      const query = def.query ? validate(def.query, req.query, 'query') : void validate(NOTHING, req.query, 'query');
       const payload = await def.handler({ req, res, body: body as Infer<B>, query: query as Infer<Q>, params: req.params as Record<string, string> });
       res.status(def.status).json(payload);
     };

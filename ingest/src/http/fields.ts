@@ -24,11 +24,30 @@ export const currencyCode = z
   .refine((v) => currencies.has(v), 'not an ISO 4217 currency code')
   .meta({ description: 'ISO 4217 currency code', example: 'USD' });
 
-/** ISO 8601 timestamp with an offset or Z, turned into a Date. */
-export const timestampField = z.iso
-  .datetime({ offset: true })
-  .transform((v) => new Date(v))
+const isoTimestamp = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+
+/** A refinement keeping a parsed timestamp within [first, last], both inclusive, ISO 8601 in UTC. */
+const within = (first: string, last: string) =>
+  [(d: Date) => d.getTime() >= Date.parse(first) && d.getTime() <= Date.parse(last), `must be between ${first} and ${last}`] as const;
+
+/**
+ * ISO 8601 timestamp with an offset or Z, turned into a Date (list filters). Its UTC year must
+ * have four digits: an offset can carry a valid local time outside them
+ * (`0001-01-01T00:00:00+01:00` is year 0 in UTC, `9999-12-31T23:00:00-02:00` year 10000),
+ * which the embedded database refuses in SQL.
+ */
+export const timestampField = isoTimestamp
+  .refine(...within('0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'))
   .meta({ description: 'ISO 8601 timestamp', example: '2026-01-31T12:00:00.000Z' });
+
+/**
+ * A timestamp the service stores (when a payment or a signup happened). Narrower: the embedded
+ * database's driver reads years below 100 back as 19xx or 20xx, and a date derived from a stored
+ * one (a commission approved up to 3650 days later) must still have a four-digit year.
+ */
+export const storedTimestampField = isoTimestamp
+  .refine(...within('1000-01-01T00:00:00.000Z', '8999-12-31T23:59:59.999Z'))
+  .meta({ description: 'ISO 8601 timestamp, years 1000–8999', example: '2026-01-31T12:00:00.000Z' });
 
 export const urlField = z
   .url({ protocol: /^https?$/ })

@@ -15,8 +15,10 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     method: 'post',
     path: '/v1/api-keys',
     summary: 'Create a secret API key',
-    description: 'The secret is in this response only; svc keeps just its SHA-256 hash.',
+    description:
+      'The secret is in this response only; svc keeps just its SHA-256 hash. The response is `Cache-Control: no-store`, and an `Idempotency-Key` replay of it answers without `secret`.',
     body: ApiKeyCreate,
+    carriesSecret: true,
     status: 201,
     response: manyResponse(ApiKeyWithSecret),
     handler: async ({ res, body }) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { centsField, externalId, idField, isoString, timestampField } from '../../http/fields.js';
+import { centsField, externalId, idField, isoString, storedTimestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedCustomer } from '../customers/customers.schema.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
@@ -17,7 +17,7 @@ const editableFields = {
   source: z.string().trim().min(1).max(255).nullable(),
   status: z.enum(COMMISSION_STATUSES).meta({ description: 'Default pending. Moving to paid assigns a payout_id; leaving paid clears it.' }),
   revenue: centsField.nullable(),
-  created_at: timestampField,
+  created_at: storedTimestampField,
 };
 
 export const CommissionCreate = z

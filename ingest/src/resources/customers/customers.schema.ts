@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { emailField, externalId, idField, isoString, optionalText, shortText, timestampField } from '../../http/fields.js';
+import { emailField, externalId, idField, isoString, optionalText, shortText, storedTimestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
 import { ExpandedProgram } from '../programs/programs.schema.js';
@@ -16,8 +16,8 @@ const customerFields = {
   promotion_code: promotionCodeString.meta({ description: 'The code the customer used (the code text, not its id)' }),
   status: z.enum(CUSTOMER_STATUSES),
   plan: optionalText(200),
-  lead_at: timestampField,
-  active_at: timestampField,
+  lead_at: storedTimestampField,
+  active_at: storedTimestampField,
 };
 
 export const CustomerCreate = z
@@ -26,7 +26,7 @@ export const CustomerCreate = z
     partner_id: idField,
     program_id: idField.meta({ description: 'Optional: narrows a promotion-code lookup when neither partner_id nor click_id is given' }),
     identifier: shortText(255).meta({ description: 'Unique in the program (case-insensitive); defaults to email, then customer_id' }),
-    created_at: timestampField,
+    created_at: storedTimestampField,
   })
   .partial()
   .meta({ id: 'CustomerCreate' });

@@ -2,7 +2,7 @@ import cors from 'cors';
 import express from 'express';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
-import { BODY_LIMIT } from '../../http/json-body.js';
+import { jsonParser } from '../../http/json-body.js';
 import { rateLimit } from '../../http/rate-limit.js';
 import { LinkNotFoundResponse } from '../clicks/clicks.schema.js';
 import { programsByPublicKey } from '../programs/program-cache.js';
@@ -13,7 +13,7 @@ import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor
 const RATE_WINDOW_SECONDS = 1;
 
 // The script posts JSON as text/plain so that browsers send no preflight; both types are JSON here.
-const jsonOrText = express.json({ type: ['application/json', 'text/plain'], limit: BODY_LIMIT, strict: true });
+const jsonOrText = jsonParser(['application/json', 'text/plain']);
 const openCors = cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type'], maxAge: 86_400 });
 
 /** The script's endpoints: authenticated by the program's public key, open to every origin, limited per IP address. */

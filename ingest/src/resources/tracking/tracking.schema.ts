@@ -7,7 +7,8 @@ const publicKey = z.preprocess((v) => (typeof v === 'string' ? v : undefined), z
 const cookieDomain = z
   .string()
   .max(253)
-  .regex(/^[a-z0-9.-]+$/i)
+  // Both cases spelled out: the OpenAPI pattern is the regex's source, without its flags.
+  .regex(/^[a-zA-Z0-9.-]+$/)
   .nullable()
   .optional()
   .meta({ description: 'Domain for the cookies the response sets in same-site mode (the script’s probed domain)' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { centsField, currencyCode, externalId, idField, isoString, timestampField } from '../../http/fields.js';
+import { centsField, currencyCode, externalId, idField, isoString, storedTimestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedCustomer } from '../customers/customers.schema.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
@@ -33,7 +33,7 @@ export const TransactionCreate = z
     customer_id: idField.meta({ description: 'The customer’s id as returned by the service (cust_…)' }),
     ...describedFields,
     currency: currencyCode.meta({ description: 'Default: the program’s currency' }),
-    created_at: timestampField.meta({ description: 'When the payment happened (default now)' }),
+    created_at: storedTimestampField.meta({ description: 'When the payment happened (default now); years 1000–8999' }),
   })
   .partial()
   .required({ amount: true, customer_id: true })
