@@ -1,15 +1,16 @@
-import { apiReference } from '@scalar/express-api-reference';
 import express from 'express';
 import { pinoHttp } from 'pino-http';
 import { pingDatabase } from './db/database.js';
 import type { AppDeps, RouteDeps } from './deps.js';
 import { ApiBuilder } from './http/api.js';
+import { apiDocs } from './http/api-docs.js';
 import { authenticateSecretKey, authOf } from './http/auth.js';
 import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { idempotency } from './http/idempotency.js';
 import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { rateLimit } from './http/rate-limit.js';
+import { securityHeaders } from './http/security-headers.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { createClickWriter } from './resources/clicks/click-writer.js';
 import { registerClickRoutes } from './resources/clicks/clicks.routes.js';
@@ -46,6 +47,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', parseQueryString);
   app.set('trust proxy', config.trustProxy);
+  // First, so that every response carries them: errors, 404s and early refusals included.
+  app.use(securityHeaders);
   // Access lines are debug-level: below that level the per-request logger is not even built.
   // Unhandled errors are logged by the error handler at any level.
   if (logger.isLevelEnabled('debug')) {
@@ -55,10 +58,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
   });
+  // Ready means SQL answers: it is the system of record. A shared store that is down is
+  // reported but keeps the process ready, since every request has a fallback for it; taking
+  // every process out of a load balancer for it would turn a degraded service into an outage.
   app.get('/readyz', async (_req, res) => {
     const checks = await Promise.allSettled([withTimeout(pingDatabase(db)), withTimeout(store.ping())]);
     const [sqlCheck, storeCheck] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
-    const ready = checks.every((c) => c.status === 'fulfilled');
+    const ready = sqlCheck === 'ok';
     res.status(ready ? 200 : 503).json({ success: ready, data: { sql: sqlCheck, shared_state: storeCheck } });
   });
 
@@ -67,10 +73,10 @@ export function createApp(deps: AppDeps): express.Express {
     ...deps,
     writeClick: createClickWriter(db),
     secretGuards: [
-      authenticateSecretKey(db, store),
+      authenticateSecretKey(db, store, config.authFailureLimit),
       rateLimit(apiLimiter, RATE_WINDOW_SECONDS, (res) => authOf(res).apiKeyId),
       jsonBody,
-      idempotency(store, (res) => authOf(res).organizationId),
+      idempotency(db, logger, (res) => authOf(res).organizationId),
     ],
   };
 
@@ -95,7 +101,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(openApi);
   });
   app.get('/svc.js', scriptAsset());
-  app.get('/docs', apiReference({ url: '/v1/openapi.json', pageTitle: 'svc API reference' }));
+  app.use('/docs', apiDocs());
   app.use(api.router);
   app.use(unknownRoute);
   app.use(errorHandler(logger));

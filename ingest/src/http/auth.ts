@@ -1,9 +1,11 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import { sha256 } from '../ids.js';
 import { createLocalCache, forgetEverywhere } from '../store/local-cache.js';
 import type { SharedStore } from '../store/index.js';
 import { ApiError } from './errors.js';
+import { tooManyRequests } from './rate-limit.js';
 
 export interface AuthContext {
   organizationId: string;
@@ -13,17 +15,38 @@ export interface AuthContext {
 const invalidKey = () => new ApiError('authentication_error', 'Invalid API key provided');
 
 const KEY_CACHE = { name: 'api-keys', max: 10_000, ttlMs: 60_000 };
+const FAILURE_WINDOW_SECONDS = 60;
+const tooManyFailures = (resetMs: number) => tooManyRequests(resetMs, 'Too many failed authentication attempts from this address; retry after the time in Retry-After');
 
 /**
  * Bearer secret key → the caller's organization. Keys are looked up by their SHA-256 hash, and
  * known keys are remembered in process until revoked (`forgetApiKey`).
+ *
+ * Failed attempts are counted per client address across processes (`failureLimit` a minute);
+ * past the limit the address gets 429 and its keys are not even checked. The refusal is
+ * remembered in process until the window ends, so a throttled address costs no shared-store
+ * round trip, and requests with a valid key pay nothing for the throttle.
  */
-export function authenticateSecretKey(db: Db, store: SharedStore): RequestHandler {
+export function authenticateSecretKey(db: Db, store: SharedStore, failureLimit: number): RequestHandler {
   const known = createLocalCache<AuthContext>(store, KEY_CACHE);
+  const failures = store.createRateLimiter({ name: 'auth-failures', points: failureLimit, windowSeconds: FAILURE_WINDOW_SECONDS });
+  const refusedUntil = new LRUCache<string, number>({ max: 100_000, ttl: FAILURE_WINDOW_SECONDS * 1000 });
+  const clientOf = (req: Request) => req.ip ?? '';
+
+  const fail = async (client: string): Promise<never> => {
+    const decision = await failures.consume(client);
+    if (decision.allowed) throw invalidKey();
+    refusedUntil.set(client, Date.now() + decision.resetMs, { ttl: Math.max(1, decision.resetMs) });
+    throw tooManyFailures(decision.resetMs);
+  };
+
   return async (req, res, next) => {
+    const client = clientOf(req);
+    const until = refusedUntil.get(client);
+    if (until !== undefined) throw tooManyFailures(until - Date.now());
     // The scheme name is case-insensitive (RFC 9110 §11.1); the key itself is not.
     const match = /^[Bb][Ee][Aa][Rr][Ee][Rr]\s+(sk_[0-9A-Za-z]{1,100})\s*$/.exec(req.get('authorization') ?? '');
-    if (!match) throw invalidKey();
+    if (!match) return fail(client);
     const hash = sha256(match[1]);
     const auth = await known.get(hash, async () => {
       const key = await db
@@ -34,7 +57,7 @@ export function authenticateSecretKey(db: Db, store: SharedStore): RequestHandle
         .executeTakeFirst();
       return key && { organizationId: key.organization_id, apiKeyId: key.id };
     });
-    if (!auth) throw invalidKey();
+    if (!auth) return fail(client);
     res.locals.auth = auth;
     next();
   };

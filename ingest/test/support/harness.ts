@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { inject } from 'vitest';
 import pg from 'pg';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.js';
 import { initOrganization, type InitResult } from '../../src/bootstrap.js';
@@ -103,6 +103,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Reuse storage (to build a second app instance over the same database and shared state). */
   storage?: TestStorage;
+  /** The app's logger (default: silent, or SVC_TEST_LOG_LEVEL). */
+  logger?: Logger;
 }
 
 /** Builds the real app (createApp) over test storage, ready for supertest. */
@@ -114,10 +116,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     SVC_OUTBOX_DIR: outboxDir,
     LOG_LEVEL: 'silent',
     SVC_API_RATE_LIMIT: '100000',
+    SVC_AUTH_FAILURE_LIMIT: '100000',
     SVC_TRACK_RATE_LIMIT: '100000',
     ...options.env,
   });
-  const logger = pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });
   const store = storage.openStore();
   const mailer = createMailer(config, storage.db, logger);
   const deps: AppDeps = { config, db: storage.db, store, logger, mailer };

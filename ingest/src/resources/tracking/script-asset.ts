@@ -8,14 +8,14 @@ export const SCRIPT_FILE = fileURLToPath(new URL('../../../../script/dist/svc.js
 
 /**
  * GET /svc.js: cacheable for five minutes, then revalidated by ETag (served stale meanwhile for a
- * day), and loadable from any origin.
+ * day), and loadable from any origin (CORS here; Cross-Origin-Resource-Policy cross-origin comes
+ * with the security headers, http/security-headers.ts, which decide it for every public path).
  */
 export function serveScript(file: string = SCRIPT_FILE): RequestHandler {
   return (_req, res, next) => {
     if (!fs.existsSync(file)) throw new ApiError('not_found_error', 'svc.js has not been built: run npm run build');
     res.set({
       'Cache-Control': 'public, max-age=300, stale-while-revalidate=86400',
-      'Cross-Origin-Resource-Policy': 'cross-origin',
       'Access-Control-Allow-Origin': '*',
     });
     res.type('text/javascript');

@@ -1,0 +1,83 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loggerOptions } from '../../src/logger.js';
+import { createOrganization, createPartner, type TestOrg } from '../support/factories.js';
+import { createTestApp, type TestApp } from '../support/harness.js';
+
+/** Failed authentication is throttled per client address; no secret key ever reaches a log line. */
+
+const LIMIT = 4;
+
+describe('failed authentication is throttled per client address', () => {
+  let t: TestApp;
+  let org: TestOrg;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { SVC_AUTH_FAILURE_LIMIT: String(LIMIT), SVC_TRUST_PROXY: 'true' } });
+    org = await createOrganization(t);
+  });
+  afterAll(() => t.close());
+
+  const from = (address: string) => ({ 'X-Forwarded-For': address });
+
+  it(`answers 401 to the first ${LIMIT} failures of an address a minute, then 429 with Retry-After, without checking the key`, async () => {
+    const attacker = from('203.0.113.7');
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await t.request.get('/v1/programs').set(attacker).set('Authorization', `Bearer sk_guess${i}`);
+      expect(res.status).toBe(401);
+    }
+    const refused = await t.request.get('/v1/programs').set(attacker).set('Authorization', 'Bearer sk_guessAgain');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ success: false, error: { type: 'rate_limit_error', message: expect.stringContaining('failed authentication') } });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Past the limit even a valid key is not looked at: guessing gains nothing.
+    expect((await t.request.get('/v1/programs').set(attacker).set(org.auth)).status).toBe(429);
+    // A missing or malformed header counts as a failure too.
+    expect((await t.request.get('/v1/programs').set(attacker)).status).toBe(429);
+  });
+
+  it('other addresses, and valid keys from them, are not affected', async () => {
+    const bystander = from('198.51.100.20');
+    expect((await t.request.get('/v1/programs').set(bystander).set(org.auth)).status).toBe(200);
+    expect((await t.request.get('/v1/programs').set(bystander).set('Authorization', 'Bearer sk_wrong')).status).toBe(401);
+  });
+
+  it('successful requests do not count toward the limit', async () => {
+    const busy = from('198.51.100.30');
+    for (let i = 0; i < LIMIT * 3; i++) expect((await t.request.get('/v1/programs').set(busy).set(org.auth)).status).toBe(200);
+    expect((await t.request.get('/v1/programs').set(busy).set('Authorization', 'Bearer sk_wrong')).status).toBe(401);
+  });
+});
+
+describe('no secret key in any log line, at any level', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    t = await createTestApp({ logger: pino(loggerOptions('trace'), sink) });
+  });
+  afterAll(() => t.close());
+
+  it('logs requests at trace level without the Authorization header, a new key, or cookies', async () => {
+    const org = await createOrganization(t);
+    const partner = await createPartner(t, org, { program_id: org.program_id });
+    const created = await t.request.post('/v1/api-keys').set(org.auth).send({ name: 'logged?' });
+    const secret: string = created.body.data[0].secret;
+    await t.request.get('/v1/programs').set({ Authorization: `Bearer ${secret}` });
+    await t.request.get('/v1/nowhere').set(org.auth).set('Cookie', 'svc_ref=clk_secretcookie');
+    await t.request.get('/v1/programs').set('Authorization', `Bearer ${org.api_key}x`);
+    await t.request.put(`/v1/partners/${partner.id}`).set(org.auth).send({ first_name: 'Logged' });
+
+    expect(lines.length).toBeGreaterThan(4); // the access lines were written
+    const all = lines.join('\n');
+    expect(all).toContain('[redacted]');
+    for (const key of [org.api_key, secret, 'clk_secretcookie']) expect(all).not.toContain(key);
+    expect(all).not.toMatch(/sk_[0-9A-Za-z]{20,}/);
+  });
+});
