@@ -1,8 +1,8 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
+import { findChromium } from './support/chromium.js';
 import type { DemoOptions } from './support/fixtures.js';
 
 /**
@@ -14,7 +14,9 @@ import type { DemoOptions } from './support/fixtures.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const onPostgres = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const base = Number(process.env.E2E_PORT_BASE ?? 47300);
-const chromium = '/usr/bin/chromium';
+// Found (never installed) here: `npm test` / `npm run test:e2e` run support/ensure-chromium.ts first,
+// which obtains one when none is present. Unset (null), Playwright looks for its own download.
+const chromium = findChromium();
 
 interface Instance {
   name: 'embedded' | 'postgres';
@@ -46,7 +48,7 @@ export default defineConfig<{}, DemoOptions>({
   forbidOnly: Boolean(process.env.CI),
   use: {
     launchOptions: {
-      executablePath: fs.existsSync(chromium) ? chromium : undefined,
+      executablePath: chromium?.path,
       args: [
         '--no-sandbox',
         '--disable-gpu',
