@@ -36,6 +36,7 @@ interface Visit {
   customerId: string | null;
 }
 
+/** Owns the `trk:visit:` keys: the click id a visitor (IP address and User-Agent) got on a link within the hour. */
 const visitKey = (link: ResolvedLink, visitor: Visitor) => `trk:visit:${link.id}:${sha256(`${visitor.ip}\n${visitor.userAgent ?? ''}`).slice(0, 32)}`;
 
 /**
@@ -43,6 +44,11 @@ const visitKey = (link: ResolvedLink, visitor: Visitor) => `trk:visit:${link.id}
  * cookie, or remembered in the shared store by IP address and User-Agent), else a new one.
  * IP address and User-Agent are shared by everyone behind one proxy with the same browser, so
  * such a repeat only reuses a click that nobody has signed up on, and never reveals a customer.
+ *
+ * A remembered click is handed out only once SQL shows it committed: the memory is written
+ * before the insert, so a process that dies in between, or an insert that fails, leaves a
+ * memory of a click that never existed. Without the shared store every visit is recorded as a
+ * new click (repeats are then counted twice; clicks are never lost).
  */
 async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link: ResolvedLink, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Visit> {
   if (input.click_id) {
@@ -59,12 +65,11 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
   const key = visitKey(link, visitor);
   const id = newId('click');
   const now = new Date();
-  const remembered = JSON.stringify({ id, at: now.getTime() });
-  if (!(await store.setIfAbsent(key, remembered, REPEAT_WINDOW_MS))) {
-    const seen = await store.get(key);
-    const earlier = seen ? (JSON.parse(seen) as { id: string; at: number }) : null;
-    if (earlier && !(await customerOfClick(db, earlier.id))) return { id: earlier.id, partnerId: link.partner_id, createdAt: new Date(earlier.at), customerId: null };
-    await store.set(key, remembered, REPEAT_WINDOW_MS);
+  if (!(await store.setIfAbsent(key, remember(id, now), REPEAT_WINDOW_MS).catch(() => true))) {
+    const seen = recalled(await store.get(key).catch(() => null));
+    const earlier = seen ? await unclaimedClick(db, seen) : undefined;
+    if (earlier) return { id: earlier.id, partnerId: earlier.partner_id, createdAt: new Date(earlier.created_at), customerId: null };
+    await store.set(key, remember(id, now), REPEAT_WINDOW_MS).catch(() => {});
   }
   try {
     const click = await insertClick(
@@ -78,6 +83,50 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
   } catch (err) {
     await store.delete(key).catch(() => {});
     throw err;
+  }
+}
+
+/**
+ * How long a remembered click that SQL does not show yet is taken to be still on its way (its
+ * insert waits for the next group commit): a repeat arriving meanwhile waits for it rather than
+ * recording a second click. Past this, the click is taken never to have been committed.
+ */
+const IN_FLIGHT_MS = 1000;
+const IN_FLIGHT_POLL_MS = [10, 20, 40, 80, 160, 320];
+
+interface Remembered {
+  id: string;
+  at: number;
+}
+const remember = (id: string, at: Date) => JSON.stringify({ id, at: at.getTime() } satisfies Remembered);
+function recalled(value: string | null): Remembered | null {
+  if (!value) return null;
+  try {
+    const parsed = JSON.parse(value) as Partial<Remembered>;
+    return typeof parsed.id === 'string' && typeof parsed.at === 'number' ? { id: parsed.id, at: parsed.at } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The remembered click, once SQL shows it committed and while nobody has signed up on it;
+ * undefined when it is claimed, or was never committed (its process died, its insert failed).
+ */
+async function unclaimedClick(db: Db, remembered: Remembered) {
+  for (let attempt = 0; ; attempt++) {
+    const click = await db
+      .selectFrom('clicks')
+      .select(['id', 'partner_id', 'created_at'])
+      .select((eb) =>
+        eb.exists(eb.selectFrom('customers').select('id').whereRef('customers.click_id', '=', 'clicks.id').where('customers.deleted_at', 'is', null)).as('claimed'),
+      )
+      .where('id', '=', remembered.id)
+      .executeTakeFirst();
+    if (click) return click.claimed ? undefined : click;
+    const left = remembered.at + IN_FLIGHT_MS - Date.now();
+    if (left <= 0) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(left, IN_FLIGHT_POLL_MS[Math.min(attempt, IN_FLIGHT_POLL_MS.length - 1)])));
   }
 }
 
