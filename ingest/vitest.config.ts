@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // The API suite runs on the embedded defaults, and again on PostgreSQL + Redis when
-// DATABASE_URL and REDIS_URL are set (as .ci/run does).
+// DATABASE_URL and REDIS_URL are set (as .ci/run does). The fault tests have a config of
+// their own (vitest.faults.config.ts).
 const onPostgres = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 
 export default defineConfig({
@@ -13,7 +14,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'ingest:embedded', include: ['ingest/test/**/*.test.ts'], env: { SVC_TEST_STORAGE: 'embedded' } },
+        test: { name: 'ingest:embedded', include: ['ingest/test/**/*.test.ts'], exclude: ['ingest/test/faults/**'], env: { SVC_TEST_STORAGE: 'embedded' } },
       },
       ...(onPostgres
         ? [
@@ -22,7 +23,7 @@ export default defineConfig({
               test: {
                 name: 'ingest:postgres',
                 include: ['ingest/test/**/*.test.ts'],
-                exclude: ['ingest/test/unit/**'],
+                exclude: ['ingest/test/unit/**', 'ingest/test/faults/**'],
                 env: { SVC_TEST_STORAGE: 'postgres' },
               },
             },

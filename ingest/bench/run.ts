@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { runFaultBench } from './faults/report.js';
 import { load, timeGets, type LoadResult } from './load.js';
 import { ROOT, startNode, type Service } from './processes.js';
 import { scriptFigures } from './script-figures.js';
@@ -14,10 +15,12 @@ import { seedLists, type ListScale } from './seed-lists.js';
  * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
  * the embedded defaults) and a bare Express baseline as processes of their own, drives them
  * with autocannon from this process, and prints a Markdown table (see README, Performance).
+ * `npm run bench -- --faults` runs the fault scenarios instead (faults/report.ts).
  */
 const { values: args } = parseArgs({
   options: {
     embedded: { type: 'boolean', default: false },
+    faults: { type: 'boolean', default: false },
     json: { type: 'string' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
@@ -232,7 +235,9 @@ function apiOf(ingest: Service, key: string) {
   const call = async (method: string, p: string, body?: object) => {
     const res = await fetch(ingest.url + p, {
       method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
+      // then measure a process that has served keyed requests (README, Performance).
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomBytes(12).toString('hex') } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
     const json = (await res.json()) as any;
@@ -290,7 +295,8 @@ function report(): void {
   if (args.json) fs.writeFileSync(args.json, JSON.stringify({ ...figures, rows }, null, 2) + '\n');
 }
 
-main().catch((err) => {
+const run = args.faults ? () => runFaultBench({ adminUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres', json: args.json }) : main;
+run().catch((err) => {
   process.stderr.write(`bench: ${err instanceof Error ? err.stack : err}\n`);
   process.exit(1);
 });
