@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBase62 } from '../../src/ids.js';
+import { ID_PREFIXES, randomBase62 } from '../../src/ids.js';
 import {
   createClick,
   createCustomer,
@@ -94,21 +94,8 @@ type Kind =
   | 'apiKey'
   | 'publicKey';
 
-const PREFIX: Record<Kind, string> = {
-  organization: 'org',
-  program: 'prg',
-  group: 'grp',
-  partner: 'part',
-  link: 'lnk',
-  click: 'clk',
-  customer: 'cust',
-  promotionCode: 'prc',
-  flow: 'flw',
-  transaction: 'txn',
-  commission: 'comm',
-  apiKey: 'key',
-  publicKey: 'pk',
-};
+/** The id prefixes the service gives out (ids.ts), and the public key's. */
+const PREFIX: Record<Kind, string> = { ...ID_PREFIXES, publicKey: 'pk' };
 
 /** One record of every kind, made through the API, in one organization. */
 interface Graph {
