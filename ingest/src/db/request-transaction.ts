@@ -71,12 +71,29 @@ const raw = (statement: string) => CompiledQuery.raw(statement);
  */
 class ScopedConnection implements DatabaseConnection {
   private tail: Promise<unknown> = Promise.resolve();
+  /** Set when the transaction ends: statements still queued then must not reach the connection. */
+  private ended = false;
   constructor(private readonly inner: DatabaseConnection) {}
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work, work);
+    const guarded = () => {
+      // A statement queued behind the COMMIT or ROLLBACK would otherwise run outside the
+      // transaction, on a connection that may already belong to another request.
+      if (this.ended) return Promise.reject(new Error('The request transaction has ended'));
+      return work();
+    };
+    const run = this.tail.then(guarded, guarded);
     this.tail = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * Refuses every statement from now on, and resolves once the one running (if any) is done:
+   * then the transaction can be ended on the connection with nothing of the request after it.
+   */
+  close(): Promise<void> {
+    this.ended = true;
+    return this.tail.then(() => {});
   }
 
   /** A statement of the transaction's own bookkeeping (savepoints), in turn with the others. */
@@ -95,7 +112,10 @@ class ScopedConnection implements DatabaseConnection {
         await this.inner.executeQuery(raw('release savepoint svc_statement'));
         return result;
       } catch (err) {
+        // Back to before the statement, and the savepoint let go: a request that recovers from
+        // many failed statements does not pile up savepoints.
         await this.inner.executeQuery(raw('rollback to savepoint svc_statement')).catch(() => {});
+        await this.inner.executeQuery(raw('release savepoint svc_statement')).catch(() => {});
         throw err;
       }
     });
@@ -179,6 +199,13 @@ export function requestScopedDialect(dialect: Dialect): { dialect: Dialect; regi
 export interface RequestTransaction {
   /** Runs `work` inside the transaction: every statement it issues, directly or not, joins it. */
   run<T>(work: () => T): T;
+  /** Remembers this point of the transaction (a savepoint), for `undoToMark`. */
+  mark(): Promise<void>;
+  /**
+   * Undoes everything since `mark` (also a transaction that a failed statement left aborted),
+   * keeping the transaction open, with what it did before the mark and its locks.
+   */
+  undoToMark(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
 }
@@ -205,6 +232,7 @@ export async function beginRequestTransaction(db: object): Promise<RequestTransa
     if (!scope.open) return;
     scope.open = false;
     if (--openScopes === 0) scopes.disable();
+    await scope.handle.close();
     try {
       if (how === 'commit') await driver.inner.commitTransaction(connection);
       else await driver.inner.rollbackTransaction(connection);
@@ -215,6 +243,14 @@ export async function beginRequestTransaction(db: object): Promise<RequestTransa
 
   return {
     run: (work) => scopes.run(scope, work),
+    mark: () => scope.handle.control('savepoint svc_request'),
+    async undoToMark() {
+      await scope.handle.control('rollback to savepoint svc_request');
+      // The services' savepoints inside it are gone with it, and so is what their changes
+      // were to set off after the commit.
+      scope.savepoints.length = 0;
+      scope.afterCommit.length = 0;
+    },
     async commit() {
       await end('commit');
       // Outside the scope: an effect that touches SQL must use the pool, not this connection.

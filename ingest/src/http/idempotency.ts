@@ -21,6 +21,9 @@ function canonicalJson(value: unknown): string {
 /** The advisory lock of a key: 63 bits of its hash, so it is a positive bigint. */
 const lockIdOf = (key: KeyRef) => BigInt(`0x${sha256(`${key.organizationId}\n${key.keyHash}`).slice(0, 15)}`) & 0x7fffffffffffffffn;
 
+/** The methods a key applies to; GET and HEAD change nothing, so they are never keyed. */
+const KEYED_METHODS = new Set(['POST', 'PUT', 'DELETE']);
+
 const stillRunning = () => new ApiError('conflict_error', 'A request with this Idempotency-Key is still being processed');
 
 /**
@@ -37,7 +40,7 @@ const stillRunning = () => new ApiError('conflict_error', 'A request with this I
 export function idempotency(db: Db, logger: Logger, organizationOf: (res: Response) => string): RequestHandler {
   return async (req, res, next) => {
     const header = req.get('idempotency-key');
-    if (header === undefined || req.method === 'GET') return next();
+    if (header === undefined || !KEYED_METHODS.has(req.method)) return next();
     if (header.length < 1 || header.length > 255) throw badRequest('Idempotency-Key must be 1 to 255 characters', 'Idempotency-Key');
 
     const key: KeyRef = { organizationId: organizationOf(res), keyHash: sha256(header) };
@@ -47,6 +50,9 @@ export function idempotency(db: Db, logger: Logger, organizationOf: (res: Respon
     try {
       if (!(await trx.run(() => lockKey(db, key, lockIdOf(key))))) throw stillRunning();
       earlier = await trx.run(() => findRecord(db, key));
+      // What the request writes starts here: a client error undoes back to this point and
+      // keeps only the record, still under the key's lock.
+      if (!earlier) await trx.mark();
     } catch (err) {
       await trx.rollback();
       throw err;
@@ -70,13 +76,15 @@ export function idempotency(db: Db, logger: Logger, organizationOf: (res: Respon
     // after it then finds the record.
     const finish = async (body: unknown): Promise<unknown> => {
       try {
-        if (res.statusCode < 400) {
-          await trx.run(() => saveRecord(db, key, record(body)));
-          await trx.commit();
-        } else {
+        if (res.statusCode >= 500) {
           await trx.rollback();
-          if (res.statusCode < 500) await saveRecord(db, key, record(body));
+          return body;
         }
+        // The record commits in the same transaction as the changes (none after a client
+        // error), before the lock is let go: a retry waiting for the key then finds it.
+        if (res.statusCode >= 400) await trx.undoToMark();
+        await trx.run(() => saveRecord(db, key, record(body)));
+        await trx.commit();
         return body;
       } catch (err) {
         // Also a commit that failed: whether it took effect is unknown, and the record tells
@@ -91,7 +99,9 @@ export function idempotency(db: Db, logger: Logger, organizationOf: (res: Respon
     const sendJson = res.json.bind(res);
     res.json = (body: unknown) => {
       res.json = sendJson;
-      void finish(body).then(sendJson);
+      finish(body)
+        .then(sendJson)
+        .catch((err) => logger.error({ err, method: req.method, url: req.originalUrl }, 'sending an idempotent answer failed'));
       return res;
     };
     trx.run(() => next());

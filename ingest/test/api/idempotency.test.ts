@@ -248,6 +248,17 @@ describe('Idempotency-Key', () => {
     expect(b.body.data.length).toBeGreaterThanOrEqual(Math.min(2, b.body.total_count));
   });
 
+  it('HEAD ignores the header too: the key stays free for the write it was made for', async () => {
+    const key = newKey();
+    const head = await t.request.head('/v1/programs').set(org.auth).set('Idempotency-Key', key);
+    expect(head.status).toBe(200);
+    const before = await programCount();
+    const res = await createProgram(key, { name: 'After a HEAD' });
+    expect(res.status).toBe(201);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await programCount()).toBe(before + 1);
+  });
+
   it.each([
     ['empty', ''],
     ['longer than 255 characters', 'k'.repeat(256)],

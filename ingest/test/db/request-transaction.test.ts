@@ -98,6 +98,44 @@ describe('request transaction', () => {
     expect(seen.at(-1)).toBe('at once outside');
   });
 
+  // The pg driver queues statements in its client: a ROLLBACK sent while one statement runs and
+  // another waits in the request's queue would go before the waiting one, which would then run
+  // outside the transaction, on a connection already back in the pool.
+  it.skipIf(STORAGE === 'embedded')('a statement still queued when the transaction ends is refused, never run outside it', async () => {
+    await sql`delete from notes`.execute(db());
+    const trx = await beginRequestTransaction(db());
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const { slow, queued } = await trx.run(async () => {
+      const slow = sql`select pg_sleep(0.4)`.execute(db());
+      await pause(50);
+      // Waits behind the sleep, as concurrent statements of one request do.
+      const queued = insert(1, 'late');
+      queued.catch(() => {});
+      await pause(50);
+      return { slow, queued };
+    });
+    await trx.rollback();
+    await expect(slow).resolves.toBeDefined();
+    await expect(queued).rejects.toThrow('The request transaction has ended');
+    expect(await bodies()).toEqual([]);
+  });
+
+  it('undoToMark undoes what came after the mark, also an aborted statement, and keeps what came before', async () => {
+    await sql`delete from notes`.execute(db());
+    const trx = await beginRequestTransaction(db());
+    await trx.run(() => insert(1, 'before the mark'));
+    await trx.mark();
+    await trx.run(async () => {
+      await insert(2, 'after the mark');
+      // A failed read aborts a transaction (no per-statement savepoint for reads).
+      await expect(sql`select 1 / 0`.execute(db())).rejects.toMatchObject({ code: '22012' });
+    });
+    await trx.undoToMark();
+    await trx.run(() => insert(3, 'after the undo'));
+    await trx.commit();
+    expect(await bodies()).toEqual(['before the mark', 'after the undo']);
+  });
+
   it.skipIf(STORAGE === 'embedded')('is invisible to other connections until it commits', async () => {
     await sql`delete from notes`.execute(db());
     const trx = await beginRequestTransaction(db());
@@ -122,6 +160,7 @@ describe('isDatabaseUnavailable', () => {
     ['a connection that ended', err({}, 'Connection terminated unexpectedly')],
     ['a pool that could not connect in time', err({}, 'timeout exceeded when trying to connect')],
     ['a wrapped cause', err({ cause: err({ code: 'ECONNREFUSED' }) }, 'Connection terminated due to connection timeout')],
+    ['a cancelled statement (57014: statement_timeout, pg_cancel_backend)', err({ code: '57014' })],
   ])('is true for %s', (_label, e) => {
     expect(isDatabaseUnavailable(e)).toBe(true);
   });
