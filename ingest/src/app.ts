@@ -22,7 +22,7 @@ import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
-import { scriptAsset } from './resources/tracking/script-asset.js';
+import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
 import { registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 
@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps): express.Express {
     openApi ??= api.openApiDocument();
     res.json(openApi);
   });
-  app.get('/svc.js', scriptAsset());
+  app.get(SCRIPT_PATHS, serveScript());
   app.use('/docs', apiDocs());
   app.use(api.router);
   app.use(unknownRoute);

@@ -31,14 +31,15 @@ const privateHeaders = helmet({ ...common, crossOriginResourcePolicy: { policy: 
 const publicHeaders = helmet({ ...common, crossOriginResourcePolicy: { policy: 'cross-origin' } });
 
 /**
- * The public endpoints merchants' pages load from another origin: GET /svc.js (a <script> tag)
+ * The public endpoints merchants' pages load from another origin: GET /svc.js and its versioned
+ * copy /svc.<hash>.js (a <script> tag)
  * and the script's /v1/track/* requests. They carry Cross-Origin-Resource-Policy cross-origin:
  * same-origin would make browsers refuse svc.js to every merchant's page (a <script> tag is a
  * no-cors load, which CORP governs), and a page with Cross-Origin-Embedder-Policy requires it.
  * This is the one place that rule lives (script-asset.ts and the track routes set only CORS).
  * Case-insensitive, like Express's routing.
  */
-const PUBLIC_PATH = /^\/(?:svc\.js\/?$|v1\/track\/)/i;
+const PUBLIC_PATH = /^\/(?:svc(?:\.[0-9a-f]{12})?\.js\/?$|v1\/track\/)/i;
 
 export function isPublicPath(path: string): boolean {
   return PUBLIC_PATH.test(path);

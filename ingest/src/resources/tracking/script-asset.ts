@@ -1,33 +1,119 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import express, { type RequestHandler } from 'express';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../http/errors.js';
 
-/** The tracking script as `npm run build` writes it (rollup.config.mjs). */
+/** The tracking script as `npm run build` writes it (rollup.config.mjs), with svc.js.gz, svc.js.br and svc.json beside it. */
 export const SCRIPT_FILE = fileURLToPath(new URL('../../../../script/dist/svc.js', import.meta.url));
 
+/** The stable URL: what the README's tag points at, picked up by browsers within minutes of an upgrade. */
+const STABLE_CACHE = 'public, max-age=300, stale-while-revalidate=86400';
+/** The versioned URL names one build's content, so it never changes: cached for a year. */
+const VERSIONED_CACHE = 'public, max-age=31536000, immutable';
+const VERSIONED_PATH = /^\/svc\.([0-9a-f]{12})\.js$/;
+
+type Encoding = 'br' | 'gzip' | 'identity';
+
+interface BuiltScript {
+  mtimeMs: number;
+  bodies: Record<Encoding, Buffer>;
+  /** This build's versioned file name (svc.<12 hex>.js), from svc.json. */
+  versioned: string;
+  etag: string;
+}
+
+/** A precompressed copy written by the same build as the script, or the script compressed here once. */
+function copy(file: string, built: fs.Stats, compress: () => Buffer): Buffer {
+  try {
+    if (fs.statSync(file).mtimeMs >= built.mtimeMs) return fs.readFileSync(file);
+  } catch {
+    // Not there (a build from before precompression): compressed below.
+  }
+  return compress();
+}
+
 /**
- * GET /svc.js: cacheable for five minutes, then revalidated by ETag (served stale meanwhile for a
- * day), and loadable from any origin (CORS here; Cross-Origin-Resource-Policy cross-origin comes
- * with the security headers, http/security-headers.ts, which decide it for every public path).
+ * The built script, read once and again whenever a build replaces it (a stat per request; the
+ * file is a few kilobytes). Undefined when it has not been built.
  */
-export function serveScript(file: string = SCRIPT_FILE): RequestHandler {
-  return (_req, res, next) => {
-    if (!fs.existsSync(file)) throw new ApiError('not_found_error', 'svc.js has not been built: run npm run build');
-    res.set({
-      'Cache-Control': 'public, max-age=300, stale-while-revalidate=86400',
-      'Access-Control-Allow-Origin': '*',
-    });
-    res.type('text/javascript');
-    res.sendFile(file, { etag: true, lastModified: true, cacheControl: false }, (err) => err && next(err));
+function scriptLoader(file: string): () => BuiltScript | undefined {
+  let cached: BuiltScript | undefined;
+  return () => {
+    let stats: fs.Stats;
+    try {
+      stats = fs.statSync(file);
+    } catch {
+      return (cached = undefined);
+    }
+    if (cached?.mtimeMs === stats.mtimeMs) return cached;
+    const raw = fs.readFileSync(file);
+    const manifest = JSON.parse(fs.readFileSync(file.replace(/\.js$/, '.json'), 'utf8')) as { versioned: string };
+    const hash = VERSIONED_PATH.exec(`/${manifest.versioned}`)?.[1];
+    if (!hash) throw new Error(`${file.replace(/\.js$/, '.json')} names no versioned file: run npm run build`);
+    cached = {
+      mtimeMs: stats.mtimeMs,
+      bodies: {
+        identity: raw,
+        gzip: copy(`${file}.gz`, stats, () => gzipSync(raw, { level: 9 })),
+        br: copy(`${file}.br`, stats, () => brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })),
+      },
+      versioned: manifest.versioned,
+      etag: hash,
+    };
+    return cached;
   };
 }
 
-/** GET /svc.js as an app of its own, so that it keeps ETags while the API goes without. */
-export function scriptAsset(file: string = SCRIPT_FILE): express.Express {
-  const asset = express();
-  asset.disable('x-powered-by');
-  asset.set('etag', true);
-  asset.get('/svc.js', serveScript(file));
-  return asset;
+/** Brotli, else gzip, else the plain file, as the request's Accept-Encoding allows. */
+function encodingFor(req: Request): Encoding {
+  const accepted = req.acceptsEncodings('br', 'gzip', 'identity');
+  return accepted === 'br' || accepted === 'gzip' ? accepted : 'identity';
 }
+
+function send(req: Request, res: Response, script: BuiltScript, cacheControl: string): void {
+  const encoding = encodingFor(req);
+  const body = script.bodies[encoding];
+  res.set({
+    'Cache-Control': cacheControl,
+    'Access-Control-Allow-Origin': '*',
+    Vary: 'Accept-Encoding',
+    // One ETag per encoding: a cache must not answer a gzip request with a brotli 304.
+    ETag: `"${script.etag}${encoding === 'identity' ? '' : `-${encoding}`}"`,
+  });
+  res.type('text/javascript');
+  if (encoding !== 'identity') res.set('Content-Encoding', encoding);
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  res.set('Content-Length', String(body.length));
+  res.status(200).end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * GET /svc.js and GET /svc.<hash>.js, loadable from any origin (CORS here; Cross-Origin-Resource-Policy
+ * cross-origin comes with the security headers, http/security-headers.ts, which decide it for every
+ * public path), compressed with brotli or gzip when the browser accepts it (README, "The script tag"):
+ *
+ * - /svc.js: cacheable for five minutes, then revalidated by ETag (served stale meanwhile for a day).
+ * - /svc.<hash>.js: this build, immutable for a year; pin it with its integrity hash (svc.json).
+ *   Another build's name (the site pinned it before an upgrade) is redirected to this build's, so
+ *   the tag keeps working (without an integrity attribute, which the new content would fail).
+ */
+export function serveScript(file: string = SCRIPT_FILE): RequestHandler {
+  const load = scriptLoader(file);
+  return (req, res) => {
+    const script = load();
+    if (!script) throw new ApiError('not_found_error', 'svc.js has not been built: run npm run build');
+    const version = VERSIONED_PATH.exec(req.path)?.[1];
+    if (version === undefined) return send(req, res, script, STABLE_CACHE);
+    if (version === script.etag) return send(req, res, script, VERSIONED_CACHE);
+    res.set({ 'Cache-Control': 'no-cache', 'Access-Control-Allow-Origin': '*' });
+    // Relative, so that it also works under a proxy prefix (/svc/svc.<hash>.js).
+    res.redirect(302, script.versioned);
+  };
+}
+
+/** The paths serveScript answers: the stable one and the versioned one. */
+export const SCRIPT_PATHS = ['/svc.js', VERSIONED_PATH];
