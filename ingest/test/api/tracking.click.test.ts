@@ -329,6 +329,20 @@ describe('POST /v1/track/click', () => {
     });
   });
 
+  it.each([
+    ['a number', 12345],
+    ['an object', { id: 'clk_x' }],
+    ['an empty string', ''],
+    ['an overlong string', `clk_${'x'.repeat(200)}`],
+    ['an id nobody gave out', 'clk_000000000000000000000000'],
+  ])('a damaged or foreign click_id hint (%s) never fails the click: a new click is recorded', async (_label, hint) => {
+    const p = await createPartner(t, org);
+    const link = await freshLink(p);
+    const res = await track(clickBody(link, { click_id: hint }), { 'User-Agent': `${UA.macSafari} hint/${_label}` });
+    const tracked = expectTracked(res, { partner_id: p.id, program_id: org.program_id });
+    expect((await clicksOfLink(link.id)).map((c) => c.id)).toEqual([tracked.click_id]);
+  });
+
   describe('repeat clicks', () => {
     it('the same IP and User-Agent on the same link within the hour get the same click, and no new row', async () => {
       const p = await createPartner(t, org);

@@ -28,6 +28,20 @@ const reportedUrl = (description: string) =>
     .optional()
     .meta({ description: `${description}; dropped unless an http(s) URL of at most 2048 characters` });
 
+/**
+ * The click id the script read from the visitor's svc_data cookie: a hint, never a reason to
+ * refuse a new click. A cookie can be damaged or written by something else (a number, an
+ * object, an overlong string): such a value is ignored, as an unknown or expired id already is.
+ */
+const clickHint = z
+  .unknown()
+  .transform((value) => {
+    const id = idField.safeParse(value);
+    return id.success ? id.data : undefined;
+  })
+  .optional()
+  .meta({ description: 'The click in the visitor’s svc_data cookie, if any; a value that is not a click id is ignored' });
+
 export const TrackClick = z
   .strictObject({
     key: publicKey,
@@ -35,7 +49,7 @@ export const TrackClick = z
     value: z.string().min(1).max(256),
     page: reportedUrl('The landing page (the script sends it without its query string, except the tracking parameter)'),
     referrer: reportedUrl('The referrer’s origin and path'),
-    click_id: idField.nullable().optional().meta({ description: 'The click in the visitor’s svc_data cookie, if any' }),
+    click_id: clickHint,
     cookie_domain: cookieDomain,
     v: scriptVersion,
   })
