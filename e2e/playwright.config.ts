@@ -78,8 +78,10 @@ export default defineConfig<{}, DemoOptions>({
         `rm -f ${stateFile(i)} &&`,
         i.env,
         `INGEST_PORT=${i.ingestPort} DEMO_PORT=${i.demoPort} DEMO_HOST=localhost DEMO_MODE=proxy DEMO_STATE_FILE=${stateFile(i)} DEMO_TEST_HOOKS=1`,
-        // HeadlessChrome is a bot by its User-Agent; the limits are per IP and every visitor here is 127.0.0.1.
-        'SVC_BOT_FILTER=off SVC_TRACK_RATE_LIMIT=10000 SVC_API_RATE_LIMIT=10000 LOG_LEVEL=warn',
+        // No SVC_BOT_FILTER: the demo turns the filter off itself (HeadlessChrome is a bot by its
+        // User-Agent), so every scenario is also a check of `npm run demo` as QA drives it. The
+        // limits are per IP and every visitor here is 127.0.0.1.
+        'SVC_TRACK_RATE_LIMIT=10000 SVC_API_RATE_LIMIT=10000 LOG_LEVEL=warn',
         'node_modules/.bin/tsx demo-site/src/main.ts',
       ].join(' '),
       url: `http://localhost:${i.demoPort}/partners`,

@@ -17,6 +17,7 @@ import { testHooks } from './test-hooks.js';
  * INGEST_PORT (8787), DEMO_PORT (3000), DEMO_HOST (localhost, the host name printed and used for
  * ingest's URL), DEMO_MODE (proxy | direct), DEMO_STATE_FILE (where to write the ids and keys
  * as JSON, for browser tests), DEMO_TEST_HOOKS (1: the browser tests' routes of test-hooks.ts).
+ * The bot filter is off unless SVC_BOT_FILTER=on (see below).
  */
 async function main(): Promise<void> {
   const ingestPort = Number(process.env.INGEST_PORT ?? 8787);
@@ -26,6 +27,10 @@ async function main(): Promise<void> {
     SVC_DATA_DIR: 'memory://',
     LOG_LEVEL: 'warn',
     SVC_TRUST_PROXY: 'loopback',
+    // A local showcase driven by people and by headless browsers (Playwright's Chromium says
+    // HeadlessChrome): the bot filter would drop those clicks without a word. Real deployments
+    // keep it on (the default of ingest); SVC_BOT_FILTER=on here turns it back on.
+    SVC_BOT_FILTER: 'off',
     ...process.env,
     PORT: String(ingestPort),
   });
@@ -51,6 +56,7 @@ async function main(): Promise<void> {
       ...partners.map((p) => `  ${p.name.padEnd(17)} ${p.link.url}`),
       `  partner pages     ${state.demoUrl}/partners`,
       `svc API             ${ingestUrl}/docs   (secret key ${keys.api_key})`,
+      `bot filter          ${config.botFilter ? 'on: clicks from bot User-Agents (headless browsers too) are not recorded' : 'off: headless browsers are tracked too (SVC_BOT_FILTER=on to filter them, as deployments do)'}`,
       '',
       'Arrive through a partner link, sign up, press "Pay": the partner page shows the commission.',
       '',

@@ -122,7 +122,7 @@ export interface TrackCall {
 }
 
 const TRACK_PATH = /\/v1\/track\/(click|signup)$/;
-// HeadlessChrome on purpose: ingest counts it only because the demo runs with SVC_BOT_FILTER=off.
+// HeadlessChrome on purpose: ingest counts it only because the demo runs with the bot filter off.
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36';
 
 /** A request that failed at the network level, or that a server answered with a 5xx. */
