@@ -53,9 +53,10 @@ type SvcCall = ['consent'] | ['signup', identifier: string];
 /** `window.svc` once svc.js has loaded. */
 interface Svc {
   /**
-   * Turns the visitor's click into a lead: waits for a click still in flight, then resolves to the
-   * new customer and sets `window.svc_data.customer_id` (and the cookie, keeping its expiry).
-   * Rejects with an `SvcError`.
+   * Turns the visitor's click into a lead: waits for a click still in flight, then converts the
+   * referral the `svc_data` cookie holds at that moment (another tab may have taken a newer one
+   * since this page loaded), resolves to the new customer and sets `window.svc_data` to that
+   * referral with its `customer_id` (and the cookie, keeping its expiry). Rejects with an `SvcError`.
    */
   signup(identifier: string): Promise<SvcSignupResult>;
   /**
@@ -74,7 +75,11 @@ interface Window {
    * anything else already there (such as another loaded copy of itself).
    */
   svc?: Svc | SvcCall[];
-  /** The visitor's referral: set from the cookie as soon as svc.js runs, null without one. */
+  /**
+   * The visitor's referral: set from the cookie as soon as svc.js runs, null without one (or with a
+   * cookie svc.js cannot trust, such as a damaged one); replaced when a click is answered, and
+   * re-read from the cookie by `svc.signup()`.
+   */
   svc_data?: SvcData | null;
 }
 

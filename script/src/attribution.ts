@@ -3,12 +3,20 @@
 /** The tracking parameter found in the URL and its value, e.g. ['ref', 'alice']. */
 export type Referral = [param: string, value: string];
 
-/** The first configured tracking parameter present in the URL, in the configured order. */
+/** The first configured tracking parameter present in the URL's query, in the configured order. */
 export function findReferral(url: URL, params: string[]): Referral | undefined {
   for (const param of params) {
     const value = url.searchParams.get(param);
     if (value) return [param, value];
   }
+}
+
+/**
+ * The referral in the URL's query, else in the fragment's own query, where hash-routed apps keep
+ * theirs: #/pricing?ref=alice, or #ref=alice (a fragment without `?` is the query itself).
+ */
+export function findReferralOrInFragment(url: URL, params: string[]): Referral | undefined {
+  return findReferral(url, params) || findReferral(new URL('?' + url.hash.replace(/^#([^?]*\?)?/, ''), url), params);
 }
 
 /** The page without its query string, except the tracking parameter; no fragment. */

@@ -1,17 +1,35 @@
-import Cookies from 'js-cookie';
+/**
+ * The script's first-party cookies, written straight to document.cookie: every cookie shares
+ * Path=/, SameSite=Lax, Secure on an https page and the (probed or configured) domain, and the
+ * values are percent-encoded, so JSON survives the `;`, `,`, `"` and spaces a cookie cannot hold.
+ */
 
 export const DATA = 'svc_data';
 export const REF = 'svc_ref';
+/** The landing page of a click sent but not yet answered (see index.ts): the next page finishes it. */
+export const PENDING = 'svc_pending';
 const PROBE = 'svc_probe';
 
-export type Jar = ReturnType<typeof Cookies.withAttributes>;
-
 /**
- * One js-cookie instance holds every attribute the script's cookies share (no cookie options
- * anywhere else): js-cookie's default path=/, SameSite Lax, Secure on an https page, the domain.
+ * Removal by a fixed date in the past: an expiry computed from the page's clock is still in the
+ * future for the browser when the visitor's clock runs ahead, and the cookie would stay.
  */
+export const EXPIRED = ';expires=Thu, 01 Jan 1970 00:00:00 GMT';
+
+/** Writes one cookie with the shared attributes, then `tail` (;max-age=… or EXPIRED; none: a session cookie). */
+export type Jar = (name: string, value: string, tail?: string) => void;
+
 export function openJar(domain: string | undefined): Jar {
-  return Cookies.withAttributes({ sameSite: 'Lax', secure: location.protocol == 'https:', domain });
+  const shared = ';path=/;samesite=Lax' + (location.protocol == 'https:' ? ';secure' : '') + (domain ? ';domain=' + domain : '');
+  return (name, value, tail = '') => {
+    document.cookie = name + '=' + encodeURIComponent(value) + shared + tail;
+  };
+}
+
+/** A cookie's decoded value (the first of that name, as document.cookie lists them); throws on a broken encoding. */
+export function readCookie(name: string): string | null {
+  const found = document.cookie.match('(?:^|; )' + name + '=([^;]*)');
+  return found && decodeURIComponent(found[1]);
 }
 
 /**
@@ -24,20 +42,24 @@ export function probeDomain(host: string): string | undefined {
   for (let i = labels.length - 2; i >= 0; i--) {
     const domain = labels.slice(i).join('.');
     const jar = openJar(domain);
-    jar.set(PROBE, '1');
-    if (jar.get(PROBE)) {
-      jar.remove(PROBE);
+    jar(PROBE, '1');
+    if (readCookie(PROBE)) {
+      jar(PROBE, '', EXPIRED);
       return domain;
     }
   }
   return undefined;
 }
 
-/** The referral in the svc_data cookie; reading depends on no attribute, so it needs no probing. */
+/**
+ * The referral in the svc_data cookie, or null when there is none the script can trust: a cookie
+ * that is not JSON, or whose click_id is not an id the API could have issued (a number, an
+ * object, a damaged or foreign value), is ignored, and the next referral replaces it.
+ */
 export function readData(): SvcData | null {
   try {
-    const data = JSON.parse(Cookies.get(DATA)!); // no cookie, not JSON, or JSON null (at .click_id): null
-    return data.click_id ? data : null;
+    const data = JSON.parse(readCookie(DATA)!); // no cookie, not JSON, or JSON null (at .click_id): null
+    return typeof data.click_id == 'string' && /^clk_\w{1,60}$/.test(data.click_id) ? data : null;
   } catch {
     return null;
   }
@@ -48,8 +70,7 @@ export function readData(): SvcData | null {
  * seconds: the server counts them from the click, so the visitor's clock does not matter.
  */
 export function writeData(jar: Jar, data: SvcData, maxAge: number): void {
-  // js-cookie passes an attribute it does not know through as it is, and expects strings.
-  const attributes = { 'max-age': String(maxAge) };
-  jar.set(DATA, JSON.stringify(data), attributes);
-  jar.set(REF, data.click_id, attributes);
+  const tail = ';max-age=' + maxAge;
+  jar(DATA, JSON.stringify(data), tail);
+  jar(REF, data.click_id, tail);
 }

@@ -1,6 +1,6 @@
-import { findReferral, trimPage, trimReferrer } from './attribution';
+import { findReferralOrInFragment, trimPage, trimReferrer, type Referral } from './attribution';
 import { findTag, readConfig } from './config';
-import { openJar, probeDomain, readData, writeData } from './cookies';
+import { EXPIRED, PENDING, openJar, probeDomain, readCookie, readData, writeData } from './cookies';
 import { post } from './transport';
 
 /**
@@ -37,16 +37,27 @@ function start(): void {
   let [key, api, params, domain, needsConsent, stripe] = cfg;
   let tracked = '';
   let inflight: Promise<unknown> = Promise.resolve();
+  // True until the page's first History navigation: until then the page's referral may also be in
+  // its landing URL or in a click an earlier page had no time to finish (see pageReferral).
+  let landing = true;
 
   // A referral cookie from an earlier visit shows that consent was given then: it may be updated.
-  const stored = (w.svc_data = readData());
+  let stored = (w.svc_data = readData());
   // Probing writes a cookie, so it runs only once cookies may be written: at the first click (after
   // consent), or at a signup, which needs a referral, which needs consent or that earlier cookie.
   const cookieDomain = () => domain || (domain = probeDomain(location.hostname));
+  const jar = () => openJar(cookieDomain());
+
+  /**
+   * The visitor's newest referral: the cookie, which every tab shares, is newer than this tab's copy
+   * read at load when another tab has taken a referral since (or signed up on it); the copy serves
+   * when cookies are refused.
+   */
+  const latest = () => (readData() || w.svc_data) as SvcData | null;
 
   /** Keeps svc_data in the cookies for max_age seconds, unless the API already set them (same-site mode). */
   function remember(body: any): void {
-    if (!body.cookie && (!needsConsent || stored)) writeData(openJar(cookieDomain()), w.svc_data!, body.max_age);
+    if (!body.cookie && (!needsConsent || stored)) writeData(jar(), w.svc_data!, body.max_age);
   }
 
   /** Stripe Checkout reads the click id from client_reference_id (payment links, pricing tables, buy buttons). */
@@ -63,24 +74,48 @@ function start(): void {
     }
   }
 
-  /** Records the referral in the URL, once per param=value, when consent allows; never throws. */
+  /**
+   * The referral this page brings, and the URL it was found in: the current URL; else, until the
+   * first History navigation, the landing URL (an inline script may have removed ?ref= with
+   * replaceState before this async tag ran; the navigation entry keeps the URL as loaded), or the
+   * landing page of a click an earlier page sent but left before it was answered (svc_pending).
+   */
+  function pageReferral(): [URL, Referral] | undefined {
+    const urls = [location.href];
+    if (landing) urls.push((performance.getEntriesByType('navigation')[0] as PerformanceEntry | undefined)?.name!, readCookie(PENDING)!);
+    for (const href of urls) {
+      const url = href && new URL(href);
+      const ref = url && findReferralOrInFragment(url, params);
+      if (ref) return [url, ref];
+    }
+  }
+
+  /**
+   * Records the page's referral, once per param=value, when consent allows; never throws. Until
+   * the answer is in, svc_pending holds the landing page: a visitor who leaves at once (the click
+   * is still delivered, keepalive) loses no referral, since the next page sends it again and the
+   * API answers a repeat within the hour with the same click.
+   */
   const track = () =>
     guard(() => {
-      const url = new URL(location.href);
-      const ref = findReferral(url, params);
-      const seen = String(ref);
-      if (!ref || needsConsent || seen == tracked) return;
+      const found = pageReferral();
+      const seen = String(found?.[1]);
+      if (!found || needsConsent || seen == tracked) return;
       tracked = seen;
+      const [url, ref] = found;
+      const page = trimPage(url, ref);
+      jar()(PENDING, page);
       inflight = post(api, '/v1/track/click', {
         key,
         param: ref[0],
         value: ref[1],
-        page: trimPage(url, ref),
+        page,
         referrer: trimReferrer(doc.referrer),
-        click_id: w.svc_data?.click_id,
+        click_id: latest()?.click_id,
         cookie_domain: cookieDomain(),
       })
         .then(([, body]) => {
+          jar()(PENDING, '', EXPIRED);
           if (body.data) {
             w.svc_data = body.data;
             remember(body);
@@ -90,9 +125,16 @@ function start(): void {
         .catch(noop);
     });
 
+  /** A History navigation: the landing URL and an earlier page's click no longer describe the page. */
+  const navigated = () => {
+    landing = false;
+    track();
+  };
+
   async function signup(identifier: string): Promise<SvcSignupResult> {
     await inflight;
-    const data = w.svc_data;
+    // A cookie read now shows consent as much as one read at load did.
+    const data = (stored = w.svc_data = latest());
     if (!data) throw failure(400, 'No referral');
     const [status, body] = await post(api, '/v1/track/signup', { key, click_id: data.click_id, identifier, cookie_domain: cookieDomain() });
     if (!body.data) throw failure(status, body.error?.message || body.error);
@@ -121,11 +163,11 @@ function start(): void {
     const original = history[name];
     history[name] = (...args: Parameters<History['pushState']>) => {
       const result = original.apply(history, args);
-      track();
+      navigated();
       return result;
     };
   });
-  addEventListener('popstate', track);
+  addEventListener('popstate', navigated);
 
   if (stripe) {
     // Links and buttons added later: a change that adds nodes (not one that only removes some) looks again.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findReferral, trimPage, trimReferrer } from '../src/attribution';
+import { findReferral, findReferralOrInFragment, trimPage, trimReferrer } from '../src/attribution';
 
 const u = (s: string) => new URL(s);
 
@@ -36,6 +36,28 @@ describe('findReferral', () => {
 
   it('parameter names are case-sensitive', () => {
     expect(findReferral(u('https://shop.test/?REF=alice'), ['ref'])).toBeUndefined();
+  });
+});
+
+describe('findReferralOrInFragment (hash-routed apps)', () => {
+  const params = ['ref', 'via'];
+
+  it("finds the parameter in a hash route's query (#/route?…) and in a fragment that is a query (#ref=…)", () => {
+    expect(findReferralOrInFragment(u('https://app.example/#/pricing?ref=alice'), params)).toEqual(['ref', 'alice']);
+    expect(findReferralOrInFragment(u('https://app.example/#/pricing?plan=pro&via=bob&x=1'), params)).toEqual(['via', 'bob']);
+    expect(findReferralOrInFragment(u('https://app.example/#ref=alice'), params)).toEqual(['ref', 'alice']);
+    expect(findReferralOrInFragment(u('https://app.example/p?x=1#via=J%C3%BCrgen'), params)).toEqual(['via', 'Jürgen']);
+  });
+
+  it('the query string comes first, then the fragment, each in the configured order', () => {
+    expect(findReferralOrInFragment(u('https://app.example/?via=bob#ref=alice'), params)).toEqual(['via', 'bob']);
+    expect(findReferralOrInFragment(u('https://app.example/#/x?via=bob&ref=alice'), params)).toEqual(['ref', 'alice']);
+  });
+
+  it('nothing in a plain anchor, a route without the parameter, or an empty value', () => {
+    for (const url of ['https://app.example/#pricing', 'https://app.example/#/pricing', 'https://app.example/#/p?aff=carol', 'https://app.example/#ref=', 'https://app.example/#/ref=alice', 'https://app.example/']) {
+      expect(findReferralOrInFragment(u(url), params), url).toBeUndefined();
+    }
   });
 });
 

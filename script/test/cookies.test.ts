@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DATA, REF, openJar, probeDomain, readData, writeData } from '../src/cookies';
+import { DATA, EXPIRED, PENDING, REF, openJar, probeDomain, readCookie, readData, writeData } from '../src/cookies';
 import { clearCookies, cookieMap, parseCookieString, setURL, spyCookieWrites } from './support/dom';
 
 /** Public suffixes of the fake jar below (a browser uses the Public Suffix List). */
@@ -8,7 +8,7 @@ const SUFFIXES = new Set(['test', 'com', 'uk', 'co.uk', 'io', 'github.io', 'loca
 const isIp = (host: string) => /^[\d.]+$|^\[/.test(host);
 
 /**
- * A fake cookie jar installed as the page's document.cookie (js-cookie writes there): like a
+ * A fake cookie jar installed as the page's document.cookie (the script's jar writes there): like a
  * browser, it accepts `domain=X` only when X is the host or a parent of it and X is not a public
  * suffix, and for an IP address only when X is the address itself; cookies are keyed by name only
  * (enough for the probe). An `expires` in the past or `max-age<=0` removes.
@@ -117,6 +117,39 @@ describe('probeDomain (fake cookie jar)', () => {
   });
 });
 
+describe("removing the probe does not depend on the visitor's clock", () => {
+  afterEach(() => {
+    delete (document as unknown as Record<string, unknown>).cookie;
+    vi.useRealTimers();
+  });
+
+  it('the removal carries a fixed date in the past, the same whatever the page clock says', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const removals = ['2001-01-01T00:00:00Z', new Date(Date.now() + 2 * 86400_000).toISOString(), '2100-01-01T00:00:00Z'].map((at) => {
+      vi.setSystemTime(new Date(at));
+      const { jar, writes } = fakeDoc('www.shop.test');
+      probeDomain('www.shop.test');
+      expect(jar.size).toBe(0);
+      return writes.at(-1)!;
+    });
+    expect(new Set(removals).size).toBe(1);
+    const removal = parseCookieString(removals[0]);
+    expect(removal).toMatchObject({ name: 'svc_probe', value: '' });
+    expect(removal.attrs.expires).toBe('Thu, 01 Jan 1970 00:00:00 GMT');
+    expect(EXPIRED).toBe(';expires=Thu, 01 Jan 1970 00:00:00 GMT');
+  });
+
+  it('a browser whose clock is two days ahead still drops the probe (happy-dom, real jar)', () => {
+    setURL('https://www.shop.test/');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date(Date.now() + 2 * 86400_000));
+    expect(probeDomain('www.shop.test')).toBe('shop.test');
+    vi.useRealTimers();
+    expect(document.cookie).not.toContain('svc_probe');
+    clearCookies();
+  });
+});
+
 describe('probeDomain (happy-dom document.cookie, with its Public Suffix List)', () => {
   afterEach(clearCookies);
 
@@ -221,5 +254,58 @@ describe('openJar / writeData / readData', () => {
   ])('readData on a malformed cookie (%s) → null', (_what, raw) => {
     document.cookie = raw + ';path=/';
     expect(readData()).toBeNull();
+  });
+
+  const cookieOf = (value: unknown) => 'svc_data=' + encodeURIComponent(JSON.stringify(value));
+
+  it.each([
+    ['click_id a number', cookieOf({ ...DATA_SAMPLE, click_id: 12345 })],
+    ['click_id an object', cookieOf({ ...DATA_SAMPLE, click_id: { id: 'clk_a' } })],
+    ['click_id an array of an id', cookieOf({ ...DATA_SAMPLE, click_id: ['clk_abc'] })],
+    ['click_id empty', cookieOf({ ...DATA_SAMPLE, click_id: '' })],
+    ['click_id not a click id', cookieOf({ ...DATA_SAMPLE, click_id: 'cust_abc' })],
+    ['click_id with characters an id never has', cookieOf({ ...DATA_SAMPLE, click_id: 'clk_a"b;c' })],
+    ['click_id over 64 characters', cookieOf({ ...DATA_SAMPLE, click_id: 'clk_' + 'a'.repeat(61) })],
+    ['a JSON string', cookieOf('clk_abc')],
+    ['a broken percent-encoding', 'svc_data=%7B%22click_id%22%3A%E0%A4%A'],
+  ])('readData on a cookie it cannot trust (%s) → null', (_what, raw) => {
+    document.cookie = raw + ';path=/';
+    expect(readData()).toBeNull();
+  });
+
+  it('reads the encodings of earlier script versions (js-cookie) and of the server (Set-Cookie) alike', () => {
+    const json = JSON.stringify(DATA_SAMPLE);
+    // js-cookie left { } : , / unescaped; express encodes every reserved character.
+    const jsCookie = encodeURIComponent(json).replace(/%(2[346BF]|3[AC-F]|40|5[BDE]|60|7[BCD])/g, decodeURIComponent);
+    for (const value of [jsCookie, encodeURIComponent(json)]) {
+      document.cookie = `svc_data=${value};path=/`;
+      expect(readData()).toEqual(DATA_SAMPLE);
+    }
+  });
+
+  it('a click id of 64 characters is trusted', () => {
+    const data = { ...DATA_SAMPLE, click_id: 'clk_' + 'a'.repeat(60) };
+    writeData(openJar('shop.test'), data, 60);
+    expect(readData()).toEqual(data);
+  });
+
+  it('readCookie finds the exact name only, decoded', () => {
+    document.cookie = 'my_svc_data=x;path=/';
+    document.cookie = 'svc_data_old=y;path=/';
+    expect(readCookie(DATA)).toBeNull();
+    openJar(undefined)(PENDING, 'https://www.shop.test/p?ref=a b');
+    expect(readCookie(PENDING)).toBe('https://www.shop.test/p?ref=a b');
+    expect(readCookie('svc_data_old')).toBe('y');
+  });
+
+  it('a jar writes a session cookie without a tail, and removes with the fixed past date', () => {
+    const jar = openJar('shop.test');
+    jar(PENDING, 'https://www.shop.test/?ref=alice');
+    jar(PENDING, '', EXPIRED);
+    const [written, removed] = spy.writes.map(parseCookieString);
+    expect(written).toMatchObject({ name: PENDING, value: encodeURIComponent('https://www.shop.test/?ref=alice') });
+    expect(written.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
+    expect(removed.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test', expires: 'Thu, 01 Jan 1970 00:00:00 GMT' });
+    expect(readCookie(PENDING)).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
  * first), so a minifier change that breaks the bundle fails here too.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openJar, writeData } from '../src/cookies';
+import { PENDING, openJar, writeData } from '../src/cookies';
 import { cookieMap, parseCookieString, setURL } from './support/dom';
 import { closePage, deferred, fakeApi, loadDist, loadSource, openPage, settle, VERSION, type Loader, type Reply } from './support/page';
 
@@ -488,6 +488,180 @@ describe.each([
       expect(history.state).toEqual({ a: 1 });
       expect(() => history.pushState({}, '', 'https://evil.test/')).toThrow(); // the page's own error still surfaces
       await settle();
+    });
+  });
+
+  describe('referrals that used to get lost', () => {
+    const BOB: SvcData = { ...CLICK, click_id: 'clk_bob', partner_id: 'part_bob' };
+
+    it('two tabs: signup and a later click use the cookie as it is now, not the copy this tab read at load', async () => {
+      cookieFromEarlierVisit({ ...CLICK, click_id: 'clk_alice' });
+      const api = fakeApi({ '/v1/track/click': () => clickOk(BOB), '/v1/track/signup': () => ({ ...signupOk, body: { ...(signupOk as any).body, data: { ...CUSTOMER, click_id: 'clk_bob', partner_id: 'part_bob' } } }) });
+      const page = await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
+      expect(w.svc_data.click_id).toBe('clk_alice');
+      // Another tab lands on Bob's link and its answer rewrites the shared cookie.
+      writeData(openJar('shop.test'), BOB, 20 * 86400);
+      history.pushState({}, '', '/pricing?via=carol');
+      await settle();
+      expect(api.calls[0].body.click_id).toBe('clk_bob');
+      writeData(openJar('shop.test'), BOB, 20 * 86400);
+      await w.svc.signup('ann@example.com');
+      expect(api.calls[1].body.click_id).toBe('clk_bob');
+      expect(w.svc_data).toEqual({ ...BOB, customer_id: 'cust_1' });
+      // Bob stays in the cookie: the signup does not write this tab's Alice back.
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...BOB, customer_id: 'cust_1' });
+      expect(writesOf(page.cookieWrites, 'svc_data').map((c) => JSON.parse(decodeURIComponent(c.value)).click_id)).toEqual(['clk_bob', 'clk_bob', 'clk_bob', 'clk_bob']);
+    });
+
+    it('with consent required, a cookie another tab wrote since counts as consent given there', async () => {
+      const api = fakeApi({ '/v1/track/signup': () => signupOk });
+      const page = await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs({ 'data-consent': 'required' }) });
+      expect(w.svc_data).toBeNull();
+      writeData(openJar('shop.test'), CLICK, 86400);
+      await expect(w.svc.signup('ann@example.com')).resolves.toEqual(CUSTOMER);
+      expect(api.calls.map((c) => c.body.click_id)).toEqual(['clk_new']);
+      expect(writesOf(page.cookieWrites, 'svc_data').at(-1)!.attrs['max-age']).toBe(String(SIGNUP_MAX_AGE));
+    });
+
+    it('a click keeps its landing page in svc_pending (a session cookie) until it is answered', async () => {
+      const click = deferred<Reply>();
+      fakeApi({ '/v1/track/click': () => click.promise });
+      const page = await openPage(load, { url: 'https://www.shop.test/pricing?utm_source=x&ref=alice', attrs: attrs() });
+      await settle();
+      expect(decodeURIComponent(cookieMap()[PENDING])).toBe('https://www.shop.test/pricing?ref=alice');
+      const [written] = writesOf(page.cookieWrites, PENDING);
+      expect(written.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
+      click.resolve(clickOk());
+      await page.ready;
+      expect(cookieMap()[PENDING]).toBeUndefined();
+      expect(writesOf(page.cookieWrites, PENDING)[1].attrs.expires).toBe('Thu, 01 Jan 1970 00:00:00 GMT');
+    });
+
+    it.each([
+      ['an answer without data', () => ({ status: 404, body: { success: false, error: 'Link not found' } }) as Reply],
+      ['a network failure', () => new TypeError('Failed to fetch')],
+    ])('svc_pending is removed after %s too, so later pages do not send it again', async (_what, reply) => {
+      fakeApi({ '/v1/track/click': reply });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+      await page.ready;
+      expect(cookieMap()[PENDING]).toBeUndefined();
+    });
+
+    it('the next page sends the click an earlier page left unanswered, with that landing page, and keeps the answer', async () => {
+      openJar('shop.test')(PENDING, 'https://www.shop.test/pricing?ref=alice');
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
+      await page.ready;
+      expect(api.calls).toHaveLength(1);
+      expect(api.calls[0].body).toMatchObject({ param: 'ref', value: 'alice', page: 'https://www.shop.test/pricing?ref=alice' });
+      expect(w.svc_data).toEqual(CLICK);
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual(CLICK);
+      expect(cookieMap()[PENDING]).toBeUndefined();
+    });
+
+    it("the page's own referral comes before a pending one", async () => {
+      openJar('shop.test')(PENDING, 'https://www.shop.test/pricing?ref=alice');
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/?via=bob', attrs: attrs() });
+      await page.ready;
+      expect(api.calls.map((c) => c.body.value)).toEqual(['bob']);
+    });
+
+    it('a pending click waits for consent, and a History navigation before it makes it stale', async () => {
+      openJar('shop.test')(PENDING, 'https://www.shop.test/pricing?ref=alice');
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs({ 'data-consent': 'required' }) });
+      await settle();
+      expect(api.fetch).not.toHaveBeenCalled();
+      await w.svc.consent();
+      expect(api.calls.map((c) => c.body.page)).toEqual(['https://www.shop.test/pricing?ref=alice']);
+      closePage();
+
+      openJar('shop.test')(PENDING, 'https://www.shop.test/pricing?ref=alice');
+      const later = fakeApi({ '/v1/track/click': () => clickOk() });
+      await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs({ 'data-consent': 'required' }) });
+      history.pushState({}, '', '/signup/step-2');
+      await w.svc.consent();
+      expect(later.fetch).not.toHaveBeenCalled();
+    });
+
+    // (Not stubGlobal: the test runner itself needs the real performance object.)
+    const entries = (list: { name: string }[]) => vi.spyOn(performance, 'getEntriesByType').mockImplementation((type: string) => (type == 'navigation' ? list : []) as PerformanceEntryList);
+    const landedOn = (name: string) => entries([{ name }]);
+    afterEach(() => vi.restoreAllMocks());
+
+    it('a referral the page removed from the address bar before the script ran is read from the navigation entry', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, {
+        url: 'https://www.shop.test/pricing',
+        attrs: attrs(),
+        before: () => landedOn('https://www.shop.test/pricing?utm_source=x&ref=alice#plans'),
+      });
+      await page.ready;
+      expect(api.calls).toHaveLength(1);
+      expect(api.calls[0].body).toMatchObject({ param: 'ref', value: 'alice', page: 'https://www.shop.test/pricing?ref=alice' });
+      expect(w.svc_data).toEqual(CLICK);
+      // Once the app navigates, the landing URL no longer describes the page: not sent again.
+      history.pushState({}, '', '/pricing?via=bob');
+      history.pushState({}, '', '/other');
+      await settle();
+      expect(api.calls.map((c) => c.body.value)).toEqual(['alice', 'bob']);
+    });
+
+    it('the current URL comes before the navigation entry; an entry without a referral (or none) sends nothing', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      let page = await openPage(load, { url: 'https://www.shop.test/?via=bob', attrs: attrs(), before: () => landedOn('https://www.shop.test/?ref=alice') });
+      await page.ready;
+      expect(api.calls.map((c) => c.body.value)).toEqual(['bob']);
+      closePage();
+      const none = fakeApi({});
+      page = await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs(), before: () => landedOn('https://www.shop.test/pricing?utm_source=x') });
+      await page.ready;
+      expect(none.fetch).not.toHaveBeenCalled();
+      closePage();
+      const noEntry = fakeApi({});
+      page = await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs(), before: () => entries([]) });
+      await page.ready;
+      expect(noEntry.fetch).not.toHaveBeenCalled();
+      expect(typeof w.svc.signup).toBe('function');
+    });
+
+    it('hash routes: a referral in the fragment is tracked on arrival and on a hash change', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/#/pricing?plan=pro&ref=alice', attrs: attrs() });
+      await page.ready;
+      expect(api.calls[0].body).toMatchObject({ param: 'ref', value: 'alice', page: 'https://www.shop.test/?ref=alice' });
+      location.hash = '#via=bob';
+      dispatchEvent(new PopStateEvent('popstate')); // what a browser fires on a fragment navigation
+      await settle();
+      expect(api.calls.map((c) => [c.body.param, c.body.value])).toEqual([['ref', 'alice'], ['via', 'bob']]);
+    });
+
+    it.each([
+      ['click_id a number', { ...CLICK, click_id: 12345 }],
+      ['click_id an object', { ...CLICK, click_id: { id: 'clk_1' } }],
+      ['a foreign value', { user: 'someone' }],
+    ])('a svc_data cookie it cannot trust (%s) is ignored: no click_id sent, and the answer replaces it', async (_what, planted) => {
+      setURL('https://www.shop.test/');
+      document.cookie = 'svc_data=' + encodeURIComponent(JSON.stringify(planted)) + ';path=/';
+      const click = deferred<Reply>();
+      const api = fakeApi({ '/v1/track/click': () => click.promise });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
+      expect(w.svc_data).toBeNull();
+      click.resolve(clickOk());
+      await page.ready;
+      expect(api.calls[0].body.click_id ?? null).toBeNull();
+      expect(w.svc_data).toEqual(CLICK);
+      expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual(CLICK);
+    });
+
+    it('a svc_data cookie it cannot trust is no referral for signup', async () => {
+      setURL('https://www.shop.test/');
+      document.cookie = 'svc_data=' + encodeURIComponent(JSON.stringify({ ...CLICK, click_id: 7 })) + ';path=/';
+      const api = fakeApi({});
+      await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
+      await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
+      expect(api.fetch).not.toHaveBeenCalled();
     });
   });
 

@@ -1,12 +1,16 @@
-/** The size budget of the built script: script/dist/svc.js, gzip level 9, at most 2048 bytes. */
+/**
+ * The size budget of the built script: script/dist/svc.js, gzip level 9, at most 1,800 bytes,
+ * everything included (no dependency is bundled: cookies are plain document.cookie writes).
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { GZIP_BUDGET_BYTES } from '../src/budget';
 
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../dist/svc.js');
-const BUDGET = 2048;
+const BUDGET = GZIP_BUDGET_BYTES;
 
 describe('script/dist/svc.js size', () => {
   it(`gzip -9 is at most ${BUDGET} bytes`, () => {
@@ -16,7 +20,10 @@ describe('script/dist/svc.js size', () => {
     const code = readFileSync(DIST);
     const gzip = gzipSync(code, { level: 9 }).length;
     const brotli = brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
-    console.log(`svc.js  raw ${code.length} B  gzip ${gzip} B  brotli ${brotli} B  (budget: gzip ≤ ${BUDGET} B)`);
+    const headroom = BUDGET - gzip;
+    console.log(
+      `svc.js  raw ${code.length} B  gzip ${gzip} B  brotli ${brotli} B  (budget: gzip ≤ ${BUDGET} B, ${headroom >= 0 ? `${headroom} B headroom` : `${-headroom} B over`})`,
+    );
     expect(code.length, 'svc.js is empty').toBeGreaterThan(0);
     expect(gzip, `svc.js is ${gzip} B gzipped, over the ${BUDGET} B budget by ${gzip - BUDGET} B`).toBeLessThanOrEqual(BUDGET);
   });
