@@ -73,6 +73,8 @@ describe('GET /svc.js', () => {
     ['br, gzip', 'br', (b: Buffer) => zlib.brotliDecompressSync(b)],
     ['gzip, deflate', 'gzip', (b: Buffer) => zlib.gunzipSync(b)],
     ['gzip;q=1, br;q=0.5', 'gzip', (b: Buffer) => zlib.gunzipSync(b)],
+    // What Chromium sends: equal weights, so the server's preference decides.
+    ['gzip, deflate, br, zstd', 'br', (b: Buffer) => zlib.brotliDecompressSync(b)],
   ])('Accept-Encoding %s → %s, smaller on the wire, the same script once decoded', async (accept, encoding, decode) => {
     const res = await rawGet('/svc.js', accept);
     expect(res.status).toBe(200);

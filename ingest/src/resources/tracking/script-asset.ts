@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
+import Negotiator from 'negotiator';
 import { ApiError } from '../../http/errors.js';
 
 /** The tracking script as `npm run build` writes it (rollup.config.mjs), with svc.js.gz, svc.js.br and svc.json beside it. */
@@ -65,10 +66,18 @@ function scriptLoader(file: string): () => BuiltScript | undefined {
   };
 }
 
-/** Brotli, else gzip, else the plain file, as the request's Accept-Encoding allows. */
+const ENCODINGS: Encoding[] = ['br', 'gzip', 'identity'];
+
+/** negotiator 1.x takes the server's preference for ties; its type declarations (0.6) predate it. */
+type PreferringNegotiator = { encodings(available: string[], options: { preferred: string[] }): string[] };
+
+/**
+ * What the request's Accept-Encoding ranks highest, brotli first among equals (Chromium sends
+ * `gzip, deflate, br, zstd`, all of the same weight, and brotli is the smaller).
+ */
 function encodingFor(req: Request): Encoding {
-  const accepted = req.acceptsEncodings('br', 'gzip', 'identity');
-  return accepted === 'br' || accepted === 'gzip' ? accepted : 'identity';
+  const [best] = (new Negotiator(req) as unknown as PreferringNegotiator).encodings(ENCODINGS, { preferred: ENCODINGS });
+  return ENCODINGS.includes(best as Encoding) ? (best as Encoding) : 'identity';
 }
 
 function send(req: Request, res: Response, script: BuiltScript, cacheControl: string): void {
