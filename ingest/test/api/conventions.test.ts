@@ -6,7 +6,7 @@ import { expectError, expectNoLeak } from '../support/expect-error.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
- * The shared HTTP conventions of DESIGN.md section 4: success envelopes, authentication,
+ * The shared HTTP conventions of the README's API reference: success envelopes, authentication,
  * request validation, body handling and error bodies.
  */
 

@@ -5,7 +5,7 @@ import { createGroup, createOrganization, createPartner, createProgram, uniqueEm
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
-/** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (DESIGN.md section 6). */
+/** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (README, "Customers"). */
 
 const CUSTOMER_FIELDS = [
   'id',

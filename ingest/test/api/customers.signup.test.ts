@@ -6,7 +6,7 @@ import { createOrganization, createPartner, createProgram, uniqueEmail, uniqueSu
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 
 /**
- * The signup conversion behind the tracking script (DESIGN.md section 6), tested as a service
+ * The signup conversion behind the tracking script (README, "Customers"), tested as a service
  * function against the test storage: click → lead of the click's partner.
  */
 

@@ -18,7 +18,7 @@ import { createTestApp, type TestApp } from '../support/harness.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
- * /v1/flows: the default flow, CRUD, list filters, validation (DESIGN.md section 7), and what
+ * /v1/flows: the default flow, CRUD, list filters, validation (README, "Commission flows"), and what
  * flows do to commissions through real transactions.
  */
 

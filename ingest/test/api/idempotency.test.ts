@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
 
 /**
- * `Idempotency-Key` on POST/PUT/DELETE (DESIGN.md section 4): the same key and body replay the
+ * `Idempotency-Key` on POST/PUT/DELETE (README, "Idempotency"): the same key and body replay the
  * first response with `Idempotent-Replayed: true`; another body → 400; while the first request
  * is still running → 409; keys belong to the organization.
  */

@@ -32,7 +32,7 @@ function servedRoutes(router: any): string[] {
 
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
-/** The operations the spec and DESIGN.md require today. */
+/** The operations the README's API reference documents today. */
 const EXPECTED = [
   'get /v1/programs',
   'post /v1/programs',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /**
- * List conventions (DESIGN.md section 4): order by (created_at, id), asc|desc, starting_after /
+ * List conventions (README, "Lists"): order by (created_at, id), asc|desc, starting_after /
  * ending_before cursors, has_more, total_count, limit bounds, created_gte/lte, expand.
  */
 

@@ -4,7 +4,7 @@ import { createGroup, createOrganization, createPartner, createProgram, uniqueSu
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
-/** /v1/promotion-codes CRUD (DESIGN.md section 5). */
+/** /v1/promotion-codes CRUD (README, "Promotion codes"). */
 
 const PROMOTION_CODE_FIELDS = [
   'id',

@@ -4,7 +4,7 @@ import { createApiKey } from '../../src/resources/api-keys/api-keys.service.js';
 import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
 
 /**
- * Per-API-key rate limit (DESIGN.md section 4): with SVC_API_RATE_LIMIT=3, the fourth request
+ * Per-API-key rate limit (README, "Rate limits"): with SVC_API_RATE_LIMIT=3, the fourth request
  * within a second answers 429 `rate_limit_error` with Retry-After and RateLimit-* headers.
  */
 

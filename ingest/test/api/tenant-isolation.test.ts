@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /**
- * Multi-tenancy (DESIGN.md section 4): every query is scoped by the caller's organization; an
+ * Multi-tenancy (README, "Authentication and tenancy"): every query is scoped by the caller's organization; an
  * id of another organization is indistinguishable from a missing one (404), and nothing the
  * other organization does changes the owner's records.
  */

@@ -19,7 +19,7 @@ import { setCookies } from '../support/set-cookies.js';
 
 /**
  * POST /v1/track/signup, behind window.svc.signup(identifier): the visitor's click becomes a lead
- * of the click's partner (DESIGN.md section 6); signup flows pay on it; same-site mode rewrites
+ * of the click's partner (README, "The script's endpoints"); signup flows pay on it; same-site mode rewrites
  * the cookies with the customer and the click's remaining lifetime.
  */
 

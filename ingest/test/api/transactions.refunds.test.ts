@@ -21,7 +21,7 @@ import { createTestApp, warmPool, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
- * PUT /v1/transactions/:id/refund and its effect on commissions (DESIGN.md section 7): a full
+ * PUT /v1/transactions/:id/refund and its effect on commissions (README, "Transactions"): a full
  * refund of an unpaid commission marks it refunded; a partial refund, or any refund of a paid
  * commission, adds a `refund` entry bringing the commission to
  * `amount − round_half_up(amount × refunded_total / transaction.amount)`.

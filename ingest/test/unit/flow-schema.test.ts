@@ -4,7 +4,7 @@ import { MAX_CENTS } from '../../src/http/fields.js';
 import { Approval, Condition, FlowCreate, FlowUpdate, NUMBER_SUBJECTS, Reward, TEXT_SUBJECTS } from '../../src/resources/flows/flows.schema.js';
 
 /**
- * The flow schemas alone (DESIGN.md section 7): what they accept, what they refuse and which
+ * The flow schemas alone (README, "Commission flows"): what they accept, what they refuse and which
  * parameter the first problem names (the API turns it into `error.param`, see http/validation.ts).
  */
 

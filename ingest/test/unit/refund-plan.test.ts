@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type CommissionState, countsTowardsTotals, followsItsReward, planRefund, type RefundEntry, type RewardWithEntries } from '../../src/resources/commissions/refund-plan.js';
 
 /**
- * The refund planner alone (DESIGN.md section 7): each live reward is brought to
+ * The refund planner alone (README, "Transactions"): each live reward is brought to
  * amount − round_half_up(amount × refunded_total / transaction amount), cumulatively.
  */
 

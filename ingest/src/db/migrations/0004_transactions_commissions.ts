@@ -84,7 +84,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('commissions_customer').on('commissions').column('customer_id').execute();
   await db.schema.createIndex('commissions_partner_created').on('commissions').columns(['partner_id', 'created_at']).execute();
   await db.schema.createIndex('commissions_refund_of').on('commissions').column('refund_of').execute();
-  // One commission per flow and transaction, whatever happens (DESIGN.md section 7).
+  // One commission per flow and transaction, whatever happens (README, "Commissions").
   await sql`create unique index commissions_transaction_flow on commissions (transaction_id, flow_id) where type = 'reward' and flow_id is not null and transaction_id is not null`.execute(db);
   await sql`create index commissions_due_approval on commissions (scheduled_approval_date) where status = 'pending' and approval_type = 'scheduled' and deleted_at is null`.execute(db);
   await sql`create index flows_program_trigger on flows (program_id, trigger) where deleted_at is null and active`.execute(db);

@@ -1,5 +1,5 @@
 /**
- * What a refund does to a transaction's commissions (DESIGN.md section 7). Pure.
+ * What a refund does to a transaction's commissions (README, "Transactions"). Pure.
  *
  * Each live reward commission is brought to what it should be worth after the refund:
  * `amount − round(amount × refunded / transaction amount)`, counted on the cumulative refunded

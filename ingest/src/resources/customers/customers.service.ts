@@ -58,7 +58,7 @@ interface Attribution {
   attributingCode?: PromotionCodeRow;
 }
 
-/** DESIGN.md section 6: partner_id or click_id (agreeing), else a partner-owned promotion code. */
+/** README, "Customers": partner_id or click_id (agreeing), else a partner-owned promotion code. */
 async function attribute(db: Db, organizationId: string, input: CustomerCreateInput): Promise<Attribution> {
   const click = input.click_id ? await requireClick(db, organizationId, input.click_id, 'click_id') : null;
   if (input.partner_id) {

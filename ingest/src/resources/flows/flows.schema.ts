@@ -5,7 +5,7 @@ import { listQuery } from '../../http/list.js';
 export const FLOW_TRIGGERS = ['payment', 'signup'] as const;
 export type FlowTrigger = (typeof FLOW_TRIGGERS)[number];
 
-/** Condition subjects and the kind of value each holds (DESIGN.md section 7). */
+/** Condition subjects and the kind of value each holds (README, "Commission flows"). */
 export const NUMBER_SUBJECTS = ['transaction.amount', 'customer.transaction_count', 'customer.days_since_lead', 'partner.total_customers'] as const;
 export const TEXT_SUBJECTS = [
   'transaction.billing_type',
