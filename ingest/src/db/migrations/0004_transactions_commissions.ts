@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { dropShardedCounter, keepShardedCounter } from './sharded-counter.js';
 
 const ts = sql`timestamptz(3)`;
 const now = sql`now()`;
@@ -13,11 +12,123 @@ const now = sql`now()`;
  * its backend pid: concurrent writers for one partner do not queue on one row, and one SQL
  * transaction never locks two shards of one partner (no deadlocks between them).
  */
-/** What each row adds to its partner's figures (partner stats; clicks have their own insert-only trigger). */
-const PARTNER_COUNTERS = [
-  { table: 'customers', counter: 'customers', contribution: `case when deleted_at is null and status <> 'lead' then 1 else 0 end` },
-  { table: 'transactions', counter: 'revenue', contribution: `case when deleted_at is null then amount - refunded_amount else 0 end` },
-  { table: 'commissions', counter: 'commission', contribution: `case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end` },
+/**
+ * The partner_stats counters of customers (not leads), revenue (net of refunds) and commission
+ * (not rejected or refunded), kept in the same SQL transaction as each change. Statement-level
+ * triggers sum a whole statement per partner from its transition tables (old rows taken from
+ * their partner, new rows added to theirs, so a row moved to another partner moves its figure)
+ * and write in partner order: statements touching several partners on several connections lock
+ * counter rows in one order and cannot deadlock on them. Each connection writes the shard of its
+ * backend, so concurrent writers of one partner do not queue on one row. Transition tables need
+ * one trigger per event; the SQL is static, so PL/pgSQL keeps its plans. Written out in full, as
+ * this migration creates them, so that nothing edited later can change what it does.
+ */
+const COUNTER_TRIGGERS = [
+  `create function svc_partner_stats_customers_customers() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then
+        insert into partner_stats as s (partner_id, shard, customers)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, (case when deleted_at is null and status <> 'lead' then 1 else 0 end) as d from new_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set customers = s.customers + excluded.customers;
+      elsif tg_op = 'UPDATE' then
+        insert into partner_stats as s (partner_id, shard, customers)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, -(case when deleted_at is null and status <> 'lead' then 1 else 0 end) as d from old_rows
+                union all select partner_id as k, (case when deleted_at is null and status <> 'lead' then 1 else 0 end) as d from new_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set customers = s.customers + excluded.customers;
+      else
+        insert into partner_stats as s (partner_id, shard, customers)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, -(case when deleted_at is null and status <> 'lead' then 1 else 0 end) as d from old_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set customers = s.customers + excluded.customers;
+      end if;
+      return null;
+  end $$`,
+  `create trigger partner_stats_customers_customers_insert after insert on customers referencing new table as new_rows
+     for each statement execute function svc_partner_stats_customers_customers()`,
+  `create trigger partner_stats_customers_customers_update after update on customers referencing old table as old_rows new table as new_rows
+     for each statement execute function svc_partner_stats_customers_customers()`,
+  `create trigger partner_stats_customers_customers_delete after delete on customers referencing old table as old_rows
+     for each statement execute function svc_partner_stats_customers_customers()`,
+  `create function svc_partner_stats_transactions_revenue() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then
+        insert into partner_stats as s (partner_id, shard, revenue)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, (case when deleted_at is null then amount - refunded_amount else 0 end) as d from new_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set revenue = s.revenue + excluded.revenue;
+      elsif tg_op = 'UPDATE' then
+        insert into partner_stats as s (partner_id, shard, revenue)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, -(case when deleted_at is null then amount - refunded_amount else 0 end) as d from old_rows
+                union all select partner_id as k, (case when deleted_at is null then amount - refunded_amount else 0 end) as d from new_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set revenue = s.revenue + excluded.revenue;
+      else
+        insert into partner_stats as s (partner_id, shard, revenue)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, -(case when deleted_at is null then amount - refunded_amount else 0 end) as d from old_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set revenue = s.revenue + excluded.revenue;
+      end if;
+      return null;
+  end $$`,
+  `create trigger partner_stats_transactions_revenue_insert after insert on transactions referencing new table as new_rows
+     for each statement execute function svc_partner_stats_transactions_revenue()`,
+  `create trigger partner_stats_transactions_revenue_update after update on transactions referencing old table as old_rows new table as new_rows
+     for each statement execute function svc_partner_stats_transactions_revenue()`,
+  `create trigger partner_stats_transactions_revenue_delete after delete on transactions referencing old table as old_rows
+     for each statement execute function svc_partner_stats_transactions_revenue()`,
+  `create function svc_partner_stats_commissions_commission() returns trigger language plpgsql as $$
+    begin
+      if tg_op = 'INSERT' then
+        insert into partner_stats as s (partner_id, shard, commission)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, (case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end) as d from new_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set commission = s.commission + excluded.commission;
+      elsif tg_op = 'UPDATE' then
+        insert into partner_stats as s (partner_id, shard, commission)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, -(case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end) as d from old_rows
+                union all select partner_id as k, (case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end) as d from new_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set commission = s.commission + excluded.commission;
+      else
+        insert into partner_stats as s (partner_id, shard, commission)
+        select k, pg_backend_pid() % 16, sum(d)::int8
+          from (select partner_id as k, -(case when deleted_at is null and status not in ('rejected', 'refunded') then amount else 0 end) as d from old_rows) as deltas
+        group by k having sum(d) <> 0 order by k
+        on conflict (partner_id, shard) do update set commission = s.commission + excluded.commission;
+      end if;
+      return null;
+  end $$`,
+  `create trigger partner_stats_commissions_commission_insert after insert on commissions referencing new table as new_rows
+     for each statement execute function svc_partner_stats_commissions_commission()`,
+  `create trigger partner_stats_commissions_commission_update after update on commissions referencing old table as old_rows new table as new_rows
+     for each statement execute function svc_partner_stats_commissions_commission()`,
+  `create trigger partner_stats_commissions_commission_delete after delete on commissions referencing old table as old_rows
+     for each statement execute function svc_partner_stats_commissions_commission()`,
+];
+
+const DROP_COUNTER_TRIGGERS = [
+  'drop trigger if exists partner_stats_customers_customers_insert on customers',
+  'drop trigger if exists partner_stats_customers_customers_update on customers',
+  'drop trigger if exists partner_stats_customers_customers_delete on customers',
+  'drop function if exists svc_partner_stats_customers_customers()',
+  'drop trigger if exists partner_stats_transactions_revenue_insert on transactions',
+  'drop trigger if exists partner_stats_transactions_revenue_update on transactions',
+  'drop trigger if exists partner_stats_transactions_revenue_delete on transactions',
+  'drop function if exists svc_partner_stats_transactions_revenue()',
+  'drop trigger if exists partner_stats_commissions_commission_insert on commissions',
+  'drop trigger if exists partner_stats_commissions_commission_update on commissions',
+  'drop trigger if exists partner_stats_commissions_commission_delete on commissions',
+  'drop function if exists svc_partner_stats_commissions_commission()',
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -113,7 +224,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create trigger clicks_partner_stats after insert on clicks referencing new table as inserted_clicks
     for each statement execute function svc_count_clicks()`.execute(db);
 
-  for (const c of PARTNER_COUNTERS) await keepShardedCounter(db, { counters: 'partner_stats', key: 'partner_id', ...c });
+  for (const statement of COUNTER_TRIGGERS) await sql.raw(statement).execute(db);
 
   // Counters for the clicks and customers recorded before this migration.
   await sql`
@@ -126,7 +237,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await sql`drop trigger if exists clicks_partner_stats on clicks`.execute(db);
-  for (const c of PARTNER_COUNTERS) await dropShardedCounter(db, { counters: 'partner_stats', ...c });
+  for (const statement of DROP_COUNTER_TRIGGERS) await sql.raw(statement).execute(db);
   await db.schema.dropTable('partner_stats').execute();
   await db.schema.dropTable('commissions').execute();
   await db.schema.dropTable('transactions').execute();
