@@ -9,7 +9,7 @@ import { errorHandler, unknownRoute } from './http/error-handler.js';
 import { idempotency } from './http/idempotency.js';
 import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
-import { rateLimit } from './http/rate-limit.js';
+import { RATE_WINDOW_SECONDS, rateLimit } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { createClickWriter } from './resources/clicks/click-writer.js';
@@ -26,7 +26,6 @@ import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js'
 import { registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 
-const RATE_WINDOW_SECONDS = 1;
 const READY_TIMEOUT_MS = 2000;
 
 /** A dependency that does not answer in time counts as down, so a probe never hangs. */

@@ -2,6 +2,9 @@ import type { RequestHandler, Response } from 'express';
 import type { RateDecision, RateLimiter } from '../store/index.js';
 import { ApiError } from './errors.js';
 
+/** The window of the per-second limits (the API's per key, the script's endpoints' per address). */
+export const RATE_WINDOW_SECONDS = 1;
+
 /** IETF RateLimit header fields, plus Retry-After when refused. */
 export function setRateLimitHeaders(res: Response, d: RateDecision, windowSeconds: number): void {
   res.set('RateLimit-Policy', `${d.limit};w=${windowSeconds}`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CommissionState, countsTowardsTotals, followsItsReward, planRefund, type RefundEntry, type RewardWithEntries } from '../../src/resources/commissions/refund-plan.js';
+import { countsTowardsTotals } from '../../src/resources/commissions/cents.js';
+import { type CommissionState, followsItsReward, planRefund, type RefundEntry, type RewardWithEntries } from '../../src/resources/commissions/refund-plan.js';
 
 /**
  * The refund planner alone (README, "Transactions"): each live reward is brought to

@@ -1,3 +1,4 @@
+import { roundHalfUp } from './cents.js';
 import type { ApprovalDef, ConditionDef, FlowTrigger, RewardDef, Subject } from '../flows/flows.schema.js';
 
 /**
@@ -66,7 +67,7 @@ const DAY_MS = 86_400_000;
 /** amount × percent / 100, rounded half up to the cent; percent has at most two decimals. */
 export function percentOf(amount: number, percent: number): number {
   const hundredths = BigInt(Math.round(percent * 100));
-  return Number((BigInt(amount) * hundredths + 5000n) / 10000n);
+  return roundHalfUp(BigInt(amount) * hundredths, 10000n);
 }
 
 function subjectValue(subject: Subject, event: EngineEvent): string | number | null | undefined {

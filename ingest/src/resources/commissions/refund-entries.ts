@@ -3,7 +3,8 @@ import type { Db } from '../../db/database.js';
 import type { CommissionRow, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
 import type { CommissionStatus } from './commissions.schema.js';
-import { countsTowardsTotals, FOLLOWING_STATUSES, planRefund, type RefundEntry } from './refund-plan.js';
+import { countsTowardsTotals } from './cents.js';
+import { FOLLOWING_STATUSES, planRefund, type RefundEntry } from './refund-plan.js';
 
 /**
  * Refund entries: what refunds (refund-plan.ts) and transaction deletes write, and how a

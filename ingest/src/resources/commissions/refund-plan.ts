@@ -1,3 +1,5 @@
+import { countsTowardsTotals, roundHalfUp } from './cents.js';
+
 /**
  * What a refund does to a transaction's commissions (README, "Transactions"). Pure.
  *
@@ -34,9 +36,6 @@ export interface RefundPlan {
   entries: RefundEntry[];
 }
 
-const VOID = new Set(['rejected', 'refunded']);
-export const countsTowardsTotals = (c: { status: string }) => !VOID.has(c.status);
-
 /**
  * The refund entries that go with their reward when it leaves the totals (rejected, refunded or
  * deleted): the unpaid ones. A paid entry is money already recovered and stays as it is.
@@ -46,7 +45,7 @@ export const followsItsReward = (entry: { status: string }) => (FOLLOWING_STATUS
 
 /** round(amount × part / whole), half up; all non-negative integers, whole > 0. */
 function share(amount: number, part: number, whole: number): number {
-  return Number((2n * BigInt(amount) * BigInt(part) + BigInt(whole)) / (2n * BigInt(whole)));
+  return roundHalfUp(BigInt(amount) * BigInt(part), BigInt(whole));
 }
 
 export function planRefund(q: { transactionAmount: number; refundedAfter: number; rewards: RewardWithEntries[] }): RefundPlan {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { toIsoOrNull } from '../../http/fields.js';
+import { UNCOUNTED_STATUSES } from '../commissions/cents.js';
 import type { CustomerStatsObject } from './customers.schema.js';
 
 /**
@@ -24,7 +25,7 @@ export async function loadCustomerStats(db: Db, customerId: string): Promise<Cus
       .select(sql<number>`coalesce(sum(amount), 0)::int8`.as('total'))
       .where('customer_id', '=', customerId)
       .where('deleted_at', 'is', null)
-      .where('status', 'not in', ['rejected', 'refunded'])
+      .where('status', 'not in', UNCOUNTED_STATUSES)
       .executeTakeFirstOrThrow(),
   ]);
   return {

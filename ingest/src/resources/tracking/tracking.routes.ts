@@ -3,14 +3,13 @@ import express from 'express';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { jsonParser } from '../../http/json-body.js';
-import { rateLimit } from '../../http/rate-limit.js';
+import { RATE_WINDOW_SECONDS, rateLimit } from '../../http/rate-limit.js';
 import { LinkNotFoundResponse } from '../clicks/clicks.schema.js';
 import { programsByPublicKey } from '../programs/program-cache.js';
 import { setReferralCookies } from './referral-cookies.js';
 import { TrackClick, TrackClickResponse, TrackSignup, TrackSignupResponse } from './tracking.schema.js';
 import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor } from './tracking.service.js';
 
-const RATE_WINDOW_SECONDS = 1;
 
 // The script posts JSON as text/plain so that browsers send no preflight; both types are JSON here.
 const jsonOrText = jsonParser(['application/json', 'text/plain']);
