@@ -2,7 +2,7 @@ import { isbot } from 'isbot';
 import type { Db } from '../../db/database.js';
 import type { ProgramRow } from '../../db/schema.js';
 import { ApiError, notFound } from '../../http/errors.js';
-import { newId, sha256 } from '../../ids.js';
+import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import type { ClickWriter } from '../clicks/click-writer.js';
 import { insertClick, linkNotFound, type VisitorContext } from '../clicks/clicks.service.js';
@@ -10,6 +10,7 @@ import { convertClickToLead } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
 import { resolveLinks } from '../links/links.service.js';
 import type { SignupResultObject, SvcDataObject, TrackClickInput, TrackSignupInput } from './tracking.schema.js';
+import { visitMemory, type Remembered } from './visit-memory.js';
 
 const DAY_MS = 86_400_000;
 /** A visitor who clicks the same link again within this time gets the same click. */
@@ -36,9 +37,6 @@ interface Visit {
   customerId: string | null;
 }
 
-/** Owns the `trk:visit:` keys: the click id a visitor (IP address and User-Agent) got on a link within the hour. */
-const visitKey = (link: ResolvedLink, visitor: Visitor) => `trk:visit:${link.id}:${sha256(`${visitor.ip}\n${visitor.userAgent ?? ''}`).slice(0, 32)}`;
-
 /**
  * The visitor's click on this link: the one already recorded within the hour (named by their
  * cookie, or remembered in the shared store by IP address and User-Agent), else a new one.
@@ -62,14 +60,14 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
     if (own) return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), customerId: await customerOfClick(db, own.id) };
   }
 
-  const key = visitKey(link, visitor);
+  const memory = visitMemory(store, link, visitor, REPEAT_WINDOW_MS);
   const id = newId('click');
   const now = new Date();
-  if (!(await store.setIfAbsent(key, remember(id, now), REPEAT_WINDOW_MS).catch(() => true))) {
-    const seen = recalled(await store.get(key).catch(() => null));
-    const earlier = seen ? await unclaimedClick(db, seen) : undefined;
+  const claim = await memory.claim(id, now);
+  if (!claim.mine) {
+    const earlier = claim.earlier ? await unclaimedClick(db, claim.earlier) : undefined;
     if (earlier) return { id: earlier.id, partnerId: earlier.partner_id, createdAt: new Date(earlier.created_at), customerId: null };
-    await store.set(key, remember(id, now), REPEAT_WINDOW_MS).catch(() => {});
+    await memory.replace(id, now);
   }
   try {
     const click = await insertClick(
@@ -81,7 +79,7 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
     );
     return { id: click.id, partnerId: click.partner_id, createdAt: now, customerId: null };
   } catch (err) {
-    await store.delete(key).catch(() => {});
+    await memory.forget();
     throw err;
   }
 }
@@ -93,21 +91,6 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
  */
 const IN_FLIGHT_MS = 1000;
 const IN_FLIGHT_POLL_MS = [10, 20, 40, 80, 160, 320];
-
-interface Remembered {
-  id: string;
-  at: number;
-}
-const remember = (id: string, at: Date) => JSON.stringify({ id, at: at.getTime() } satisfies Remembered);
-function recalled(value: string | null): Remembered | null {
-  if (!value) return null;
-  try {
-    const parsed = JSON.parse(value) as Partial<Remembered>;
-    return typeof parsed.id === 'string' && typeof parsed.at === 'number' ? { id: parsed.id, at: parsed.at } : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The remembered click, once SQL shows it committed and while nobody has signed up on it;
