@@ -35,3 +35,25 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * The one way a unique violation becomes a conflict (409): runs `write`; when it fails on one
+ * of `constraints`, the error `conflict()` gives is thrown instead. `conflict` may read the
+ * record that won (the 409 carries it); when it finds none (that record is gone again), the
+ * original error stands.
+ */
+export async function conflictOnUnique<T>(
+  constraints: string[],
+  conflict: () => Error | undefined | Promise<Error | undefined>,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (constraints.some((constraint) => isUniqueViolation(err, constraint))) {
+      const instead = await conflict();
+      if (instead) throw instead;
+    }
+    throw err;
+  }
+}

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { conflictOnUnique } from '../../db/errors.js';
 import type { CustomerRow, PartnerRow, PromotionCodeRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, badRequest } from '../../http/errors.js';
@@ -36,20 +36,21 @@ const notApplied = (code: string): WarningObject => ({
 async function insertCustomer(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
   const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   if (existing) throw customerExists(existing);
-  try {
-    return await inTransaction(db, async (trx) => {
+  const taken = customerTaken(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
+  return conflictOnUnique(['customers_program_identifier', 'customers_program_customer_id'], taken, () =>
+    inTransaction(db, async (trx) => {
       const customer = await trx.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
       await awardSignupCommissions(trx, customer);
       return customer;
-    });
-  } catch (err) {
-    if (isUniqueViolation(err, 'customers_program_identifier') || isUniqueViolation(err, 'customers_program_customer_id')) {
-      const winner = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
-      if (winner) throw customerExists(winner);
-    }
-    throw err;
-  }
+    }),
+  );
 }
+
+/** An identifier or integrator id taken in the program: 409 with the customer that has it. */
+const customerTaken = (db: Db, programId: string, keys: Parameters<typeof findExistingCustomer>[2]) => async () => {
+  const winner = await findExistingCustomer(db, programId, keys);
+  return winner && customerExists(winner);
+};
 
 interface Attribution {
   partner: PartnerRow;
@@ -158,8 +159,8 @@ export async function updateCustomer(db: Db, organizationId: string, id: string,
 
   // active_at records the first time the customer became active, unless given.
   const becomesActive = input.status === 'active' && current.active_at === null && input.active_at === undefined;
-  try {
-    const customer = await db
+  const customer = await conflictOnUnique(['customers_program_customer_id'], customerTaken(db, current.program_id, { customerId: input.customer_id }), () =>
+    db
       .updateTable('customers')
       .set({
         ...plain,
@@ -170,15 +171,9 @@ export async function updateCustomer(db: Db, organizationId: string, id: string,
       })
       .where('id', '=', current.id)
       .returningAll()
-      .executeTakeFirstOrThrow();
-    return { customer, warnings };
-  } catch (err) {
-    if (isUniqueViolation(err, 'customers_program_customer_id')) {
-      const existing = await findExistingCustomer(db, current.program_id, { customerId: input.customer_id });
-      if (existing) throw customerExists(existing);
-    }
-    throw err;
-  }
+      .executeTakeFirstOrThrow(),
+  );
+  return { customer, warnings };
 }
 
 /** Soft delete: hidden from the API, identifier free again; transactions and commissions stay. */

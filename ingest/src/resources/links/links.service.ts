@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { conflictOnUnique } from '../../db/errors.js';
 import type { LinkRow } from '../../db/schema.js';
 import { badRequest, conflict } from '../../http/errors.js';
 import { newId } from '../../ids.js';
@@ -24,9 +24,8 @@ export async function createLink(db: Db, store: SharedStore, organizationId: str
   const program = await requireProgram(db, organizationId, partner.program_id);
   checkParam(program.url_params, input.param);
   const now = new Date();
-  let link: LinkRow;
-  try {
-    link = await db
+  const link = await conflictOnUnique(['links_program_param_value'], duplicateLink, () =>
+    db
       .insertInto('links')
       .values({
         id: newId('link'),
@@ -39,11 +38,8 @@ export async function createLink(db: Db, store: SharedStore, organizationId: str
         updated_at: now,
       })
       .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    if (isUniqueViolation(err, 'links_program_param_value')) throw duplicateLink();
-    throw err;
-  }
+      .executeTakeFirstOrThrow(),
+  );
   // A lookup of this value may have been cached as "not found".
   await invalidateLinkLookups(store, link);
   return link;
@@ -55,18 +51,14 @@ export async function updateLink(db: Db, store: SharedStore, organizationId: str
     const program = await requireProgram(db, organizationId, current.program_id);
     checkParam(program.url_params, input.param);
   }
-  let updated: LinkRow;
-  try {
-    updated = await db
+  const updated = await conflictOnUnique(['links_program_param_value'], duplicateLink, () =>
+    db
       .updateTable('links')
       .set({ ...input, updated_at: new Date() })
       .where('id', '=', current.id)
       .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    if (isUniqueViolation(err, 'links_program_param_value')) throw duplicateLink();
-    throw err;
-  }
+      .executeTakeFirstOrThrow(),
+  );
   await Promise.all([invalidateLinkLookups(store, current), invalidateLinkLookups(store, updated)]);
   return updated;
 }

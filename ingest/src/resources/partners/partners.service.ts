@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { conflictOnUnique } from '../../db/errors.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { PartnerRow, ProgramRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -30,13 +30,11 @@ function checkPayoutDetails(method: PartnerRow['payout_method'], details: Record
   return validate(z.object({ payout_details: schema }), { payout_details: details }, 'body').payout_details;
 }
 
-async function rethrowDuplicateEmail(db: Db, err: unknown, programId: string, email: string): Promise<never> {
-  if (isUniqueViolation(err, 'partners_program_email')) {
-    const existing = await findPartnerByEmail(db, programId, email);
-    if (existing) throw partnerExists(existing);
-  }
-  throw err;
-}
+/** An e-mail taken in the program: 409 with the partner that has it. */
+const emailTaken = (db: Db, programId: string, email: string) => async () => {
+  const existing = await findPartnerByEmail(db, programId, email);
+  return existing && partnerExists(existing);
+};
 
 export async function createPartner(db: Db, organizationId: string, input: PartnerCreateInput, onEmailQueued: () => void): Promise<PartnerRow> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
@@ -50,9 +48,8 @@ export async function createPartner(db: Db, organizationId: string, input: Partn
   if (existing) throw partnerExists(existing);
 
   const now = new Date();
-  let partner: PartnerRow;
-  try {
-    partner = await inTransaction(db, async (trx) => {
+  const partner = await conflictOnUnique(['partners_program_email'], emailTaken(db, program.id, input.email), () =>
+    inTransaction(db, async (trx) => {
       const row = await trx
         .insertInto('partners')
         .values({
@@ -82,10 +79,8 @@ export async function createPartner(db: Db, organizationId: string, input: Partn
         .executeTakeFirstOrThrow();
       if (input.send_welcome_email) await queueEmail(trx, welcomeEmail(row, program));
       return row;
-    });
-  } catch (err) {
-    return rethrowDuplicateEmail(db, err, program.id, input.email);
-  }
+    }),
+  );
   if (input.send_welcome_email) onEmailQueued();
   return partner;
 }
@@ -122,16 +117,14 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
     input.payout_details !== undefined || methodChanged ? checkPayoutDetails(method, input.payout_details ?? {}) : undefined;
 
   const { payout_details: _ignored, ...plain } = input;
-  try {
-    return await db
+  return conflictOnUnique(['partners_program_email'], emailTaken(db, current.program_id, input.email ?? current.email), () =>
+    db
       .updateTable('partners')
       .set({ ...plain, ...(details ? { payout_details: JSON.stringify(details) } : {}), updated_at: new Date() })
       .where('id', '=', current.id)
       .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    return rethrowDuplicateEmail(db, err, current.program_id, input.email ?? current.email);
-  }
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 /**

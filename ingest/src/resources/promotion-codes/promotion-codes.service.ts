@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { conflictOnUnique } from '../../db/errors.js';
 import type { PartnerRow, PromotionCodeRow } from '../../db/schema.js';
 import { badRequest, conflict } from '../../http/errors.js';
 import { toIso } from '../../http/fields.js';
@@ -21,8 +21,8 @@ export async function createPromotionCode(db: Db, organizationId: string, input:
   }
   if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: program.id, param: 'group_id' });
   const now = new Date();
-  try {
-    return await db
+  return conflictOnUnique(['promotion_codes_program_code'], duplicateCode, () =>
+    db
       .insertInto('promotion_codes')
       .values({
         id: newId('promotionCode'),
@@ -38,11 +38,8 @@ export async function createPromotionCode(db: Db, organizationId: string, input:
         updated_at: now,
       })
       .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    if (isUniqueViolation(err, 'promotion_codes_program_code')) throw duplicateCode();
-    throw err;
-  }
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 export async function updatePromotionCode(db: Db, organizationId: string, id: string, input: z.output<typeof PromotionCodeUpdate>): Promise<PromotionCodeRow> {
@@ -50,17 +47,14 @@ export async function updatePromotionCode(db: Db, organizationId: string, id: st
   const type = input.type ?? current.type;
   const value = input.value ?? current.value;
   if (type === 'percentage' && value > 100) throw badRequest('value must be 0–100 for a percentage code', 'value');
-  try {
-    return await db
+  return conflictOnUnique(['promotion_codes_program_code'], duplicateCode, () =>
+    db
       .updateTable('promotion_codes')
       .set({ ...input, updated_at: new Date() })
       .where('id', '=', current.id)
       .returningAll()
-      .executeTakeFirstOrThrow();
-  } catch (err) {
-    if (isUniqueViolation(err, 'promotion_codes_program_code')) throw duplicateCode();
-    throw err;
-  }
+      .executeTakeFirstOrThrow(),
+  );
 }
 
 export async function deletePromotionCode(db: Db, organizationId: string, id: string): Promise<void> {

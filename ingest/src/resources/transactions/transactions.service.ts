@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { conflictOnUnique } from '../../db/errors.js';
 import type { NewTransaction, TransactionRow } from '../../db/schema.js';
 import { inTransaction, retryOnDeadlock } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
@@ -19,13 +19,11 @@ function transactionExists(existing: TransactionRow): ApiError {
   return new ApiError('conflict_error', 'A transaction with this charge_id already exists', { param: 'charge_id', extra: { data: toTransaction(existing) } });
 }
 
-async function rethrowDuplicateCharge(db: Db, err: unknown, programId: string, chargeId: string | null | undefined): Promise<never> {
-  if (chargeId && isUniqueViolation(err, 'transactions_program_charge')) {
-    const winner = await findTransactionByCharge(db, programId, chargeId);
-    if (winner) throw transactionExists(winner);
-  }
-  throw err;
-}
+/** A charge_id taken in the program: 409 with the transaction that has it. */
+const chargeTaken = (db: Db, programId: string, chargeId: string | null | undefined) => async () => {
+  const winner = chargeId ? await findTransactionByCharge(db, programId, chargeId) : undefined;
+  return winner && transactionExists(winner);
+};
 
 /**
  * Records a payment of a customer and runs the program's payment flows: the transaction, its
@@ -68,16 +66,14 @@ export async function createTransaction(db: Db, flowsOf: FlowSource, organizatio
     const activate = input.amount > 0 && (current.customer.status === 'lead' || current.customer.status === 'trialing');
     return writePayment(q, transaction, commissions, activate);
   };
-  try {
+  return conflictOnUnique(['transactions_program_charge'], chargeTaken(db, customer.program_id, input.charge_id), async () => {
     if (!factsRead(flows).transactionCount) return await retryOnDeadlock(db, (q) => record(q, earner));
     return await inTransaction(db, async (trx) => {
       const locked = await loadEarner(trx, organizationId, customer.id, { lock: true });
       if (!locked) throw notFound('customer', customer.id, 'customer_id');
       return record(trx, locked);
     });
-  } catch (err) {
-    return rethrowDuplicateCharge(db, err, customer.program_id, input.charge_id);
-  }
+  });
 }
 
 /**
@@ -91,7 +87,7 @@ export async function updateTransaction(db: Db, organizationId: string, id: stri
   if (interval && billingType !== 'subscription') {
     throw badRequest('Invalid interval: only a subscription has an interval (set billing_type to subscription)', 'interval');
   }
-  try {
+  return conflictOnUnique(['transactions_program_charge'], chargeTaken(db, current.program_id, input.charge_id), async () => {
     return await inTransaction(db, async (trx) => {
       const locked = await requireTransaction(trx, organizationId, current.id, { forUpdate: true });
       const newCharge = input.charge_id !== undefined && input.charge_id !== locked.charge_id;
@@ -100,9 +96,7 @@ export async function updateTransaction(db: Db, organizationId: string, id: stri
       if (newCharge) await replaceChargeId(trx, locked.id, locked.charge_id, updated.charge_id);
       return updated;
     });
-  } catch (err) {
-    return rethrowDuplicateCharge(db, err, current.program_id, input.charge_id);
-  }
+  });
 }
 
 /**
