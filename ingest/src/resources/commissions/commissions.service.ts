@@ -8,7 +8,7 @@ import { requireCustomer } from '../customers/customers.repository.js';
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
 import { requirePartner } from '../partners/partners.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { requireTransaction } from '../transactions/transactions.repository.js';
 import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
 import { lockCommission } from './commissions.repository.js';

@@ -7,7 +7,7 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, oneResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { loadCustomerStats } from './customer-stats.js';
 import { likePattern, requireCustomer, selectCustomers } from './customers.repository.js';
 import {

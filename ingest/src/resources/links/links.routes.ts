@@ -7,7 +7,7 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { presentWithPartnerAndProgram, type PartnerProgramExpand } from '../shared/expand-partner-program.js';
+import { presentWithPartnerAndProgram, type PartnerProgramExpand } from '../expand-partner-program.js';
 import { requireLink, selectLinks } from './links.repository.js';
 import { Link, LinkCreate, LinkListQuery, LinkRetrieveQuery, LinkUpdate } from './links.schema.js';
 import { toLink } from './links.serializer.js';

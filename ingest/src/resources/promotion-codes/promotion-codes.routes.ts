@@ -5,7 +5,7 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { requirePromotionCode, selectPromotionCodes } from './promotion-codes.repository.js';
 import { PromotionCode, PromotionCodeCreate, PromotionCodeListQuery, PromotionCodeRetrieveQuery, PromotionCodeUpdate } from './promotion-codes.schema.js';
 import { createPromotionCode, deletePromotionCode, toPromotionCode, updatePromotionCode } from './promotion-codes.service.js';

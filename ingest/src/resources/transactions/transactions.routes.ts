@@ -11,7 +11,7 @@ import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
 import { cachedFlows } from '../flows/flow-cache.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { presentWithPartnerAndProgram } from '../shared/expand-partner-program.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { requireTransaction, selectTransactions } from './transactions.repository.js';
 import {
   Transaction,
