@@ -23,7 +23,7 @@ import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
 import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
-import { registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
+import { isPublicEndpoint, registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 
 const READY_TIMEOUT_MS = 2000;
@@ -47,7 +47,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', parseQueryString);
   app.set('trust proxy', config.trustProxy);
   // First, so that every response carries them: errors, 404s and early refusals included.
-  app.use(securityHeaders);
+  app.use(securityHeaders(isPublicEndpoint));
   // Access lines are debug-level: below that level the per-request logger is not even built.
   // Unhandled errors are logged by the error handler at any level.
   if (logger.isLevelEnabled('debug')) {

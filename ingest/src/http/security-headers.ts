@@ -19,7 +19,7 @@ import helmet, { type HelmetOptions } from 'helmet';
  * - helmet's other defaults: Cross-Origin-Opener-Policy same-origin, Origin-Agent-Cluster,
  *   Referrer-Policy no-referrer, X-DNS-Prefetch-Control off, X-Download-Options noopen,
  *   X-Permitted-Cross-Domain-Policies none, X-XSS-Protection 0, and no X-Powered-By.
- * - Cross-Origin-Resource-Policy same-origin, except on the public endpoints below.
+ * - Cross-Origin-Resource-Policy same-origin, except on the public endpoints (securityHeaders).
  */
 const common: HelmetOptions = {
   contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
@@ -31,21 +31,15 @@ const privateHeaders = helmet({ ...common, crossOriginResourcePolicy: { policy: 
 const publicHeaders = helmet({ ...common, crossOriginResourcePolicy: { policy: 'cross-origin' } });
 
 /**
- * The public endpoints merchants' pages load from another origin: GET /svc.js and its versioned
- * copy /svc.<hash>.js (a <script> tag)
- * and the script's /v1/track/* requests. They carry Cross-Origin-Resource-Policy cross-origin:
- * same-origin would make browsers refuse svc.js to every merchant's page (a <script> tag is a
- * no-cors load, which CORP governs), and a page with Cross-Origin-Embedder-Policy requires it.
- * This is the one place that rule lives (script-asset.ts and the track routes set only CORS).
- * Case-insensitive, like Express's routing.
+ * Every response gets these headers (mounted first in createApp: errors and 404s included).
+ * `isPublic` names the endpoints merchants' pages load from another origin (the tracking
+ * resource decides which: svc.js and the script's /v1/track/* requests). They carry
+ * Cross-Origin-Resource-Policy cross-origin: same-origin would make browsers refuse svc.js to
+ * every merchant's page (a <script> tag is a no-cors load, which CORP governs), and a page with
+ * Cross-Origin-Embedder-Policy requires it. Everything else is same-origin.
  */
-const PUBLIC_PATH = /^\/(?:svc(?:\.[0-9a-f]{12})?\.js\/?$|v1\/track\/)/i;
-
-export function isPublicPath(path: string): boolean {
-  return PUBLIC_PATH.test(path);
+export function securityHeaders(isPublic: (path: string) => boolean): RequestHandler {
+  return (req, res, next) => {
+    (isPublic(req.path) ? publicHeaders : privateHeaders)(req, res, next);
+  };
 }
-
-/** Mounted first in createApp: every response, errors and 404s included, carries these headers. */
-export const securityHeaders: RequestHandler = (req, res, next) => {
-  (isPublicPath(req.path) ? publicHeaders : privateHeaders)(req, res, next);
-};

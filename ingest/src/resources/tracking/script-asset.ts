@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { Request, RequestHandler, Response } from 'express';
 import Negotiator from 'negotiator';
 import { ApiError } from '../../http/errors.js';
 
-/** The tracking script as `npm run build` writes it (rollup.config.mjs), with svc.js.gz, svc.js.br and svc.json beside it. */
+/** The tracking script as `npm run build` writes it (rollup.config.mjs), with svc.js.gz, svc.js.br and svc.json (written last) beside it. */
 export const SCRIPT_FILE = fileURLToPath(new URL('../../../../script/dist/svc.js', import.meta.url));
 
 /** The stable URL: what the README's tag points at, picked up by browsers within minutes of an upgrade. */
@@ -17,6 +16,7 @@ const VERSIONED_PATH = /^\/svc\.([0-9a-f]{12})\.js$/;
 type Encoding = 'br' | 'gzip' | 'identity';
 
 interface BuiltScript {
+  /** svc.json's mtime: the build writes it last, so a new one means every file is new. */
   mtimeMs: number;
   bodies: Record<Encoding, Buffer>;
   /** This build's versioned file name (svc.<12 hex>.js), from svc.json. */
@@ -24,44 +24,27 @@ interface BuiltScript {
   etag: string;
 }
 
-/** A precompressed copy written by the same build as the script, or the script compressed here once. */
-function copy(file: string, built: fs.Stats, compress: () => Buffer): Buffer {
-  try {
-    if (fs.statSync(file).mtimeMs >= built.mtimeMs) return fs.readFileSync(file);
-  } catch {
-    // Not there (a build from before precompression): compressed below.
-  }
-  return compress();
-}
-
 /**
- * The built script, read once and again whenever a build replaces it (a stat per request; the
- * file is a few kilobytes). Undefined when it has not been built.
+ * The built script, its precompressed copies and its manifest, read once and again whenever a
+ * build replaces them (one stat per request; the files are a few kilobytes). Undefined until
+ * `npm run build` has written them all.
  */
 function scriptLoader(file: string): () => BuiltScript | undefined {
+  const manifestFile = file.replace(/\.js$/, '.json');
   let cached: BuiltScript | undefined;
   return () => {
-    let stats: fs.Stats;
+    let mtimeMs: number;
     try {
-      stats = fs.statSync(file);
+      mtimeMs = fs.statSync(manifestFile).mtimeMs;
     } catch {
       return (cached = undefined);
     }
-    if (cached?.mtimeMs === stats.mtimeMs) return cached;
-    const raw = fs.readFileSync(file);
-    const manifest = JSON.parse(fs.readFileSync(file.replace(/\.js$/, '.json'), 'utf8')) as { versioned: string };
-    const hash = VERSIONED_PATH.exec(`/${manifest.versioned}`)?.[1];
-    if (!hash) throw new Error(`${file.replace(/\.js$/, '.json')} names no versioned file: run npm run build`);
-    cached = {
-      mtimeMs: stats.mtimeMs,
-      bodies: {
-        identity: raw,
-        gzip: copy(`${file}.gz`, stats, () => gzipSync(raw, { level: 9 })),
-        br: copy(`${file}.br`, stats, () => brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } })),
-      },
-      versioned: manifest.versioned,
-      etag: hash,
-    };
+    if (cached?.mtimeMs === mtimeMs) return cached;
+    const { versioned } = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { versioned: string };
+    const hash = VERSIONED_PATH.exec(`/${versioned}`)?.[1];
+    if (!hash) throw new Error(`${manifestFile} names no versioned file: run npm run build`);
+    const bodies = { identity: fs.readFileSync(file), gzip: fs.readFileSync(`${file}.gz`), br: fs.readFileSync(`${file}.br`) };
+    cached = { mtimeMs, bodies, versioned, etag: hash };
     return cached;
   };
 }
@@ -126,3 +109,6 @@ export function serveScript(file: string = SCRIPT_FILE): RequestHandler {
 
 /** The paths serveScript answers: the stable one and the versioned one. */
 export const SCRIPT_PATHS = ['/svc.js', VERSIONED_PATH];
+
+/** Whether a request path is one of SCRIPT_PATHS, matched as Express routes them (the stable one case-insensitively, with an optional trailing slash). */
+export const isScriptPath = (path: string): boolean => /^\/svc\.js\/?$/i.test(path) || VERSIONED_PATH.test(path);

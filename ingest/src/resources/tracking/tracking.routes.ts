@@ -7,6 +7,7 @@ import { RATE_WINDOW_SECONDS, rateLimit } from '../../http/rate-limit.js';
 import { LinkNotFoundResponse } from '../clicks/clicks.schema.js';
 import { programsByPublicKey } from '../programs/program-cache.js';
 import { setReferralCookies } from './referral-cookies.js';
+import { isScriptPath } from './script-asset.js';
 import { TrackClick, TrackClickResponse, TrackSignup, TrackSignupResponse } from './tracking.schema.js';
 import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor } from './tracking.service.js';
 
@@ -14,6 +15,13 @@ import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor
 // The script posts JSON as text/plain so that browsers send no preflight; both types are JSON here.
 const jsonOrText = jsonParser(['application/json', 'text/plain']);
 const openCors = cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type'], maxAge: 86_400 });
+
+/**
+ * The endpoints merchants' pages load from their own origin: svc.js (both its URLs) and the
+ * script's /v1/track/* requests, matched case-insensitively like Express's routing. They get
+ * Cross-Origin-Resource-Policy cross-origin (http/security-headers.ts).
+ */
+export const isPublicEndpoint = (path: string): boolean => isScriptPath(path) || /^\/v1\/track\//i.test(path);
 
 /** The script's endpoints: authenticated by the program's public key, open to every origin, limited per IP address. */
 export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick, config }: RouteDeps): void {
