@@ -20,13 +20,17 @@ const served = () => ({
   writeBundle(options) {
     const code = readFileSync(options.file);
     const gzip = gzipSync(code, { level: 9 });
-    const brotli = brotliCompressSync(code, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: code.length } });
+    const brotli = brotliCompressSync(code, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: code.length },
+    });
     writeFileSync(`${options.file}.gz`, gzip);
     writeFileSync(`${options.file}.br`, brotli);
     const versioned = `svc.${createHash('sha256').update(code).digest('hex').slice(0, 12)}.js`;
     const integrity = `sha384-${createHash('sha384').update(code).digest('base64')}`;
     writeFileSync(options.file.replace(/\.js$/, '.json'), `${JSON.stringify({ versioned, integrity }, null, 2)}\n`);
-    console.log(`svc.js  raw ${code.length} B  gzip ${gzip.length} B  brotli ${brotli.length} B  versioned /${versioned}  integrity ${integrity}`);
+    console.log(
+      `svc.js  raw ${code.length} B  gzip ${gzip.length} B  brotli ${brotli.length} B  versioned /${versioned}  integrity ${integrity}`,
+    );
   },
 });
 
@@ -36,7 +40,20 @@ export default {
   plugins: [
     nodeResolve({ browser: true }),
     typescript({ tsconfig: 'script/tsconfig.json', include: ['script/src/**/*.ts'], outputToFilesystem: false }),
-    terser({ ecma: 2020, toplevel: true, compress: { global_defs: { SVC_VERSION: version }, passes: 3, unsafe: true, unsafe_arrows: true, unsafe_methods: true, pure_getters: true, keep_fargs: false }, format: { comments: false, wrap_func_args: false } }),
+    terser({
+      ecma: 2020,
+      toplevel: true,
+      compress: {
+        global_defs: { SVC_VERSION: version },
+        passes: 3,
+        unsafe: true,
+        unsafe_arrows: true,
+        unsafe_methods: true,
+        pure_getters: true,
+        keep_fargs: false,
+      },
+      format: { comments: false, wrap_func_args: false },
+    }),
     served(),
   ],
 };

@@ -1,4 +1,14 @@
-import { DAY_SECONDS, expect, expectClicks, nowSeconds, partnerStats, SCRIPT_VERSION, test, uniqueEmail, type SvcData } from './support/fixtures.js';
+import {
+  DAY_SECONDS,
+  expect,
+  expectClicks,
+  nowSeconds,
+  partnerStats,
+  SCRIPT_VERSION,
+  test,
+  uniqueEmail,
+  type SvcData,
+} from './support/fixtures.js';
 
 /** Arrivals through a partner link, without one, through an unknown one, and back again. */
 
@@ -34,7 +44,13 @@ for (const [param, value, name] of [
     });
     expect(click.response?.status).toBe(200);
     const data: SvcData = click.response!.body.data;
-    expect(data).toEqual({ click_id: expect.stringMatching(/^clk_/), cookie_duration: 30, partner_id: partner.id, program_id: demo.program_id, customer_id: null });
+    expect(data).toEqual({
+      click_id: expect.stringMatching(/^clk_/),
+      cookie_duration: 30,
+      partner_id: partner.id,
+      program_id: demo.program_id,
+      customer_id: null,
+    });
     expect(click.response!.body.max_age).toBeGreaterThan(30 * DAY_SECONDS - 60);
 
     expect(await v.svcData()).toEqual(data);
@@ -68,10 +84,12 @@ test('arrival without a referral: svc_data is null and no track request is made'
   expect(v.calls).toEqual([]);
   expect((await v.referralCookies()).all).toEqual([]);
   // svc.signup without a referral rejects with status 400 and sends nothing.
-  const outcome = await v.page.evaluate(() => (globalThis as any).svc.signup('nobody@example.com').then(
-    () => 'resolved',
-    (err: any) => ({ status: err.status, message: err.message }),
-  ));
+  const outcome = await v.page.evaluate(() =>
+    (globalThis as any).svc.signup('nobody@example.com').then(
+      () => 'resolved',
+      (err: any) => ({ status: err.status, message: err.message }),
+    ),
+  );
   expect(outcome).toEqual({ status: 400, message: 'No referral' });
   await v.flush();
   expect(v.calls).toEqual([]);
@@ -91,7 +109,11 @@ test('a link for an unknown value: 404 answered, no cookie, svc_data null, no pa
   expect(v.clicks()).toHaveLength(1);
 });
 
-test('returning visitor: svc_data is set from the cookie synchronously, before any track request completes', async ({ visitor, referral, api }) => {
+test('returning visitor: svc_data is set from the cookie synchronously, before any track request completes', async ({
+  visitor,
+  referral,
+  api,
+}) => {
   const link = await referral();
   const v = await visitor();
   await v.arrive(link.path);
@@ -138,7 +160,11 @@ test('returning visitor: svc_data is set from the cookie synchronously, before a
   const again = await v.clicked(2);
   const log = await v.page.evaluate(() => (globalThis as any).__log);
   expect(log[0]).toEqual({ event: 'set', value: first, during: expect.stringMatching(/\/svc\/svc\.js$/) });
-  expect(log.slice(1).map((e: any) => `${e.event} ${e.path ?? ''}`.trim())).toEqual(['fetch /svc/v1/track/click', 'response /svc/v1/track/click', 'set']);
+  expect(log.slice(1).map((e: any) => `${e.event} ${e.path ?? ''}`.trim())).toEqual([
+    'fetch /svc/v1/track/click',
+    'response /svc/v1/track/click',
+    'set',
+  ]);
   // The repeat within the hour names the visitor's click and gets the same one back.
   expect(again.body.click_id).toBe(first.click_id);
   expect(again.response?.body.data).toEqual(first);
@@ -164,9 +190,15 @@ async function ageClick(demoUrl: string, clickId: string, seconds: number): Prom
   expect(res.status, `aging ${clickId}`).toBe(204);
 }
 
-const setCookieHeaders = (headers: { name: string; value: string }[]) => headers.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
+const setCookieHeaders = (headers: { name: string; value: string }[]) =>
+  headers.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
 
-test('the referral ends cookie_duration days after the click, whatever the visitor’s clock says', async ({ visitor, referral, api, demo }) => {
+test('the referral ends cookie_duration days after the click, whatever the visitor’s clock says', async ({
+  visitor,
+  referral,
+  api,
+  demo,
+}) => {
   const link = await referral();
   const DURATION = 30 * DAY_SECONDS;
   const LEFT = 4; // seconds of the referral left once its click has been aged
@@ -210,7 +242,8 @@ test('the referral ends cookie_duration days after the click, whatever the visit
   const proxiedResult = await proxied.page.evaluate((e) => (globalThis as any).svc.signup(e), uniqueEmail('ending'));
   const proxiedSignup = await proxied.signedUp();
   expect(proxiedSignup.response!.body.max_age).toBeLessThanOrEqual(LEFT);
-  for (const header of setCookieHeaders(proxiedSignup.response!.headers)) expect(header).toContain(`Max-Age=${proxiedSignup.response!.body.max_age}`);
+  for (const header of setCookieHeaders(proxiedSignup.response!.headers))
+    expect(header).toContain(`Max-Age=${proxiedSignup.response!.body.max_age}`);
   const lateResult = await late.page.evaluate((e) => (globalThis as any).svc.signup(e), uniqueEmail('ending'));
   const lateSignup = await late.signedUp();
   expect(lateSignup.response!.body.cookie).toBe(false);
@@ -220,7 +253,9 @@ test('the referral ends cookie_duration days after the click, whatever the visit
 
   // Then the referral is gone, on the browser's own (real) clock.
   for (const v of [proxied, late]) {
-    await expect.poll(async () => (await v.referralCookies()).all.map((c) => c.name), { timeout: (LEFT + 5) * 1000, intervals: [250] }).toEqual([]);
+    await expect
+      .poll(async () => (await v.referralCookies()).all.map((c) => c.name), { timeout: (LEFT + 5) * 1000, intervals: [250] })
+      .toEqual([]);
   }
   await proxied.page.goto('/signup');
   await late.page.goto('/signup?svc_mode=direct');
@@ -228,7 +263,9 @@ test('the referral ends cookie_duration days after the click, whatever the visit
     await v.ready();
     expect(await v.svcData()).toBeNull();
     await expect(v.page.locator('#svc-data')).toHaveText('null');
-    await expect(v.page.evaluate(() => (globalThis as any).svc.signup('nobody@example.com').catch((err: any) => err.status))).resolves.toBe(400);
+    await expect(v.page.evaluate(() => (globalThis as any).svc.signup('nobody@example.com').catch((err: any) => err.status))).resolves.toBe(
+      400,
+    );
     await v.flush();
     expect(v.clicks()).toHaveLength(1);
     expect(v.signups()).toHaveLength(1);

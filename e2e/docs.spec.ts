@@ -60,7 +60,13 @@ test('/docs lists the API operations from ingest alone, within its CSP', async (
   const sidebar = page.getByRole('navigation');
   await expect(sidebar.getByRole('button', { name: /^Record a click from the tracking script/ })).toBeVisible({ timeout: 30_000 });
   await sidebar.getByRole('button', { name: /^Partners\b/ }).click();
-  for (const summary of ['Create a partner', 'List the partners of a program', 'Retrieve a partner', 'Update a partner', 'Delete a partner']) {
+  for (const summary of [
+    'Create a partner',
+    'List the partners of a program',
+    'Retrieve a partner',
+    'Update a partner',
+    'Delete a partner',
+  ]) {
     await expect(sidebar.getByRole('button', { name: new RegExp(`^${summary}\\b`) })).toBeVisible();
   }
   await sidebar.getByRole('button', { name: /^Create a partner\b/ }).click();

@@ -30,7 +30,12 @@ const LOADERS = {
 };
 
 for (const [name, html] of Object.entries(LOADERS)) {
-  test(`loaded ${name === 'blocked' ? 'async while the script is slow, the page renders first' : name}: the click is recorded`, async ({ visitor, referral, demo, api }) => {
+  test(`loaded ${name === 'blocked' ? 'async while the script is slow, the page renders first' : name}: the click is recorded`, async ({
+    visitor,
+    referral,
+    demo,
+    api,
+  }) => {
     const link = await referral();
     const v = await visitor();
     await v.context.route('**/landing*', (route) => route.fulfill({ contentType: 'text/html', body: html(demo.public_key) }));
@@ -52,14 +57,24 @@ for (const [name, html] of Object.entries(LOADERS)) {
     const click = await v.clicked();
     await v.ready();
 
-    expect(click.body).toMatchObject({ key: demo.public_key, param: link.param, value: link.value, page: `${demo.demoUrl}/landing?${link.param}=${link.value}` });
+    expect(click.body).toMatchObject({
+      key: demo.public_key,
+      param: link.param,
+      value: link.value,
+      page: `${demo.demoUrl}/landing?${link.param}=${link.value}`,
+    });
     expect(await v.svcData()).toMatchObject({ partner_id: link.partnerId, click_id: click.response!.body.data.click_id });
     expect((await v.referralCookies()).svcData?.click_id).toBe(click.response!.body.data.click_id);
     await expectClicks(api, link.partnerId, 1);
   });
 }
 
-test('calls queued in window.svc before svc.js loads run once it has: consent, then signup after the click', async ({ visitor, referral, demo, api }) => {
+test('calls queued in window.svc before svc.js loads run once it has: consent, then signup after the click', async ({
+  visitor,
+  referral,
+  demo,
+  api,
+}) => {
   const link = await referral();
   const v = await visitor();
   await v.recordBeforeLeaving();
@@ -104,12 +119,19 @@ test('calls queued in window.svc before svc.js loads run once it has: consent, t
   expect((await customersOf(api, demo.program_id, link.partnerId)).map((c) => [c.id, c.email])).toEqual([[customerId, email]]);
 });
 
-test('two copies of the tag: the first owns window.svc, one click per referral, History wrapped once', async ({ visitor, referral, demo, api }) => {
+test('two copies of the tag: the first owns window.svc, one click per referral, History wrapped once', async ({
+  visitor,
+  referral,
+  demo,
+  api,
+}) => {
   const link = await referral();
   const later = await referral('via');
   const v = await visitor();
   // Two URLs, so that the browser fetches and runs each copy.
-  const tags = [`/svc/svc.js`, `/svc/svc.js?copy=2`].map((src) => `<script async src="${src}" data-key="${demo.public_key}" data-api="/svc"></script>`);
+  const tags = [`/svc/svc.js`, `/svc/svc.js?copy=2`].map(
+    (src) => `<script async src="${src}" data-key="${demo.public_key}" data-api="/svc"></script>`,
+  );
   await v.context.route('**/landing*', (route) => route.fulfill({ contentType: 'text/html', body: page(tags.join('')) }));
   const scripts: string[] = [];
   v.page.on('response', (r) => r.url().includes('/svc/svc.js') && r.status() === 200 && scripts.push(r.url()));

@@ -2,7 +2,8 @@ import { customersOf, DAY_SECONDS, expect, expectClicks, nowSeconds, SCRIPT_VERS
 
 /** Where the script and its API live, and who writes the cookies: same-site proxy, direct, consent, subdomains. */
 
-const setCookies = (headers: { name: string; value: string }[]) => headers.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
+const setCookies = (headers: { name: string; value: string }[]) =>
+  headers.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value);
 
 test('same-site proxy mode (the default): the click response sets the cookies itself', async ({ visitor, referral, demo, api }) => {
   const link = await referral();
@@ -41,7 +42,12 @@ test('same-site proxy mode (the default): the click response sets the cookies it
   await expectClicks(api, link.partnerId, 1);
 });
 
-test('direct mode (?svc_mode=direct): script and API on ingest’s origin, the script writes the cookies', async ({ visitor, referral, demo, api }) => {
+test('direct mode (?svc_mode=direct): script and API on ingest’s origin, the script writes the cookies', async ({
+  visitor,
+  referral,
+  demo,
+  api,
+}) => {
   const link = await referral('via');
   const v = await visitor();
   await v.arrive(`${link.path}&svc_mode=direct`);
@@ -51,7 +57,13 @@ test('direct mode (?svc_mode=direct): script and API on ingest’s origin, the s
   expect(click.url).toBe(`${demo.ingestUrl}/v1/track/click`);
   expect(click.headers['sec-fetch-site']).not.toBe('same-origin');
   expect(click.headers['content-type']).toMatch(/^text\/plain/);
-  expect(click.body).toEqual({ key: demo.public_key, param: 'via', value: link.value, page: `${demo.demoUrl}/?via=${link.value}`, v: SCRIPT_VERSION });
+  expect(click.body).toEqual({
+    key: demo.public_key,
+    param: 'via',
+    value: link.value,
+    page: `${demo.demoUrl}/?via=${link.value}`,
+    v: SCRIPT_VERSION,
+  });
   expect(click.response?.status).toBe(200);
   const body = click.response!.body;
   expect(body.cookie).toBe(false);
@@ -82,7 +94,9 @@ test('direct mode (?svc_mode=direct): script and API on ingest’s origin, the s
   expect(after.svcData).toEqual({ ...data, customer_id: result.customer_id });
   expect(Math.abs(after.data!.expires - jar.data!.expires)).toBeLessThan(5);
   await expectClicks(api, link.partnerId, 1);
-  expect((await customersOf(api, demo.program_id, link.partnerId)).map((c) => [c.id, c.click_id])).toEqual([[result.customer_id, data.click_id]]);
+  expect((await customersOf(api, demo.program_id, link.partnerId)).map((c) => [c.id, c.click_id])).toEqual([
+    [result.customer_id, data.click_id],
+  ]);
 });
 
 test('consent-required mode: nothing is sent or stored until svc.consent()', async ({ visitor, referral, api, demoPort }) => {
@@ -125,12 +139,20 @@ test('consent-required mode: nothing is sent or stored until svc.consent()', asy
   await sub.page.evaluate(() => (globalThis as any).svc.consent());
   const subClick = await sub.clicked();
   expect(subClick.body.cookie_domain).toBe('shop.test');
-  expect((await sub.context.cookies(www)).map((c) => `${c.name} ${c.domain}`).sort()).toEqual(['svc_data .shop.test', 'svc_ref .shop.test']);
+  expect((await sub.context.cookies(www)).map((c) => `${c.name} ${c.domain}`).sort()).toEqual([
+    'svc_data .shop.test',
+    'svc_ref .shop.test',
+  ]);
   await expectClicks(api, link.partnerId, 2);
-
 });
 
-test('cross-subdomain: www.shop.test and app.shop.test share the referral (Domain=shop.test)', async ({ visitor, referral, demoPort, demo, api }) => {
+test('cross-subdomain: www.shop.test and app.shop.test share the referral (Domain=shop.test)', async ({
+  visitor,
+  referral,
+  demoPort,
+  demo,
+  api,
+}) => {
   const link = await referral();
   const www = `http://www.shop.test:${demoPort}`;
   const app = `http://app.shop.test:${demoPort}`;
@@ -139,7 +161,14 @@ test('cross-subdomain: www.shop.test and app.shop.test share the referral (Domai
 
   const click = await v.clicked();
   expect(click.url).toBe(`${www}/svc/v1/track/click`);
-  expect(click.body).toEqual({ key: demo.public_key, param: 'ref', value: link.value, page: `${www}/?ref=${link.value}`, cookie_domain: 'shop.test', v: SCRIPT_VERSION });
+  expect(click.body).toEqual({
+    key: demo.public_key,
+    param: 'ref',
+    value: link.value,
+    page: `${www}/?ref=${link.value}`,
+    cookie_domain: 'shop.test',
+    v: SCRIPT_VERSION,
+  });
   expect(click.response?.body.cookie).toBe(true);
   for (const c of setCookies(click.response!.headers)) expect(c).toContain('Domain=shop.test');
   const data = click.response!.body.data as SvcData;
@@ -184,10 +213,17 @@ test('cross-subdomain: www.shop.test and app.shop.test share the referral (Domai
 
   await expectClicks(api, link.partnerId, 1);
   await expectClicks(api, link2.partnerId, 1);
-  expect((await customersOf(api, demo.program_id, link.partnerId)).map((c) => [c.id, c.click_id])).toEqual([[result.customer_id, data.click_id]]);
+  expect((await customersOf(api, demo.program_id, link.partnerId)).map((c) => [c.id, c.click_id])).toEqual([
+    [result.customer_id, data.click_id],
+  ]);
 });
 
-test('an IP-address host: the cookie domain probe settles on the address itself, and the referral is kept', async ({ visitor, referral, demoPort, api }) => {
+test('an IP-address host: the cookie domain probe settles on the address itself, and the referral is kept', async ({
+  visitor,
+  referral,
+  demoPort,
+  api,
+}) => {
   const link = await referral();
   const ip = `http://127.0.0.1:${demoPort}`;
   const v = await visitor();

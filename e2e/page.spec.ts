@@ -9,7 +9,10 @@ test('Stripe: payment links and buy buttons carry the click id, also when added 
   await v.arrive(`/pricing${link.path.slice(1)}`);
   const data = (await v.clicked()).response!.body.data as SvcData;
 
-  await expect(v.page.locator('#stripe-link')).toHaveAttribute('href', `https://buy.stripe.com/test_acme_pro?client_reference_id=${data.click_id}`);
+  await expect(v.page.locator('#stripe-link')).toHaveAttribute(
+    'href',
+    `https://buy.stripe.com/test_acme_pro?client_reference_id=${data.click_id}`,
+  );
   await expect(v.page.locator('#stripe-button')).toHaveAttribute('client-reference-id', data.click_id);
   // Only Stripe's links.
   await expect(v.page.getByRole('link', { name: 'Sign up' }).last()).toHaveAttribute('href', '/signup');
@@ -17,18 +20,27 @@ test('Stripe: payment links and buy buttons carry the click id, also when added 
   await v.page.evaluate(() => {
     const doc = (globalThis as any).document;
     const main = doc.querySelector('main');
-    main.insertAdjacentHTML('beforeend', '<p><a id="late-link" href="https://buy.stripe.com/test_late?prefilled_email=a%40b.c">Later</a></p>');
+    main.insertAdjacentHTML(
+      'beforeend',
+      '<p><a id="late-link" href="https://buy.stripe.com/test_late?prefilled_email=a%40b.c">Later</a></p>',
+    );
     main.insertAdjacentHTML('beforeend', '<div id="late-wrap"></div>');
     doc.getElementById('late-wrap').appendChild(doc.createElement('stripe-pricing-table')).id = 'late-table';
     main.insertAdjacentHTML('beforeend', '<a id="not-stripe" href="https://example.com/buy.stripe.com/">Not Stripe</a>');
   });
-  await expect(v.page.locator('#late-link')).toHaveAttribute('href', `https://buy.stripe.com/test_late?prefilled_email=a%40b.c&client_reference_id=${data.click_id}`);
+  await expect(v.page.locator('#late-link')).toHaveAttribute(
+    'href',
+    `https://buy.stripe.com/test_late?prefilled_email=a%40b.c&client_reference_id=${data.click_id}`,
+  );
   await expect(v.page.locator('#late-table')).toHaveAttribute('client-reference-id', data.click_id);
   await expect(v.page.locator('#not-stripe')).toHaveAttribute('href', 'https://example.com/buy.stripe.com/');
 
   // A returning visitor's pricing page is decorated from the cookie, with no request.
   await v.page.goto('/pricing');
-  await expect(v.page.locator('#stripe-link')).toHaveAttribute('href', `https://buy.stripe.com/test_acme_pro?client_reference_id=${data.click_id}`);
+  await expect(v.page.locator('#stripe-link')).toHaveAttribute(
+    'href',
+    `https://buy.stripe.com/test_acme_pro?client_reference_id=${data.click_id}`,
+  );
   await expect(v.page.locator('#stripe-button')).toHaveAttribute('client-reference-id', data.click_id);
   await v.ready();
   expect(v.clicks()).toHaveLength(1);
@@ -46,13 +58,21 @@ test('single-page navigation: history.pushState to ?ref= is tracked once', async
 
   await v.page.evaluate((value) => (globalThis as any).history.pushState({ step: 1 }, '', `?ref=${value}#plans`), link.value);
   const click = await v.clicked();
-  expect(click.body).toMatchObject({ key: demo.public_key, param: 'ref', value: link.value, page: `${demo.demoUrl}/pricing?ref=${link.value}` });
+  expect(click.body).toMatchObject({
+    key: demo.public_key,
+    param: 'ref',
+    value: link.value,
+    page: `${demo.demoUrl}/pricing?ref=${link.value}`,
+  });
   expect(click.response?.status).toBe(200);
   const data = click.response!.body.data as SvcData;
   expect(data.partner_id).toBe(link.partnerId);
   await expect.poll(() => v.svcData()).toEqual(data);
   expect((await v.referralCookies()).svcData).toEqual(data);
-  await expect(v.page.locator('#stripe-link')).toHaveAttribute('href', `https://buy.stripe.com/test_acme_pro?client_reference_id=${data.click_id}`);
+  await expect(v.page.locator('#stripe-link')).toHaveAttribute(
+    'href',
+    `https://buy.stripe.com/test_acme_pro?client_reference_id=${data.click_id}`,
+  );
 
   // The same referral again (pushState, replaceState, back/forward) is not re-sent within the page.
   await v.page.evaluate((value) => {
@@ -79,7 +99,12 @@ const OUTAGES: { name: string; status: number; answer: (route: Route) => Promise
 ];
 
 for (const outage of OUTAGES) {
-  test(`ingest down (${outage.name}): the page keeps working, svc_data stays null, svc.signup rejects quietly`, async ({ visitor, referral, api, demo }) => {
+  test(`ingest down (${outage.name}): the page keeps working, svc_data stays null, svc.signup rejects quietly`, async ({
+    visitor,
+    referral,
+    api,
+    demo,
+  }) => {
     const link = await referral();
     const v = await visitor();
     v.allowFailures(/\/v1\/track\//);
@@ -145,7 +170,10 @@ for (const outage of OUTAGES) {
 /** svc.js itself not loading: refused, or a server error page instead of the script. */
 const SCRIPT_FAILURES: { name: string; answer: (route: Route) => Promise<void> }[] = [
   { name: 'connection refused', answer: (route) => route.abort('connectionrefused') },
-  { name: 'a 503 error page', answer: (route) => route.fulfill({ status: 503, contentType: 'text/html', body: '<h1>Service Unavailable</h1>' }) },
+  {
+    name: 'a 503 error page',
+    answer: (route) => route.fulfill({ status: 503, contentType: 'text/html', body: '<h1>Service Unavailable</h1>' }),
+  },
 ];
 
 for (const failure of SCRIPT_FAILURES) {

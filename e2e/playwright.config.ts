@@ -29,7 +29,16 @@ const instances: Instance[] = [
   // Embedded defaults: whatever DATABASE_URL / REDIS_URL the shell has must not leak in.
   { name: 'embedded', ingestPort: base + 87, demoPort: base, env: 'env -u DATABASE_URL -u REDIS_URL SVC_DATA_DIR=memory://' },
   // PostgreSQL: a database of its own for this run, dropped when the server stops.
-  ...(onPostgres ? [{ name: 'postgres' as const, ingestPort: base + 88, demoPort: base + 1, env: 'node_modules/.bin/tsx e2e/support/with-throwaway-db.ts env' }] : []),
+  ...(onPostgres
+    ? [
+        {
+          name: 'postgres' as const,
+          ingestPort: base + 88,
+          demoPort: base + 1,
+          env: 'node_modules/.bin/tsx e2e/support/with-throwaway-db.ts env',
+        },
+      ]
+    : []),
 ];
 
 const stateFile = (i: Instance) => path.join(os.tmpdir(), `svc-e2e-${i.name}-${i.demoPort}.json`);
@@ -70,26 +79,24 @@ export default defineConfig<{}, DemoOptions>({
     name: i.name,
     use: { stateFile: stateFile(i), demoPort: i.demoPort, baseURL: `http://localhost:${i.demoPort}` },
   })),
-  webServer: instances.map(
-    (i) => ({
-      name: i.name,
-      cwd: root,
-      command: [
-        `rm -f ${stateFile(i)} &&`,
-        i.env,
-        `INGEST_PORT=${i.ingestPort} DEMO_PORT=${i.demoPort} DEMO_HOST=localhost DEMO_MODE=proxy DEMO_STATE_FILE=${stateFile(i)} DEMO_TEST_HOOKS=1`,
-        // No SVC_BOT_FILTER: the demo turns the filter off itself (HeadlessChrome is a bot by its
-        // User-Agent), so every scenario is also a check of `npm run demo` as QA drives it. The
-        // limits are per IP and every visitor here is 127.0.0.1.
-        'SVC_TRACK_RATE_LIMIT=10000 SVC_API_RATE_LIMIT=10000 LOG_LEVEL=warn',
-        'node_modules/.bin/tsx demo-site/src/main.ts',
-      ].join(' '),
-      url: `http://localhost:${i.demoPort}/partners`,
-      reuseExistingServer: false,
-      timeout: 60_000,
-      stdout: 'ignore',
-      stderr: 'pipe',
-      gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
-    }),
-  ),
+  webServer: instances.map((i) => ({
+    name: i.name,
+    cwd: root,
+    command: [
+      `rm -f ${stateFile(i)} &&`,
+      i.env,
+      `INGEST_PORT=${i.ingestPort} DEMO_PORT=${i.demoPort} DEMO_HOST=localhost DEMO_MODE=proxy DEMO_STATE_FILE=${stateFile(i)} DEMO_TEST_HOOKS=1`,
+      // No SVC_BOT_FILTER: the demo turns the filter off itself (HeadlessChrome is a bot by its
+      // User-Agent), so every scenario is also a check of `npm run demo` as QA drives it. The
+      // limits are per IP and every visitor here is 127.0.0.1.
+      'SVC_TRACK_RATE_LIMIT=10000 SVC_API_RATE_LIMIT=10000 LOG_LEVEL=warn',
+      'node_modules/.bin/tsx demo-site/src/main.ts',
+    ].join(' '),
+    url: `http://localhost:${i.demoPort}/partners`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+  })),
 });

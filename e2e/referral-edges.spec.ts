@@ -1,4 +1,14 @@
-import { DAY_SECONDS, expect, expectClicks, newReferral, partnerStats, test, unique, uniqueEmail, type SvcData } from './support/fixtures.js';
+import {
+  DAY_SECONDS,
+  expect,
+  expectClicks,
+  newReferral,
+  partnerStats,
+  test,
+  unique,
+  uniqueEmail,
+  type SvcData,
+} from './support/fixtures.js';
 
 /**
  * Where a referral used to get lost: two tabs, a visitor who leaves before the click is answered,
@@ -9,7 +19,10 @@ import { DAY_SECONDS, expect, expectClicks, newReferral, partnerStats, test, uni
 const signUp = (page: import('@playwright/test').Page, email: string) => page.evaluate((e) => (globalThis as any).svc.signup(e), email);
 
 for (const model of ['last_click', 'first_click'] as const) {
-  test(`two tabs, ${model}: the signup credits the ${model === 'last_click' ? 'newest' : 'first'} referral, whichever tab it happens in`, async ({ visitor, api }) => {
+  test(`two tabs, ${model}: the signup credits the ${model === 'last_click' ? 'newest' : 'first'} referral, whichever tab it happens in`, async ({
+    visitor,
+    api,
+  }) => {
     const program = (await api.post('/v1/programs', { name: `E2E tabs ${model} ${unique()}`, attribution_model: model })).data[0];
     const alice = await newReferral(api, program.id, 'ref');
     const bob = await newReferral(api, program.id, 'via');
@@ -24,7 +37,10 @@ for (const model of ['last_click', 'first_click'] as const) {
 
     // Then tab B (a single-page app) navigates to Bob's link: it names the referral the shared
     // cookie holds now, not the none it read at load.
-    await tabB.evaluate((path) => (globalThis as any).history.pushState({}, '', path), `/pricing${bob.path.slice(1)}&svc_key=${program.public_key}`);
+    await tabB.evaluate(
+      (path) => (globalThis as any).history.pushState({}, '', path),
+      `/pricing${bob.path.slice(1)}&svc_key=${program.public_key}`,
+    );
     const bobClick = await v.clicked(2);
     expect(bobClick.body).toMatchObject({ param: 'via', value: bob.value, click_id: aliceData.click_id });
     const winner = model === 'last_click' ? bob : alice;
@@ -47,7 +63,12 @@ for (const model of ['last_click', 'first_click'] as const) {
   });
 }
 
-test('leaving before the click is answered: the next page finishes it, and the referral is kept', async ({ visitor, referral, api, demo }) => {
+test('leaving before the click is answered: the next page finishes it, and the referral is kept', async ({
+  visitor,
+  referral,
+  api,
+  demo,
+}) => {
   const link = await referral();
   const v = await visitor();
   // The first click's answer takes 1.5 s (a slow network); the visitor moves on long before.
@@ -87,7 +108,11 @@ test('leaving before the click is answered: the next page finishes it, and the r
   expect(result).toMatchObject({ click_id: data.click_id, partner_id: link.partnerId });
 });
 
-test('a page that removes ?ref= with replaceState before the async tag runs: the landing URL is tracked', async ({ visitor, referral, demo }) => {
+test('a page that removes ?ref= with replaceState before the async tag runs: the landing URL is tracked', async ({
+  visitor,
+  referral,
+  demo,
+}) => {
   const link = await referral();
   const v = await visitor();
   // The merchant's page: an inline script ahead of the tag cleans the address bar.
@@ -144,7 +169,12 @@ test('hash-routed apps: #/route?ref= and #ref= are tracked, on arrival and on a 
 });
 
 for (const [what, value] of [
-  ['click_id a number', encodeURIComponent(JSON.stringify({ click_id: 12345, cookie_duration: 30, partner_id: 'part_x', program_id: 'prg_x', customer_id: null }))],
+  [
+    'click_id a number',
+    encodeURIComponent(
+      JSON.stringify({ click_id: 12345, cookie_duration: 30, partner_id: 'part_x', program_id: 'prg_x', customer_id: null }),
+    ),
+  ],
   ['click_id an object', encodeURIComponent(JSON.stringify({ click_id: { id: 'clk_1' } }))],
   ['not JSON', '%7Bdamaged'],
 ] as const) {
@@ -154,7 +184,9 @@ for (const [what, value] of [
     await v.context.addCookies([{ name: 'svc_data', value, url: demo.demoUrl }]);
     await v.arrive('/signup');
     expect(await v.svcData()).toBeNull();
-    await expect(v.page.evaluate(() => (globalThis as any).svc.signup('nobody@example.com').catch((err: any) => err.status))).resolves.toBe(400);
+    await expect(v.page.evaluate(() => (globalThis as any).svc.signup('nobody@example.com').catch((err: any) => err.status))).resolves.toBe(
+      400,
+    );
 
     await v.arrive(link.path);
     const click = await v.clicked();
@@ -167,7 +199,12 @@ for (const [what, value] of [
   });
 }
 
-test('the cookie-domain probe leaves nothing behind on a visitor whose clock is two days ahead', async ({ visitor, referral, demoPort, api }) => {
+test('the cookie-domain probe leaves nothing behind on a visitor whose clock is two days ahead', async ({
+  visitor,
+  referral,
+  demoPort,
+  api,
+}) => {
   const link = await referral();
   const www = `http://www.shop.test:${demoPort}`;
   const v = await visitor();

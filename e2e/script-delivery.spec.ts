@@ -9,7 +9,8 @@ import { expect, test } from './support/fixtures.js';
 
 const BUILT = new URL('../script/dist/svc.js', import.meta.url);
 const built = () => fs.readFileSync(BUILT);
-const manifest = () => JSON.parse(fs.readFileSync(new URL('../script/dist/svc.json', import.meta.url), 'utf8')) as { versioned: string; integrity: string };
+const manifest = () =>
+  JSON.parse(fs.readFileSync(new URL('../script/dist/svc.json', import.meta.url), 'utf8')) as { versioned: string; integrity: string };
 
 test('Accept-Encoding br, gzip: /svc.js comes brotli-compressed, a fraction of its size on the wire', async ({ playwright, demo }) => {
   const request = await playwright.request.newContext();
@@ -34,7 +35,11 @@ test('Accept-Encoding br, gzip: /svc.js comes brotli-compressed, a fraction of i
   }
 });
 
-test('a page loading the versioned script with its integrity hash is tracked, and the script is cached for a year', async ({ visitor, referral, demo }) => {
+test('a page loading the versioned script with its integrity hash is tracked, and the script is cached for a year', async ({
+  visitor,
+  referral,
+  demo,
+}) => {
   const link = await referral();
   const { versioned, integrity } = manifest();
   const v = await visitor();
@@ -44,7 +49,10 @@ test('a page loading the versioned script with its integrity hash is tracked, an
   await v.page.route(`${demo.demoUrl}/**`, async (route) => {
     if (route.request().resourceType() !== 'document') return route.continue();
     const response = await route.fetch();
-    const html = (await response.text()).replace(/<script async src="[^"]*svc\.js"/, `<script async src="/svc/${versioned}" integrity="${integrity}" crossorigin="anonymous"`);
+    const html = (await response.text()).replace(
+      /<script async src="[^"]*svc\.js"/,
+      `<script async src="/svc/${versioned}" integrity="${integrity}" crossorigin="anonymous"`,
+    );
     expect(html).toContain(versioned);
     await route.fulfill({ response, body: html });
   });

@@ -41,7 +41,14 @@ test('signup through the demo form turns the click into a lead of the right part
   expect(await v.svcData()).toEqual({ ...data, customer_id: result.customer_id });
 
   const customer = (await api.get(`/v1/customers/${result.customer_id}`)).data;
-  expect(customer).toMatchObject({ id: result.customer_id, email, status: 'lead', partner_id: link.partnerId, program_id: demo.program_id, click_id: data.click_id });
+  expect(customer).toMatchObject({
+    id: result.customer_id,
+    email,
+    status: 'lead',
+    partner_id: link.partnerId,
+    program_id: demo.program_id,
+    click_id: data.click_id,
+  });
   const listed = await customersOf(api, demo.program_id, link.partnerId);
   expect(listed.map((c: any) => c.id)).toEqual([result.customer_id]);
   // Leads are not counted as customers in the partner's stats; the click is.
@@ -56,7 +63,12 @@ test('signup through the demo form turns the click into a lead of the right part
   expect(v.signups()).toHaveLength(1);
 });
 
-test('a duplicate signup is rejected with status 409 (case-insensitive), and no second customer exists', async ({ visitor, referral, api, demo }) => {
+test('a duplicate signup is rejected with status 409 (case-insensitive), and no second customer exists', async ({
+  visitor,
+  referral,
+  api,
+  demo,
+}) => {
   const link = await referral();
   const email = uniqueEmail('dup');
 
@@ -70,12 +82,14 @@ test('a duplicate signup is rejected with status 409 (case-insensitive), and no 
   await second.arrive(link.path);
   const data = (await second.clicked()).response!.body.data as SvcData;
   expect(data.click_id).not.toBe(created.click_id);
-  const outcome = await second.page.evaluate((e) =>
-    (globalThis as any).svc.signup(e).then(
-      () => 'resolved',
-      (err: any) => ({ isError: err instanceof Error, status: err.status, message: err.message }),
-    ),
-  email.toUpperCase());
+  const outcome = await second.page.evaluate(
+    (e) =>
+      (globalThis as any).svc.signup(e).then(
+        () => 'resolved',
+        (err: any) => ({ isError: err instanceof Error, status: err.status, message: err.message }),
+      ),
+    email.toUpperCase(),
+  );
   expect(outcome).toEqual({ isError: true, status: 409, message: 'Customer already exists' });
 
   const rejected = await second.signedUp();
@@ -135,9 +149,18 @@ test('svc.signup() called before the click returns waits for it, then succeeds',
   expect(signup.at).toBeGreaterThanOrEqual(released);
   expect(signup.at).toBeGreaterThanOrEqual(click.response!.at - 50);
   expect(signup.body.click_id).toBe(click.response!.body.data.click_id);
-  expect(result).toMatchObject({ click_id: click.response!.body.data.click_id, partner_id: link.partnerId, customer_identifier: email, message: 'Customer created' });
+  expect(result).toMatchObject({
+    click_id: click.response!.body.data.click_id,
+    partner_id: link.partnerId,
+    customer_identifier: email,
+    message: 'Customer created',
+  });
   expect(await v.svcData()).toMatchObject({ click_id: result.click_id, customer_id: result.customer_id });
-  expect((await api.get(`/v1/customers/${result.customer_id}`)).data).toMatchObject({ partner_id: link.partnerId, click_id: result.click_id, status: 'lead' });
+  expect((await api.get(`/v1/customers/${result.customer_id}`)).data).toMatchObject({
+    partner_id: link.partnerId,
+    click_id: result.click_id,
+    status: 'lead',
+  });
 });
 
 test('full cycle: click → signup → pay → a 20% commission of $9.80 for the right partner', async ({ visitor, referral, api, demo }) => {
@@ -166,13 +189,24 @@ test('full cycle: click → signup → pay → a 20% commission of $9.80 for the
   // Through the API.
   const commissions = (await api.get(`/v1/commissions?program_id=${demo.program_id}&partner_id=${link.partnerId}`)).data;
   expect(commissions).toHaveLength(1);
-  expect(commissions[0]).toMatchObject({ id: paid.commissions[0].id, amount: 980, revenue: 4900, customer_id: customerId, transaction_id: paid.transaction.id });
+  expect(commissions[0]).toMatchObject({
+    id: paid.commissions[0].id,
+    amount: 980,
+    revenue: 4900,
+    customer_id: customerId,
+    transaction_id: paid.transaction.id,
+  });
   const transactions = (await api.get(`/v1/transactions?program_id=${demo.program_id}&customer_id=${customerId}`)).data;
   expect(transactions).toHaveLength(1);
   expect(transactions[0]).toMatchObject({ amount: 4900, partner_id: link.partnerId, customer_id: customerId });
   const customer = (await api.get(`/v1/customers/${customerId}`)).data;
   expect(customer).toMatchObject({ partner_id: link.partnerId, click_id: data.click_id, email });
-  expect(await partnerStats(api, link.partnerId)).toEqual({ total_clicks: 1, total_customers: 1, total_revenue: 4900, total_commission: 980 });
+  expect(await partnerStats(api, link.partnerId)).toEqual({
+    total_clicks: 1,
+    total_customers: 1,
+    total_revenue: 4900,
+    total_commission: 980,
+  });
 
   // And on the demo's partner page.
   await v.page.locator('#partner-link').click();

@@ -14,7 +14,12 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'ingest:embedded', include: ['ingest/test/**/*.test.ts'], exclude: ['ingest/test/faults/**'], env: { SVC_TEST_STORAGE: 'embedded' } },
+        test: {
+          name: 'ingest:embedded',
+          include: ['ingest/test/**/*.test.ts'],
+          exclude: ['ingest/test/faults/**'],
+          env: { SVC_TEST_STORAGE: 'embedded' },
+        },
       },
       ...(onPostgres
         ? [

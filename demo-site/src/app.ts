@@ -68,7 +68,8 @@ export function createDemoApp(settings: DemoSettings): express.Express {
     const id = String(req.query.id ?? '');
     try {
       const partner = (await svc.get(`/v1/partners/${encodeURIComponent(id)}?include[]=stats`)).data;
-      const commissions = (await svc.get(`/v1/commissions?program_id=${settings.programId}&partner_id=${encodeURIComponent(id)}&limit=100`)).data;
+      const commissions = (await svc.get(`/v1/commissions?program_id=${settings.programId}&partner_id=${encodeURIComponent(id)}&limit=100`))
+        .data;
       res.send(partnerPage(tagFor(req), { partner, commissions }));
     } catch (err) {
       res.status(err instanceof IngestError ? err.status : 502).send(`Partner not found: ${err instanceof Error ? err.message : ''}`);
@@ -77,7 +78,9 @@ export function createDemoApp(settings: DemoSettings): express.Express {
 
   // The merchant's own signup: it stores the customer_id svc.signup() returned, for later payments.
   app.post('/api/users', (req, res) => {
-    const email = String(req.body?.email ?? '').trim().toLowerCase();
+    const email = String(req.body?.email ?? '')
+      .trim()
+      .toLowerCase();
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return res.status(400).json({ error: 'A valid e-mail is required' });
     if (users.has(email)) return res.status(409).json({ error: 'This e-mail already has an account' });
     const user: User = { email, customer_id: req.body.customer_id ?? null, partner_id: req.body.partner_id ?? null };

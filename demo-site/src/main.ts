@@ -42,7 +42,14 @@ async function main(): Promise<void> {
   const keys = await initOrganization(runtime.db, { org: 'Acme Inc', program: 'Acme Partners' });
   const partners = await seedDemo(ingestUrl, keys.api_key, keys.program_id, `http://${host}:${demoPort}`);
   const mode = process.env.DEMO_MODE === 'direct' ? 'direct' : 'proxy';
-  const demoApp = createDemoApp({ ingestUrl, secretKey: keys.api_key, publicKey: keys.public_key, programId: keys.program_id, partnerLinks: partners.map((p) => p.link), mode });
+  const demoApp = createDemoApp({
+    ingestUrl,
+    secretKey: keys.api_key,
+    publicKey: keys.public_key,
+    programId: keys.program_id,
+    partnerLinks: partners.map((p) => p.link),
+    mode,
+  });
   // Browser tests only (e2e/playwright.config.ts): see test-hooks.ts.
   const site = process.env.DEMO_TEST_HOOKS === '1' ? express().use('/__e2e', testHooks(runtime.db)).use(demoApp) : demoApp;
   const demo = await listen(site, demoPort);

@@ -183,7 +183,10 @@ export const partnerPage = (tag: ScriptTag, report: PartnerReport) =>
     `<h1>${escapeHtml(report.partner.first_name)} ${escapeHtml(report.partner.last_name)}</h1>
 <div class="card"><h3>Stats</h3>
 <table id="stats">${Object.entries(report.partner.stats)
-      .map(([k, v]) => `<tr><td>${escapeHtml(k)}</td><td data-stat="${escapeHtml(k)}">${k.includes('revenue') || k.includes('commission') ? cents(v) : v}</td></tr>`)
+      .map(
+        ([k, v]) =>
+          `<tr><td>${escapeHtml(k)}</td><td data-stat="${escapeHtml(k)}">${k.includes('revenue') || k.includes('commission') ? cents(v) : v}</td></tr>`,
+      )
       .join('')}</table></div>
 <div class="card"><h3>Commissions</h3>
 <table id="commissions"><tr><th>Commission</th><th>Amount</th><th>Revenue</th><th>Status</th></tr>

@@ -18,7 +18,9 @@ export async function seedDemo(ingestUrl: string, secretKey: string, programId: 
   const svc = ingestClient(ingestUrl, secretKey);
   const seeded: SeededPartner[] = [];
   for (const p of DEMO_PARTNERS) {
-    const partner = (await svc.post('/v1/partners', { program_id: programId, first_name: p.first_name, last_name: p.last_name, email: p.email })).data[0];
+    const partner = (
+      await svc.post('/v1/partners', { program_id: programId, first_name: p.first_name, last_name: p.last_name, email: p.email })
+    ).data[0];
     await svc.post('/v1/links', { partner_id: partner.id, param: p.param, value: p.value });
     const name = `${p.first_name} ${p.last_name}`;
     seeded.push({ id: partner.id, name, email: p.email, link: { name, partnerId: partner.id, url: `${demoUrl}/?${p.param}=${p.value}` } });

@@ -18,7 +18,11 @@ export function testHooks(db: Db): express.Router {
       return;
     }
     const at = new Date(Date.now() - seconds * 1000);
-    const result = await db.updateTable('clicks').set({ created_at: at, updated_at: at }).where('id', '=', req.params.id).executeTakeFirst();
+    const result = await db
+      .updateTable('clicks')
+      .set({ created_at: at, updated_at: at })
+      .where('id', '=', req.params.id)
+      .executeTakeFirst();
     res.status(result.numUpdatedRows > 0n ? 204 : 404).end();
   });
   return router;

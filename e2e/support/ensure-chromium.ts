@@ -46,9 +46,18 @@ async function reachable(url: string): Promise<boolean> {
 
 /** Runs a command quietly; on failure prints why (the end of its output) and returns false. */
 function run(command: string, args: string[], timeout: number, env: NodeJS.ProcessEnv = process.env): boolean {
-  const result = spawnSync(command, args, { cwd: root, env, timeout, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(command, args, {
+    cwd: root,
+    env,
+    timeout,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (result.status === 0) return true;
-  const why = result.error?.message ?? (result.signal ? `killed by ${result.signal} (time limit ${timeout / 1000} s)` : `exit status ${result.status}`);
+  const why =
+    result.error?.message ??
+    (result.signal ? `killed by ${result.signal} (time limit ${timeout / 1000} s)` : `exit status ${result.status}`);
   const tail = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-5).join('\n');
   process.stderr.write(`${command} ${args.join(' ')}: ${why}\n${tail ? `${tail}\n` : ''}`);
   return false;
@@ -75,7 +84,8 @@ async function obtainChromium(): Promise<FoundChromium | null> {
   if (isRoot && aptGet) {
     say("Installing Debian's chromium (apt-get install chromium)…");
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    if (run(aptGet, ['update', '-qq'], APT_TIMEOUT_MS, env) && run(aptGet, ['install', '-y', '-qq', 'chromium'], APT_TIMEOUT_MS, env)) return findChromium();
+    if (run(aptGet, ['update', '-qq'], APT_TIMEOUT_MS, env) && run(aptGet, ['install', '-y', '-qq', 'chromium'], APT_TIMEOUT_MS, env))
+      return findChromium();
   }
   return null;
 }
@@ -97,6 +107,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err instanceof BadChromiumSetting ? err.message : `ensure-chromium: ${err instanceof Error ? err.stack : err}`}\n`);
+  process.stderr.write(
+    `${err instanceof BadChromiumSetting ? err.message : `ensure-chromium: ${err instanceof Error ? err.stack : err}`}\n`,
+  );
   process.exit(1);
 });

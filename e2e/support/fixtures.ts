@@ -83,18 +83,25 @@ export interface Referral {
  */
 export async function newReferral(api: Api, programId: string, param = 'ref'): Promise<Referral> {
   const value = unique('v');
-  const partner = (await api.post('/v1/partners', { program_id: programId, first_name: 'E2E', last_name: value, email: `${value}@partners.example` })).data[0];
+  const partner = (
+    await api.post('/v1/partners', { program_id: programId, first_name: 'E2E', last_name: value, email: `${value}@partners.example` })
+  ).data[0];
   const link = (await api.post('/v1/links', { partner_id: partner.id, param, value })).data[0];
   return { partnerId: partner.id, linkId: link.id, programId, param, value, path: `/?${param}=${value}` };
 }
 
-export async function partnerStats(api: Api, partnerId: string): Promise<{ total_clicks: number; total_customers: number; total_revenue: number; total_commission: number }> {
+export async function partnerStats(
+  api: Api,
+  partnerId: string,
+): Promise<{ total_clicks: number; total_customers: number; total_revenue: number; total_commission: number }> {
   return (await api.get(`/v1/partners/${partnerId}?include[]=stats`)).data.stats;
 }
 
 /** The partner's recorded clicks, read back through the API (polled: the counters may trail the answer). */
 export async function expectClicks(api: Api, partnerId: string, clicks: number): Promise<void> {
-  await expect.poll(async () => (await partnerStats(api, partnerId)).total_clicks, { message: `total_clicks of ${partnerId}` }).toBe(clicks);
+  await expect
+    .poll(async () => (await partnerStats(api, partnerId)).total_clicks, { message: `total_clicks of ${partnerId}` })
+    .toBe(clicks);
 }
 
 /** The customers attributed to a partner (the list nests its array in data.data, as the spec says). */
@@ -163,7 +170,8 @@ export class Visitor {
       visitor.failedRequests.push({ method: request.method(), url: request.url(), reason: request.failure()?.errorText ?? 'failed' }),
     );
     context.on('response', (response) => {
-      if (response.status() >= 500) visitor.failedRequests.push({ method: response.request().method(), url: response.url(), reason: `HTTP ${response.status()}` });
+      if (response.status() >= 500)
+        visitor.failedRequests.push({ method: response.request().method(), url: response.url(), reason: `HTTP ${response.status()}` });
     });
     visitor.page = await context.newPage();
     return visitor;
@@ -176,7 +184,15 @@ export class Visitor {
   private record(request: Request): void {
     const match = TRACK_PATH.exec(new URL(request.url()).pathname);
     if (!match) return;
-    const call = { kind: match[1] as TrackCall['kind'], method: request.method(), url: request.url(), at: Date.now(), request, body: parse(request.postData()), headers: {} } as TrackCall;
+    const call = {
+      kind: match[1] as TrackCall['kind'],
+      method: request.method(),
+      url: request.url(),
+      at: Date.now(),
+      request,
+      body: parse(request.postData()),
+      headers: {},
+    } as TrackCall;
     call.settled = (async () => {
       const response = await request.response().catch(() => null);
       call.headers = await request.allHeaders().catch(() => request.headers());
@@ -247,7 +263,12 @@ export class Visitor {
     const cookies = await this.context.cookies(url);
     const data = cookies.find((c) => c.name === 'svc_data');
     const ref = cookies.find((c) => c.name === 'svc_ref');
-    return { data, ref, svcData: data ? (JSON.parse(decodeURIComponent(data.value)) as SvcData) : null, all: cookies.filter((c) => c.name.startsWith('svc_')) };
+    return {
+      data,
+      ref,
+      svcData: data ? (JSON.parse(decodeURIComponent(data.value)) as SvcData) : null,
+      all: cookies.filter((c) => c.name.startsWith('svc_')),
+    };
   }
 
   /**
@@ -258,7 +279,14 @@ export class Visitor {
   async flush(page: Page = this.page): Promise<void> {
     const marker = `/favicon.ico?e2e-flush=${unique()}`;
     const seen = page.waitForRequest((r) => r.url().endsWith(marker));
-    await page.evaluate((url) => fetch(url).then(() => undefined, () => undefined), marker);
+    await page.evaluate(
+      (url) =>
+        fetch(url).then(
+          () => undefined,
+          () => undefined,
+        ),
+      marker,
+    );
     await seen;
   }
 
@@ -271,7 +299,10 @@ export class Visitor {
   expectHealthy(): void {
     const unexpected = this.failedRequests.filter((f) => !this.expectedFailures.some((p) => p.test(f.url)));
     expect(
-      { pageErrors: this.errors.map((e) => `${e.name}: ${e.message}`), failedRequests: unexpected.map((f) => `${f.method} ${f.url}: ${f.reason}`) },
+      {
+        pageErrors: this.errors.map((e) => `${e.name}: ${e.message}`),
+        failedRequests: unexpected.map((f) => `${f.method} ${f.url}: ${f.reason}`),
+      },
       'uncaught errors in the page, and requests that failed unexpectedly',
     ).toEqual({ pageErrors: [], failedRequests: [] });
   }

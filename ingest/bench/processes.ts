@@ -25,7 +25,12 @@ export interface Service {
 }
 
 /** Runs a TypeScript entry point in its own node process (no tsx wrapper process, so the pid is the server's). */
-export async function startNode(entry: string, env: Record<string, string>, readyUrl: (port: number) => string, nodeArgs: string[] = []): Promise<Service> {
+export async function startNode(
+  entry: string,
+  env: Record<string, string>,
+  readyUrl: (port: number) => string,
+  nodeArgs: string[] = [],
+): Promise<Service> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
     cwd: ROOT,
@@ -36,7 +41,10 @@ export async function startNode(entry: string, env: Record<string, string>, read
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
-    const ok = await fetch(readyUrl(port)).then((r) => r.status < 500, () => false);
+    const ok = await fetch(readyUrl(port)).then(
+      (r) => r.status < 500,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`${entry} did not start`);
     await new Promise((r) => setTimeout(r, 200));

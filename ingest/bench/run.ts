@@ -44,7 +44,12 @@ interface Row {
   pass?: boolean;
 }
 const rows: Row[] = [];
-const figures: Record<string, unknown> = { started_at: new Date().toISOString(), storage: args.embedded ? 'embedded' : 'postgres+redis', duration, connections };
+const figures: Record<string, unknown> = {
+  started_at: new Date().toISOString(),
+  storage: args.embedded ? 'embedded' : 'postgres+redis',
+  duration,
+  connections,
+};
 
 async function main(): Promise<void> {
   const storage = await openStorage();
@@ -73,13 +78,26 @@ async function main(): Promise<void> {
     cleanups.unshift(baseline.stop);
     const api = apiOf(ingest, keys.api_key);
 
-    const partner = (await api.post('/v1/partners', { program_id: keys.program_id, first_name: 'Bench', last_name: 'Partner', email: 'bench@partners.example' })).data[0];
+    const partner = (
+      await api.post('/v1/partners', {
+        program_id: keys.program_id,
+        first_name: 'Bench',
+        last_name: 'Partner',
+        email: 'bench@partners.example',
+      })
+    ).data[0];
     const value = `bench${randomBytes(3).toString('hex')}`;
     await api.post('/v1/links', { partner_id: partner.id, param: 'ref', value });
 
     // 1. The baseline, then the two click paths, each with the same connections and duration.
     const clickBody = () => JSON.stringify({ key: keys.public_key, param: 'ref', value, page: `https://acme.example/?ref=${value}` });
-    const base = await load({ url: `${baseline.url}/echo`, connections, duration, headers: { 'content-type': 'text/plain' }, body: clickBody });
+    const base = await load({
+      url: `${baseline.url}/echo`,
+      connections,
+      duration,
+      headers: { 'content-type': 'text/plain' },
+      body: clickBody,
+    });
     figures.baseline = base;
     rows.push({ figure: 'baseline: bare Express 5 JSON echo', value: `${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms` });
 
@@ -103,7 +121,10 @@ async function main(): Promise<void> {
       body: () => JSON.stringify({ param: 'ref', value, program_id: keys.program_id, page: `https://acme.example/?ref=${value}` }),
     });
     const afterApi = await settled(() => api.clicks(partner.id));
-    throughputRow('POST /v1/clicks (method 2)', apiClicks, base, 0.5, { durable: everyAnswerStored(afterApi - afterTrack, apiClicks), rows: afterApi - afterTrack });
+    throughputRow('POST /v1/clicks (method 2)', apiClicks, base, 0.5, {
+      durable: everyAnswerStored(afterApi - afterTrack, apiClicks),
+      rows: afterApi - afterTrack,
+    });
 
     const rss = ingest.peakRssMb();
     figures.peak_rss_mb = rss;
@@ -112,7 +133,9 @@ async function main(): Promise<void> {
     // 2. Transactions on the default flow (20 %), spread over customers.
     const customers: string[] = [];
     for (let i = 0; i < 64; i++) {
-      customers.push((await api.post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@shop.example`, status: 'active' })).data[0].id);
+      customers.push(
+        (await api.post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@shop.example`, status: 'active' })).data[0].id,
+      );
     }
     const run = randomBytes(3).toString('hex');
     const transactions = await load({
@@ -123,7 +146,9 @@ async function main(): Promise<void> {
       body: (n) => JSON.stringify({ amount: 4900, customer_id: customers[n % customers.length], charge_id: `ch_${run}_${n}` }),
     });
     // Filtered by partner, so these are counted rows, not the list counters.
-    const recorded = await settled(async () => (await api.get(`/v1/transactions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count as number);
+    const recorded = await settled(
+      async () => (await api.get(`/v1/transactions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count as number,
+    );
     const commissions = (await api.get(`/v1/commissions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count;
     throughputRow('POST /v1/transactions (default flow)', transactions, base, 0.25, {
       transactions: recorded,
@@ -142,8 +167,16 @@ async function main(): Promise<void> {
     if (!args['skip-script']) {
       const script = await scriptFigures(ingest.url, keys.public_key, value, CHROME_UA);
       figures.script = script;
-      rows.push({ figure: 'svc.js minified + gzip', value: `${script.gzipBytes} B (raw ${script.rawBytes} B, brotli ${script.brotliBytes} B)`, target: `≤ ${GZIP_BUDGET_BYTES} B`, pass: script.gzipBytes <= GZIP_BUDGET_BYTES });
-      rows.push({ figure: 'navigation start → window.svc_data (Chromium, median)', value: `${script.medianMs} ms over ${script.runs} landings` });
+      rows.push({
+        figure: 'svc.js minified + gzip',
+        value: `${script.gzipBytes} B (raw ${script.rawBytes} B, brotli ${script.brotliBytes} B)`,
+        target: `≤ ${GZIP_BUDGET_BYTES} B`,
+        pass: script.gzipBytes <= GZIP_BUDGET_BYTES,
+      });
+      rows.push({
+        figure: 'navigation start → window.svc_data (Chromium, median)',
+        value: `${script.medianMs} ms over ${script.runs} landings`,
+      });
     }
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => {});
@@ -180,7 +213,9 @@ function throughputRow(figure: string, r: LoadResult, base: LoadResult, target: 
   figures[figure] = { ...r, ratio, ...check };
   rows.push({
     figure,
-    value: `${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ${r.ok} ok, ${r.failed} failed; ${Object.entries(check).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    value: `${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms; ${r.ok} ok, ${r.failed} failed; ${Object.entries(check)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
     ratio,
     target: `≥ ${target}× baseline${figure.includes('click') ? ', p99 < 50 ms' : ''}`,
     pass: ok && ratio >= target && (!figure.includes('click') || r.p99 < 50),
@@ -196,25 +231,25 @@ async function listFigures(databaseUrl: string, api: ReturnType<typeof apiOf>, o
   const seeded = await seedLists(databaseUrl, api, organizationId, program.id, scales[0]);
   const results: Record<string, { p50: number; p99: number }>[] = [];
   try {
-  for (const [i, scale] of scales.entries()) {
-    if (i > 0) await seeded.growClicks(scale.clicks);
-    const headers = { authorization: `Bearer ${api.key}` };
-    const deep = await seeded.customerAt(Math.floor(scale.customers / 2));
-    const queries: Record<string, string> = {
-      'partners with include[]=stats': `/v1/partners?program_id=${program.id}&include[]=stats`,
-      // One customer's e-mail, as a support search would find it; and a fragment shared by 11 % of them.
-      'customers with search (one match)': `/v1/customers?program_id=${program.id}&search=user4242@`,
-      'customers with search (11 % match)': `/v1/customers?program_id=${program.id}&search=shop7`,
-      'commissions with expand[]=partner': `/v1/commissions?program_id=${program.id}&expand[]=partner`,
-      'customers deep in a cursor walk': `/v1/customers?program_id=${program.id}&starting_after=${deep}`,
-    };
-    const measured: Record<string, { p50: number; p99: number }> = {};
-    for (const [name, query] of Object.entries(queries)) {
-      await timeGets(api.url + query, headers, 5);
-      measured[name] = await timeGets(api.url + query, headers, 60);
+    for (const [i, scale] of scales.entries()) {
+      if (i > 0) await seeded.growClicks(scale.clicks);
+      const headers = { authorization: `Bearer ${api.key}` };
+      const deep = await seeded.customerAt(Math.floor(scale.customers / 2));
+      const queries: Record<string, string> = {
+        'partners with include[]=stats': `/v1/partners?program_id=${program.id}&include[]=stats`,
+        // One customer's e-mail, as a support search would find it; and a fragment shared by 11 % of them.
+        'customers with search (one match)': `/v1/customers?program_id=${program.id}&search=user4242@`,
+        'customers with search (11 % match)': `/v1/customers?program_id=${program.id}&search=shop7`,
+        'commissions with expand[]=partner': `/v1/commissions?program_id=${program.id}&expand[]=partner`,
+        'customers deep in a cursor walk': `/v1/customers?program_id=${program.id}&starting_after=${deep}`,
+      };
+      const measured: Record<string, { p50: number; p99: number }> = {};
+      for (const [name, query] of Object.entries(queries)) {
+        await timeGets(api.url + query, headers, 5);
+        measured[name] = await timeGets(api.url + query, headers, 60);
+      }
+      results.push(measured);
     }
-    results.push(measured);
-  }
   } finally {
     await seeded.close();
   }
@@ -238,7 +273,10 @@ function apiOf(ingest: Service, key: string) {
       method,
       // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
       // then measure a process that has served keyed requests (README, Performance).
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomBytes(12).toString('hex') } : {}) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomBytes(12).toString('hex') } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     const json = (await res.json()) as any;
@@ -290,13 +328,17 @@ function report(): void {
     '',
     '| figure | result | ratio | target | met |',
     '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.figure} | ${r.value} | ${r.ratio ?? ''} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} |`),
+    ...rows.map(
+      (r) => `| ${r.figure} | ${r.value} | ${r.ratio ?? ''} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} |`,
+    ),
   ];
   process.stdout.write(lines.join('\n') + '\n');
   if (args.json) fs.writeFileSync(args.json, JSON.stringify({ ...figures, rows }, null, 2) + '\n');
 }
 
-const run = args.faults ? () => runFaultBench({ adminUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres', json: args.json }) : main;
+const run = args.faults
+  ? () => runFaultBench({ adminUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres', json: args.json })
+  : main;
 run().catch((err) => {
   process.stderr.write(`bench: ${err instanceof Error ? err.stack : err}\n`);
   process.exit(1);

@@ -30,7 +30,14 @@ export async function scriptFigures(ingestUrl: string, publicKey: string, value:
   const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(page)).listen(port, '127.0.0.1');
   const browser = await chromium.launch({
     executablePath: fs.existsSync(CHROMIUM) ? CHROMIUM : undefined,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   const times: number[] = [];
   try {

@@ -22,7 +22,16 @@ const BATCH = 200_000;
 export async function seedLists(databaseUrl: string, api: Api, organizationId: string, programId: string, scale: ListScale) {
   const partnerIds: string[] = [];
   for (let i = 0; i < PARTNERS; i++) {
-    partnerIds.push((await api.post('/v1/partners', { program_id: programId, first_name: 'List', last_name: `Partner ${i}`, email: `list${i}@partners.example` })).data[0].id);
+    partnerIds.push(
+      (
+        await api.post('/v1/partners', {
+          program_id: programId,
+          first_name: 'List',
+          last_name: `Partner ${i}`,
+          email: `list${i}@partners.example`,
+        })
+      ).data[0].id,
+    );
   }
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
@@ -66,7 +75,8 @@ export async function seedLists(databaseUrl: string, api: Api, organizationId: s
     growClicks,
     /** The id of the k-th customer in the list's default order, for a cursor deep in a walk. */
     customerAt: async (k: number) =>
-      (await db.query(`select id from customers where program_id = $1 order by created_at desc, id desc offset $2 limit 1`, [programId, k])).rows[0].id as string,
+      (await db.query(`select id from customers where program_id = $1 order by created_at desc, id desc offset $2 limit 1`, [programId, k]))
+        .rows[0].id as string,
     close: () => db.end(),
   };
 }

@@ -51,7 +51,9 @@ export function createApp(deps: AppDeps): express.Express {
   // Access lines are debug-level: below that level the per-request logger is not even built.
   // Unhandled errors are logged by the error handler at any level.
   if (logger.isLevelEnabled('debug')) {
-    app.use(pinoHttp({ logger, quietReqLogger: true, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug') }));
+    app.use(
+      pinoHttp({ logger, quietReqLogger: true, customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug') }),
+    );
   }
 
   app.get('/healthz', (_req, res) => {

@@ -18,7 +18,13 @@ export async function initOrganization(db: Db, names: { org: string; program: st
   const org = await createOrganization(db, names.org);
   const program = await createProgram(db, org.id, { name: names.program });
   const { secret } = await createApiKey(db, org.id, 'Created by svc init');
-  return { organization_id: org.id, program_id: program.id, group_id: program.default_group_id, api_key: secret, public_key: program.public_key };
+  return {
+    organization_id: org.id,
+    program_id: program.id,
+    group_id: program.default_group_id,
+    api_key: secret,
+    public_key: program.public_key,
+  };
 }
 
 /**

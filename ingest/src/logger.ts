@@ -8,7 +8,11 @@ import type { Config } from './config.js';
  */
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
 
-export const loggerOptions = (level: Config['logLevel']): LoggerOptions => ({ level, base: { service: 'svc' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+export const loggerOptions = (level: Config['logLevel']): LoggerOptions => ({
+  level,
+  base: { service: 'svc' },
+  redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+});
 
 /** Service logs go to stdout; the CLI sends them to stderr so that its stdout stays machine-readable. */
 export function createLogger(level: Config['logLevel'], stream: 'stdout' | 'stderr' = 'stdout'): Logger {

@@ -26,7 +26,8 @@ function describeDatabase(url: string): string {
  */
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
   const db = openDatabase(config.database, {
-    onIdleConnectionError: (err) => logger.warn({ reason: err.message }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'),
+    onIdleConnectionError: (err) =>
+      logger.warn({ reason: err.message }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'),
   });
   const store = openStore(config.redisUrl);
   try {
@@ -39,7 +40,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const mailer = createMailer(config, db, logger);
   const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds);
   const purge = setInterval(() => {
-    purgeExpiredRecords(db).catch((err) => logger.warn({ reason: (err as Error).message }, 'purging expired Idempotency-Key records failed; will retry'));
+    purgeExpiredRecords(db).catch((err) =>
+      logger.warn({ reason: (err as Error).message }, 'purging expired Idempotency-Key records failed; will retry'),
+    );
   }, PURGE_INTERVAL_MS);
   purge.unref();
   return {
@@ -64,6 +67,9 @@ async function waitForPostgres(db: Db, config: Config, where: string, logger: Lo
         logger.warn({ attempt, retryInMs: delayMs, reason: (error as Error).message }, `waiting for PostgreSQL at ${where}`),
     });
   } catch (err) {
-    throw new Error(`PostgreSQL at ${where} did not answer within ${config.databaseWaitSeconds} s (SVC_DB_WAIT_SECONDS): ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `PostgreSQL at ${where} did not answer within ${config.databaseWaitSeconds} s (SVC_DB_WAIT_SECONDS): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }

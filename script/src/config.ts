@@ -26,5 +26,7 @@ export function readConfig(tag: HTMLScriptElement | null | undefined): Config | 
  * whose src names svc.js: another vendor's `<script data-key>` is not ours.
  */
 export function findTag(): HTMLScriptElement | null {
-  return (document.currentScript as HTMLScriptElement | null) || document.querySelector<HTMLScriptElement>('script[data-key][src*="svc.js"]');
+  return (
+    (document.currentScript as HTMLScriptElement | null) || document.querySelector<HTMLScriptElement>('script[data-key][src*="svc.js"]')
+  );
 }

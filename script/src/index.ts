@@ -171,7 +171,10 @@ function start(): void {
 
   if (stripe) {
     // Links and buttons added later: a change that adds nodes (not one that only removes some) looks again.
-    new MutationObserver((records) => records.some((record) => record.addedNodes[0]) && guard(decorateAll)).observe(doc, { childList: true, subtree: true });
+    new MutationObserver((records) => records.some((record) => record.addedNodes[0]) && guard(decorateAll)).observe(doc, {
+      childList: true,
+      subtree: true,
+    });
     decorateAll();
   }
 

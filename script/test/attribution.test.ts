@@ -55,7 +55,14 @@ describe('findReferralOrInFragment (hash-routed apps)', () => {
   });
 
   it('nothing in a plain anchor, a route without the parameter, or an empty value', () => {
-    for (const url of ['https://app.example/#pricing', 'https://app.example/#/pricing', 'https://app.example/#/p?aff=carol', 'https://app.example/#ref=', 'https://app.example/#/ref=alice', 'https://app.example/']) {
+    for (const url of [
+      'https://app.example/#pricing',
+      'https://app.example/#/pricing',
+      'https://app.example/#/p?aff=carol',
+      'https://app.example/#ref=',
+      'https://app.example/#/ref=alice',
+      'https://app.example/',
+    ]) {
       expect(findReferralOrInFragment(u(url), params), url).toBeUndefined();
     }
   });
@@ -82,9 +89,7 @@ describe('trimPage', () => {
   });
 
   it('keeps the path as the URL encodes it', () => {
-    expect(trimPage(u('https://shop.test/caf%C3%A9/a b?ref=x'), ['ref', 'x'])).toBe(
-      'https://shop.test/caf%C3%A9/a%20b?ref=x',
-    );
+    expect(trimPage(u('https://shop.test/caf%C3%A9/a b?ref=x'), ['ref', 'x'])).toBe('https://shop.test/caf%C3%A9/a%20b?ref=x');
   });
 });
 

@@ -85,11 +85,14 @@ describe('probeDomain (fake cookie jar)', () => {
     expect([...jar]).toEqual([['session', 'abc']]);
   });
 
-  it.each(['localhost', '[::1]', '[2001:db8::1]'])('a single label (%s) has no parent domain: undefined, without writing a cookie', (host) => {
-    const { writes } = fakeDoc(host);
-    expect(probeDomain(host)).toBeUndefined();
-    expect(writes).toEqual([]);
-  });
+  it.each(['localhost', '[::1]', '[2001:db8::1]'])(
+    'a single label (%s) has no parent domain: undefined, without writing a cookie',
+    (host) => {
+      const { writes } = fakeDoc(host);
+      expect(probeDomain(host)).toBeUndefined();
+      expect(writes).toEqual([]);
+    },
+  );
 
   it.each(['127.0.0.1', '10.0.0.12'])('an IPv4 address (%s) accepts only itself, and the probes leave nothing behind', (host) => {
     const { jar, writes } = fakeDoc(host);
@@ -107,7 +110,8 @@ describe('probeDomain (fake cookie jar)', () => {
     setURL('https://www.shop.test/');
     const { writes } = fakeDoc('www.shop.test');
     probeDomain('www.shop.test');
-    for (const raw of writes) expect(parseCookieString(raw).attrs).toMatchObject({ path: '/', samesite: 'Lax', secure: true, domain: expect.any(String) });
+    for (const raw of writes)
+      expect(parseCookieString(raw).attrs).toMatchObject({ path: '/', samesite: 'Lax', secure: true, domain: expect.any(String) });
   });
 
   it('probes hosts on internationalized TLDs (location.hostname is punycode, e.g. .рф = xn--p1ai)', () => {
@@ -305,7 +309,13 @@ describe('openJar / writeData / readData', () => {
     const [written, removed] = spy.writes.map(parseCookieString);
     expect(written).toMatchObject({ name: PENDING, value: encodeURIComponent('https://www.shop.test/?ref=alice') });
     expect(written.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test' });
-    expect(removed.attrs).toEqual({ path: '/', samesite: 'Lax', secure: true, domain: 'shop.test', expires: 'Thu, 01 Jan 1970 00:00:00 GMT' });
+    expect(removed.attrs).toEqual({
+      path: '/',
+      samesite: 'Lax',
+      secure: true,
+      domain: 'shop.test',
+      expires: 'Thu, 01 Jan 1970 00:00:00 GMT',
+    });
     expect(readCookie(PENDING)).toBeNull();
   });
 });

@@ -12,7 +12,10 @@ const KEY = 'pk_test_123';
 const API = 'https://api.shop.test';
 const CLICK: SvcData = { click_id: 'clk_new', cookie_duration: 30, partner_id: 'part_alice', program_id: 'prg_1', customer_id: null };
 const MAX_AGE = 30 * 86400 - 60;
-const clickOk = (data: SvcData = CLICK, extra: object = {}): Reply => ({ status: 200, body: { success: true, data, max_age: MAX_AGE, cookie: false, ...extra } });
+const clickOk = (data: SvcData = CLICK, extra: object = {}): Reply => ({
+  status: 200,
+  body: { success: true, data, max_age: MAX_AGE, cookie: false, ...extra },
+});
 const CUSTOMER = {
   click_id: 'clk_new',
   customer_id: 'cust_1',
@@ -139,7 +142,12 @@ describe.each([
     });
     await page.ready;
     expect(api.calls[0].url).toBe('/svc/v1/track/click');
-    expect(api.calls[0].body).toMatchObject({ param: 'via', value: 'bob', cookie_domain: 'www.shop.test', page: 'http://www.shop.test/landing?via=bob' });
+    expect(api.calls[0].body).toMatchObject({
+      param: 'via',
+      value: 'bob',
+      cookie_domain: 'www.shop.test',
+      page: 'http://www.shop.test/landing?via=bob',
+    });
     expect('referrer' in api.calls[0].body).toBe(false);
     expect(page.cookieWrites.some((c) => c.startsWith('svc_probe'))).toBe(false); // no probing with a configured domain
     for (const c of writesOf(page.cookieWrites, 'svc_data')) {
@@ -201,7 +209,10 @@ describe.each([
     ['link not found (404)', { status: 404, body: { success: false, error: 'Link not found' } }],
     ['bot (200, data null)', { status: 200, body: { success: true, data: null } }],
     ['rate limited, not JSON (429)', { status: 429 }],
-    ['wrong key (401)', { status: 401, body: { success: false, error: { message: 'Invalid public key provided', type: 'authentication_error' } } }],
+    [
+      'wrong key (401)',
+      { status: 401, body: { success: false, error: { message: 'Invalid public key provided', type: 'authentication_error' } } },
+    ],
   ] as [string, Reply][])('an answer without data (%s) leaves svc_data null and writes no cookie', async (_what, reply) => {
     fakeApi({ '/v1/track/click': () => reply });
     const page = await openPage(load, { url: 'https://www.shop.test/?ref=nobody', attrs: attrs() });
@@ -221,9 +232,12 @@ describe.each([
   });
 
   it.each([
-    ['throws synchronously', () => {
-      throw new Error('boom');
-    }],
+    [
+      'throws synchronously',
+      () => {
+        throw new Error('boom');
+      },
+    ],
     ['is missing', undefined],
   ] as [string, unknown][])('nothing throws when fetch %s', async (_what, fetch) => {
     vi.stubGlobal('fetch', fetch);
@@ -310,7 +324,10 @@ describe.each([
         }
         await settle();
         await settle();
-        expect(api.calls.filter((c) => c.url.endsWith('/signup')).map((c) => c.body.identifier)).toEqual(['taken@example.com', 'again@example.com']);
+        expect(api.calls.filter((c) => c.url.endsWith('/signup')).map((c) => c.body.identifier)).toEqual([
+          'taken@example.com',
+          'again@example.com',
+        ]);
         expect(w.svc_data).toEqual(CLICK);
         expect(unhandled).toEqual([]);
       } finally {
@@ -341,7 +358,13 @@ describe.each([
       expect(api.calls).toHaveLength(2);
       expect(api.calls[1].url).toBe('https://api.shop.test/v1/track/signup');
       expect(api.calls[1].init).toMatchObject({ method: 'POST', keepalive: true });
-      expect(api.calls[1].body).toEqual({ key: KEY, click_id: 'clk_new', identifier: 'ann@example.com', cookie_domain: 'shop.test', v: VERSION });
+      expect(api.calls[1].body).toEqual({
+        key: KEY,
+        click_id: 'clk_new',
+        identifier: 'ann@example.com',
+        cookie_domain: 'shop.test',
+        v: VERSION,
+      });
       expect(w.svc_data).toEqual({ ...CLICK, customer_id: 'cust_1' });
       expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...CLICK, customer_id: 'cust_1' });
       const data = writesOf(page.cookieWrites, 'svc_data');
@@ -372,7 +395,10 @@ describe.each([
     });
 
     it('rejects with the status and the string error of other failures', async () => {
-      fakeApi({ '/v1/track/click': () => clickOk(), '/v1/track/signup': () => ({ status: 404, body: { success: false, error: 'Click not found' } }) });
+      fakeApi({
+        '/v1/track/click': () => clickOk(),
+        '/v1/track/signup': () => ({ status: 404, body: { success: false, error: 'Click not found' } }),
+      });
       await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
       await expect(w.svc.signup('x')).rejects.toMatchObject({ status: 404, message: 'Click not found' });
     });
@@ -496,7 +522,13 @@ describe.each([
 
     it('two tabs: signup and a later click use the cookie as it is now, not the copy this tab read at load', async () => {
       cookieFromEarlierVisit({ ...CLICK, click_id: 'clk_alice' });
-      const api = fakeApi({ '/v1/track/click': () => clickOk(BOB), '/v1/track/signup': () => ({ ...signupOk, body: { ...(signupOk as any).body, data: { ...CUSTOMER, click_id: 'clk_bob', partner_id: 'part_bob' } } }) });
+      const api = fakeApi({
+        '/v1/track/click': () => clickOk(BOB),
+        '/v1/track/signup': () => ({
+          ...signupOk,
+          body: { ...(signupOk as any).body, data: { ...CUSTOMER, click_id: 'clk_bob', partner_id: 'part_bob' } },
+        }),
+      });
       const page = await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
       expect(w.svc_data.click_id).toBe('clk_alice');
       // Another tab lands on Bob's link and its answer rewrites the shared cookie.
@@ -510,7 +542,12 @@ describe.each([
       expect(w.svc_data).toEqual({ ...BOB, customer_id: 'cust_1' });
       // Bob stays in the cookie: the signup does not write this tab's Alice back.
       expect(JSON.parse(decodeURIComponent(cookieMap().svc_data))).toEqual({ ...BOB, customer_id: 'cust_1' });
-      expect(writesOf(page.cookieWrites, 'svc_data').map((c) => JSON.parse(decodeURIComponent(c.value)).click_id)).toEqual(['clk_bob', 'clk_bob', 'clk_bob', 'clk_bob']);
+      expect(writesOf(page.cookieWrites, 'svc_data').map((c) => JSON.parse(decodeURIComponent(c.value)).click_id)).toEqual([
+        'clk_bob',
+        'clk_bob',
+        'clk_bob',
+        'clk_bob',
+      ]);
     });
 
     it('with consent required, a cookie another tab wrote since counts as consent given there', async () => {
@@ -586,7 +623,10 @@ describe.each([
     });
 
     // (Not stubGlobal: the test runner itself needs the real performance object.)
-    const entries = (list: { name: string }[]) => vi.spyOn(performance, 'getEntriesByType').mockImplementation((type: string) => (type == 'navigation' ? list : []) as PerformanceEntryList);
+    const entries = (list: { name: string }[]) =>
+      vi
+        .spyOn(performance, 'getEntriesByType')
+        .mockImplementation((type: string) => (type == 'navigation' ? list : []) as PerformanceEntryList);
     const landedOn = (name: string) => entries([{ name }]);
     afterEach(() => vi.restoreAllMocks());
 
@@ -610,12 +650,20 @@ describe.each([
 
     it('the current URL comes before the navigation entry; an entry without a referral (or none) sends nothing', async () => {
       const api = fakeApi({ '/v1/track/click': () => clickOk() });
-      let page = await openPage(load, { url: 'https://www.shop.test/?via=bob', attrs: attrs(), before: () => landedOn('https://www.shop.test/?ref=alice') });
+      let page = await openPage(load, {
+        url: 'https://www.shop.test/?via=bob',
+        attrs: attrs(),
+        before: () => landedOn('https://www.shop.test/?ref=alice'),
+      });
       await page.ready;
       expect(api.calls.map((c) => c.body.value)).toEqual(['bob']);
       closePage();
       const none = fakeApi({});
-      page = await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs(), before: () => landedOn('https://www.shop.test/pricing?utm_source=x') });
+      page = await openPage(load, {
+        url: 'https://www.shop.test/pricing',
+        attrs: attrs(),
+        before: () => landedOn('https://www.shop.test/pricing?utm_source=x'),
+      });
       await page.ready;
       expect(none.fetch).not.toHaveBeenCalled();
       closePage();
@@ -634,7 +682,10 @@ describe.each([
       location.hash = '#via=bob';
       dispatchEvent(new PopStateEvent('popstate')); // what a browser fires on a fragment navigation
       await settle();
-      expect(api.calls.map((c) => [c.body.param, c.body.value])).toEqual([['ref', 'alice'], ['via', 'bob']]);
+      expect(api.calls.map((c) => [c.body.param, c.body.value])).toEqual([
+        ['ref', 'alice'],
+        ['via', 'bob'],
+      ]);
     });
 
     it.each([

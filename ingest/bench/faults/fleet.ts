@@ -95,7 +95,10 @@ export async function waitUntilAnswers(proc: IngestProcess, timeoutMs = 60_000):
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!proc.alive()) throw new Error(`ingest exited before answering:\n${proc.output()}`);
-    const ok = await fetch(`${proc.url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${proc.url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`ingest did not answer within ${timeoutMs} ms:\n${proc.output()}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -111,10 +114,14 @@ export interface Keys {
 
 /** `svc init` on the database: an organization, a program and its keys. */
 export function initOrganization(env: IngestEnv): Keys {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'ingest/src/cli.ts', 'init', '--org', 'Faults', '--program', 'Faults', '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, ...FLEET_ENV, ...env },
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', 'ingest/src/cli.ts', 'init', '--org', 'Faults', '--program', 'Faults', '--json'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...FLEET_ENV, ...env },
+      encoding: 'utf8',
+    },
+  );
   return JSON.parse(out) as Keys;
 }

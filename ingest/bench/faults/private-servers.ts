@@ -36,7 +36,9 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let child: ChildProcess | null = null;
   const pingable = () => {
     try {
-      return execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'PONG';
+      return (
+        execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'PONG'
+      );
     } catch {
       return false;
     }

@@ -35,5 +35,13 @@ export async function runFaultBench(options: { adminUrl: string; json?: string }
     }),
   ];
   process.stdout.write(lines.join('\n') + '\n');
-  if (options.json) fs.writeFileSync(options.json, JSON.stringify(reports.map(({ logs: _logs, ...r }) => r), null, 2) + '\n');
+  if (options.json)
+    fs.writeFileSync(
+      options.json,
+      JSON.stringify(
+        reports.map(({ logs: _logs, ...r }) => r),
+        null,
+        2,
+      ) + '\n',
+    );
 }

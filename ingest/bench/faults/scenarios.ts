@@ -1,7 +1,24 @@
 import pg from 'pg';
-import { createThrowawayDatabase, initOrganization, startIngest, waitUntilAnswers, type IngestEnv, type IngestProcess, type Keys } from './fleet.js';
+import {
+  createThrowawayDatabase,
+  initOrganization,
+  startIngest,
+  waitUntilAnswers,
+  type IngestEnv,
+  type IngestProcess,
+  type Keys,
+} from './fleet.js';
 import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './private-servers.js';
-import { auditTraffic, seedFixture, startTraffic, summarize, type Attempt, type Audit, type Summary, type TrafficRecord } from './traffic.js';
+import {
+  auditTraffic,
+  seedFixture,
+  startTraffic,
+  summarize,
+  type Attempt,
+  type Audit,
+  type Summary,
+  type TrafficRecord,
+} from './traffic.js';
 
 /**
  * The faults svc must survive, each under mixed traffic on two ingest processes (README,
@@ -76,7 +93,10 @@ async function timeUntilServing(lab: Lab, probe: (p: IngestProcess) => Promise<b
 }
 
 const servesSql = (keys: Keys) => async (p: IngestProcess) => {
-  const res = await fetch(`${p.url}/v1/programs/${keys.program_id}`, { headers: { authorization: `Bearer ${keys.api_key}` }, signal: AbortSignal.timeout(2000) });
+  const res = await fetch(`${p.url}/v1/programs/${keys.program_id}`, {
+    headers: { authorization: `Bearer ${keys.api_key}` },
+    signal: AbortSignal.timeout(2000),
+  });
   return res.ok;
 };
 
@@ -98,7 +118,10 @@ async function runScenario(
   probe: (p: IngestProcess) => Promise<boolean>,
 ): Promise<FaultReport> {
   const fixture = await seedFixture(lab.processes[0].url, lab.keys);
-  const traffic = startTraffic(fixture, { targets: () => lab.processes.filter((p) => p.alive()).map((p) => p.url), concurrency: timing.concurrency });
+  const traffic = startTraffic(fixture, {
+    targets: () => lab.processes.filter((p) => p.alive()).map((p) => p.url),
+    concurrency: timing.concurrency,
+  });
   await sleep(timing.beforeMs);
   const faultAt = Date.now();
   await fault();
@@ -132,7 +155,10 @@ export async function terminateConnections(adminUrl: string, redisUrl: string, t
   const lab = await openLab(database.url, redisUrl);
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  const terminate = () => admin.query('select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database.name]);
+  const terminate = () =>
+    admin.query('select count(pg_terminate_backend(pid)) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+      database.name,
+    ]);
   try {
     return await runScenario(
       'PostgreSQL terminates every connection',
@@ -160,7 +186,14 @@ export async function restartPostgres(redisUrl: string, timing = DEFAULT_TIMING)
   const database = await createThrowawayDatabase(cluster.url);
   const lab = await openLab(database.url, redisUrl);
   try {
-    return await runScenario('PostgreSQL restarts', lab, timing, () => cluster.stop(), () => cluster.start(), servesSql(lab.keys));
+    return await runScenario(
+      'PostgreSQL restarts',
+      lab,
+      timing,
+      () => cluster.stop(),
+      () => cluster.start(),
+      servesSql(lab.keys),
+    );
   } finally {
     await lab.close();
     await cluster.close();
@@ -173,7 +206,14 @@ export async function killRedis(adminUrl: string, timing = DEFAULT_TIMING): Prom
   const database = await createThrowawayDatabase(adminUrl);
   const lab = await openLab(database.url, redis.url);
   try {
-    return await runScenario('Redis is killed and restarted', lab, timing, () => redis.kill(), () => redis.start(), sharedStateOk);
+    return await runScenario(
+      'Redis is killed and restarted',
+      lab,
+      timing,
+      () => redis.kill(),
+      () => redis.start(),
+      sharedStateOk,
+    );
   } finally {
     await lab.close();
     await redis.close();
@@ -208,7 +248,10 @@ export async function killProcess(adminUrl: string, redisUrl: string, timing = D
  * attempt) instead of exiting, and serves once it is up. Returns how long after PostgreSQL
  * came up the process served, and its log.
  */
-export async function startBeforePostgres(redisUrl: string, downMs = 3000): Promise<{ servedAfterMs: number; logs: string; exited: boolean }> {
+export async function startBeforePostgres(
+  redisUrl: string,
+  downMs = 3000,
+): Promise<{ servedAfterMs: number; logs: string; exited: boolean }> {
   const cluster = await startPrivatePostgres();
   const database = await createThrowawayDatabase(cluster.url);
   await cluster.stop();

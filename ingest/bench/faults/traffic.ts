@@ -39,11 +39,17 @@ export async function seedFixture(url: string, keys: Keys, customers = 24): Prom
     if (r.status !== 201) throw new Error(`POST ${path} → ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.data[0];
   };
-  const partner = await post('/v1/partners', { program_id: keys.program_id, first_name: 'Fault', last_name: 'Partner', email: `faults-${randomBytes(3).toString('hex')}@partners.example` });
+  const partner = await post('/v1/partners', {
+    program_id: keys.program_id,
+    first_name: 'Fault',
+    last_name: 'Partner',
+    email: `faults-${randomBytes(3).toString('hex')}@partners.example`,
+  });
   const linkValue = `faults${randomBytes(3).toString('hex')}`;
   await post('/v1/links', { partner_id: partner.id, param: 'ref', value: linkValue });
   const ids: string[] = [];
-  for (let i = 0; i < customers; i++) ids.push((await post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@faults.example`, status: 'active' })).id);
+  for (let i = 0; i < customers; i++)
+    ids.push((await post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@faults.example`, status: 'active' })).id);
   return { keys, linkValue, customers: ids };
 }
 
@@ -141,13 +147,20 @@ export function startTraffic(fx: Fixture, o: TrafficOptions): { stop(): Promise<
   async function pay(kind: 'keyed' | 'charged') {
     const token = `${kind}_${run}_${++seq}`;
     const customer = fx.customers[seq % fx.customers.length];
-    const json = kind === 'keyed' ? { amount: 4900, customer_id: customer, product_id: token } : { amount: 4900, customer_id: customer, charge_id: token };
+    const json =
+      kind === 'keyed'
+        ? { amount: 4900, customer_id: customer, product_id: token }
+        : { amount: 4900, customer_id: customer, charge_id: token };
     const headers = kind === 'keyed' ? { ...secret, 'idempotency-key': token } : secret;
     const entry = { kind, settled: null as number | null };
     record.payments.set(token, entry);
     const giveUpAt = Date.now() + settleWithinMs;
     for (;;) {
-      const r = await attempt(kind === 'keyed' ? 'keyed_payment' : 'charged_payment', '/v1/transactions', { method: 'POST', headers, json });
+      const r = await attempt(kind === 'keyed' ? 'keyed_payment' : 'charged_payment', '/v1/transactions', {
+        method: 'POST',
+        headers,
+        json,
+      });
       if (!RETRY_STATUSES.has(r.status)) {
         entry.settled = r.status;
         return;

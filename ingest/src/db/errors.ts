@@ -11,7 +11,17 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
 // cannot_connect_now (starting up or shutting down), too_many_connections; and query_canceled
 // (a statement_timeout or pg_cancel_backend): nothing wrong with the request, worth a retry.
 const UNAVAILABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|53300|57014)$/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNABORTED',
+]);
 // What pg and pg-pool say, without a code, when a connection drops, cannot be had in time, or
 // is used after it broke; and Kysely once the pool is closed during shutdown.
 const UNAVAILABLE_MESSAGES = [

@@ -6,7 +6,11 @@ import type { Database } from './schema.js';
  * Loads the rows of `table` with these ids in one query, for expanding related objects on a page.
  * A soft-deleted row is left out: deleted records are hidden from the API, expanded ones too.
  */
-export async function loadByIds<T extends keyof Database>(db: Db, table: T, ids: Iterable<string>): Promise<Map<string, Selectable<Database[T]>>> {
+export async function loadByIds<T extends keyof Database>(
+  db: Db,
+  table: T,
+  ids: Iterable<string>,
+): Promise<Map<string, Selectable<Database[T]>>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = (await (db as any).selectFrom(table).selectAll().where('id', 'in', unique).execute()) as Selectable<Database[T]>[];

@@ -1,12 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  CompiledQuery,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type QueryResult,
-  type TransactionSettings,
-} from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 
 /**
  * One SQL transaction around everything a request does.
@@ -225,7 +218,14 @@ export async function beginRequestTransaction(db: object): Promise<RequestTransa
     await driver.inner.releaseConnection(connection);
     throw err;
   }
-  const scope: Scope = { connection, handle: new ScopedConnection(connection), open: true, savepoints: [], savepointSeq: 0, afterCommit: [] };
+  const scope: Scope = {
+    connection,
+    handle: new ScopedConnection(connection),
+    open: true,
+    savepoints: [],
+    savepointSeq: 0,
+    afterCommit: [],
+  };
   openScopes++;
 
   const end = async (how: 'commit' | 'rollback') => {

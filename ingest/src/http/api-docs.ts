@@ -14,7 +14,9 @@ import helmet from 'helmet';
 export const SCALAR_BUNDLE = createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
 
 /** The bundle's package version: part of its URL, so that it can be cached for good. */
-const SCALAR_VERSION: string = JSON.parse(fs.readFileSync(path.join(path.dirname(SCALAR_BUNDLE), '..', '..', 'package.json'), 'utf8')).version;
+const SCALAR_VERSION: string = JSON.parse(
+  fs.readFileSync(path.join(path.dirname(SCALAR_BUNDLE), '..', '..', 'package.json'), 'utf8'),
+).version;
 
 export const SCALAR_SCRIPT_URL = `/docs/scalar.js?v=${SCALAR_VERSION}`;
 

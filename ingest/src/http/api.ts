@@ -50,10 +50,7 @@ const NOTHING = z.strictObject({});
 const errorBody = z
   .object({
     success: z.literal(false),
-    error: z.union([
-      z.string(),
-      z.object({ message: z.string(), type: z.string(), param: z.string().optional() }),
-    ]),
+    error: z.union([z.string(), z.object({ message: z.string(), type: z.string(), param: z.string().optional() })]),
   })
   .meta({ id: 'Error' });
 
@@ -88,7 +85,13 @@ export class ApiBuilder {
       if (def.carriesSecret) markSecretBearing(res);
       const body = def.body ? validate(def.body, req.body ?? {}, 'body') : void validate(NOTHING, req.body ?? {}, 'body');
       const query = def.query ? validate(def.query, req.query, 'query') : void validate(NOTHING, req.query, 'query');
-      const payload = await def.handler({ req, res, body: body as Infer<B>, query: query as Infer<Q>, params: req.params as Record<string, string> });
+      const payload = await def.handler({
+        req,
+        res,
+        body: body as Infer<B>,
+        query: query as Infer<Q>,
+        params: req.params as Record<string, string>,
+      });
       res.status(def.status).json(payload);
     };
     this.router[def.method](def.path, ...(def.guards ?? []), handler);
@@ -114,10 +117,15 @@ export class ApiBuilder {
       responses: {
         [def.status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
         ...Object.fromEntries(
-          [...errors].sort().map((s) => [
-            s,
-            { description: ERROR_DESCRIPTIONS[s] ?? 'Error', content: { 'application/json': { schema: def.errorBodies?.[s] ?? errorBody } } },
-          ]),
+          [...errors]
+            .sort()
+            .map((s) => [
+              s,
+              {
+                description: ERROR_DESCRIPTIONS[s] ?? 'Error',
+                content: { 'application/json': { schema: def.errorBodies?.[s] ?? errorBody } },
+              },
+            ]),
         ),
       },
     });

@@ -16,7 +16,8 @@ const invalidKey = () => new ApiError('authentication_error', 'Invalid API key p
 
 const KEY_CACHE = { name: 'api-keys', max: 10_000, ttlMs: 60_000 };
 const FAILURE_WINDOW_SECONDS = 60;
-const tooManyFailures = (resetMs: number) => tooManyRequests(resetMs, 'Too many failed authentication attempts from this address; retry after the time in Retry-After');
+const tooManyFailures = (resetMs: number) =>
+  tooManyRequests(resetMs, 'Too many failed authentication attempts from this address; retry after the time in Retry-After');
 
 /**
  * Bearer secret key → the caller's organization. Keys are looked up by their SHA-256 hash, and

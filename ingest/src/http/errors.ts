@@ -46,5 +46,4 @@ export const badRequest = (message: string, param?: string) => new ApiError('inv
 export const notFound = (resource: string, id: string, param?: string) =>
   new ApiError('not_found_error', `No such ${resource}: '${id}'`, { param });
 
-export const conflict = (message: string, extra?: Record<string, unknown>) =>
-  new ApiError('conflict_error', message, { extra });
+export const conflict = (message: string, extra?: Record<string, unknown>) => new ApiError('conflict_error', message, { extra });

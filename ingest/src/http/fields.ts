@@ -49,9 +49,7 @@ export const storedTimestampField = isoTimestamp
   .refine(...within('1000-01-01T00:00:00.000Z', '8999-12-31T23:59:59.999Z'))
   .meta({ description: 'ISO 8601 timestamp, years 1000–8999', example: '2026-01-31T12:00:00.000Z' });
 
-export const urlField = z
-  .url({ protocol: /^https?$/ })
-  .max(2048);
+export const urlField = z.url({ protocol: /^https?$/ }).max(2048);
 
 export const PAYOUT_METHODS = ['paypal', 'crypto', 'wise', 'bank_transfer', 'wire', 'none'] as const;
 export const payoutMethod = z.enum(PAYOUT_METHODS);
@@ -63,7 +61,12 @@ export const toIsoOrNull = (d: Date | string | null) => (d === null ? null : toI
 
 /** Money: integer cents, never negative, capped far below 2^53 so sums stay exact. */
 export const MAX_CENTS = 1_000_000_000_000;
-export const centsField = z.number().int('must be an integer number of cents').min(0).max(MAX_CENTS).meta({ description: 'Integer cents', example: 4900 });
+export const centsField = z
+  .number()
+  .int('must be an integer number of cents')
+  .min(0)
+  .max(MAX_CENTS)
+  .meta({ description: 'Integer cents', example: 4900 });
 
 /** An identifier from another system (a charge, a product, a subscription). */
 export const externalId = z.string().trim().min(1).max(255);

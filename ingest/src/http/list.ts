@@ -38,12 +38,10 @@ export type ListParams = {
 
 /** A strict list query: the shared parameters plus the endpoint's own filters. */
 export function listQuery<S extends ZodRawShape>(shape: S) {
-  return z
-    .strictObject({ ...listParams, ...shape })
-    .refine((q) => !((q as ListParams).starting_after && (q as ListParams).ending_before), {
-      message: 'starting_after and ending_before cannot be used together',
-      path: ['ending_before'],
-    });
+  return z.strictObject({ ...listParams, ...shape }).refine((q) => !((q as ListParams).starting_after && (q as ListParams).ending_before), {
+    message: 'starting_after and ending_before cannot be used together',
+    path: ['ending_before'],
+  });
 }
 
 export interface Page<Row> {
@@ -102,7 +100,11 @@ export async function paginate<Row>(
   const countRows = async () =>
     ((await scoped.clearSelect().clearOrderBy().select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()) as { n: number }).n;
   const [rows, total_count] = await Promise.all([
-    page.orderBy(createdAt, readOrder).orderBy(id, readOrder).limit(limit + 1).execute(),
+    page
+      .orderBy(createdAt, readOrder)
+      .orderBy(id, readOrder)
+      .limit(limit + 1)
+      .execute(),
     programTotal && !narrowsList(params) ? programTotal() : countRows(),
   ]);
   const has_more = rows.length > limit;

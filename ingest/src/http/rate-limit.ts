@@ -14,7 +14,10 @@ export function setRateLimitHeaders(res: Response, d: RateDecision, windowSecond
 }
 
 /** 429 with Retry-After: the whole seconds until `resetMs` has passed, at least 1. */
-export function tooManyRequests(resetMs: number, message = 'Too many requests; slow down and retry after the time in Retry-After'): ApiError {
+export function tooManyRequests(
+  resetMs: number,
+  message = 'Too many requests; slow down and retry after the time in Retry-After',
+): ApiError {
   return new ApiError('rate_limit_error', message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) } });
 }
 

@@ -15,5 +15,9 @@ export const isSecretBearing = (res: Response): boolean => res.locals.secretBear
 export function withoutSecrets(body: unknown): unknown {
   if (Array.isArray(body)) return body.map(withoutSecrets);
   if (body === null || typeof body !== 'object') return body;
-  return Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'secret').map(([key, value]) => [key, withoutSecrets(value)]));
+  return Object.fromEntries(
+    Object.entries(body)
+      .filter(([key]) => key !== 'secret')
+      .map(([key, value]) => [key, withoutSecrets(value)]),
+  );
 }

@@ -48,7 +48,11 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 export function rejectUnstorableText(input: unknown, path: (string | number)[]): void {
   if (typeof input === 'string') {
-    const problem = input.includes('\u0000') ? 'NUL characters' : LONE_SURROGATE.test(input) ? 'unpaired surrogates (invalid UTF-16)' : null;
+    const problem = input.includes('\u0000')
+      ? 'NUL characters'
+      : LONE_SURROGATE.test(input)
+        ? 'unpaired surrogates (invalid UTF-16)'
+        : null;
     if (problem) {
       const param = path.join('.');
       throw badRequest(`Invalid ${param || 'request'}: must not contain ${problem}`, param || undefined);

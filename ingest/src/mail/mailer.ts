@@ -58,7 +58,10 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
           logger.warn({ err, emailId: m.id }, 'e-mail delivery failed; will retry');
           await db
             .updateTable('email_outbox')
-            .set({ last_error: String((err as Error).message).slice(0, 1000), next_attempt_at: new Date(Date.now() + backoffSeconds * 1000) })
+            .set({
+              last_error: String((err as Error).message).slice(0, 1000),
+              next_attempt_at: new Date(Date.now() + backoffSeconds * 1000),
+            })
             .where('id', '=', m.id)
             .execute();
         }

@@ -22,7 +22,13 @@ export async function presentWithPartnerAndProgram<R extends { partner_id: strin
 ): Promise<Expanded<T>[]> {
   const partnerIds = rows.flatMap((r) => (r.partner_id ? [r.partner_id] : []));
   const partners = expand?.includes('partner') ? await loadByIds(db, 'partners', partnerIds) : null;
-  const programs = expand?.includes('program') ? await loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null;
+  const programs = expand?.includes('program')
+    ? await loadByIds(
+        db,
+        'programs',
+        rows.map((r) => r.program_id),
+      )
+    : null;
   return rows.map((r) => {
     const partner = r.partner_id ? partners?.get(r.partner_id) : undefined;
     const program = programs?.get(r.program_id);

@@ -77,7 +77,12 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
   };
   const subscribeOn = (connection: Client, channels: string[]) => {
     pendingSubscribes++;
-    return connection.subscribe(channels.map((c) => keyPrefix + c), onMessage).finally(() => pendingSubscribes--);
+    return connection
+      .subscribe(
+        channels.map((c) => keyPrefix + c),
+        onMessage,
+      )
+      .finally(() => pendingSubscribes--);
   };
   const subscriberConnection = () => {
     if (subscriber) return subscriber;
@@ -168,7 +173,9 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
       await command(() => client.set(keyPrefix + key, value, { expiration: { type: 'PX', value: ttlMs } }));
     },
     async setIfAbsent(key, value, ttlMs) {
-      return (await command(() => client.set(keyPrefix + key, value, { expiration: { type: 'PX', value: ttlMs }, condition: 'NX' }))) === 'OK';
+      return (
+        (await command(() => client.set(keyPrefix + key, value, { expiration: { type: 'PX', value: ttlMs }, condition: 'NX' }))) === 'OK'
+      );
     },
     async delete(key) {
       await command(() => client.del(keyPrefix + key));

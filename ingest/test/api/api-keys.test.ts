@@ -6,7 +6,6 @@ import { expectError } from '../support/expect-error.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
-
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
 describe('API keys API', () => {
@@ -23,14 +22,21 @@ describe('API keys API', () => {
 
   const db = () => t.storage.db;
   const activeKeyIds = async (organizationId: string) =>
-    (await db().selectFrom('api_keys').select('id').where('organization_id', '=', organizationId).where('revoked_at', 'is', null).execute()).map(
-      (k) => k.id,
-    );
+    (
+      await db().selectFrom('api_keys').select('id').where('organization_id', '=', organizationId).where('revoked_at', 'is', null).execute()
+    ).map((k) => k.id);
 
   async function createKey(org: Org, body: Record<string, unknown> = {}) {
     const res = await t.request.post('/v1/api-keys').set(org.auth).send(body);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.data[0] as { id: string; name: string | null; secret: string; redacted_key: string; organization_id: string; created_at: string };
+    return res.body.data[0] as {
+      id: string;
+      name: string | null;
+      secret: string;
+      redacted_key: string;
+      organization_id: string;
+      created_at: string;
+    };
   }
 
   it('creates a key and shows its sk_ secret once, in the create response only', async () => {
@@ -46,7 +52,13 @@ describe('API keys API', () => {
     const list = await t.request.get('/v1/api-keys').query({ limit: 100 }).set(a.auth);
     expect(list.status).toBe(200);
     const listed = list.body.data.find((k: { id: string }) => k.id === key.id);
-    expect(listed).toEqual({ id: key.id, name: 'CI deploy', redacted_key: key.redacted_key, organization_id: a.organization_id, created_at: key.created_at });
+    expect(listed).toEqual({
+      id: key.id,
+      name: 'CI deploy',
+      redacted_key: key.redacted_key,
+      organization_id: a.organization_id,
+      created_at: key.created_at,
+    });
     expect(JSON.stringify(list.body)).not.toContain(key.secret);
     for (const k of list.body.data) {
       expect(k.secret).toBeUndefined();
@@ -71,7 +83,15 @@ describe('API keys API', () => {
   it('rejects unknown body keys and an over-long name, creating nothing', async () => {
     const before = await activeKeyIds(a.organization_id);
     expectError(await t.request.post('/v1/api-keys').set(a.auth).send({ name: 'x', scope: 'all' }), 400, 'invalid_request_error', 'scope');
-    expectError(await t.request.post('/v1/api-keys').set(a.auth).send({ name: 'n'.repeat(101) }), 400, 'invalid_request_error', 'name');
+    expectError(
+      await t.request
+        .post('/v1/api-keys')
+        .set(a.auth)
+        .send({ name: 'n'.repeat(101) }),
+      400,
+      'invalid_request_error',
+      'name',
+    );
     expect(await activeKeyIds(a.organization_id)).toEqual(before);
   });
 
@@ -125,7 +145,9 @@ describe('API keys API', () => {
   it('a key can revoke itself when another active key remains', async () => {
     const c = await t.newOrganization({ org: 'Org C', program: 'Program C' });
     const second = await createKey(c);
-    const self = (await db().selectFrom('api_keys').select('id').where('organization_id', '=', c.organization_id).orderBy('created_at').execute())[0].id;
+    const self = (
+      await db().selectFrom('api_keys').select('id').where('organization_id', '=', c.organization_id).orderBy('created_at').execute()
+    )[0].id;
     const res = await t.request.delete(`/v1/api-keys/${self}`).set(c.auth);
     expect(res.status).toBe(200);
     expectError(await t.request.get('/v1/programs').set(c.auth), 401, 'authentication_error');

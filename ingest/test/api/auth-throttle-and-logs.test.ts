@@ -28,7 +28,10 @@ describe('failed authentication is throttled per client address', () => {
     }
     const refused = await t.request.get('/v1/programs').set(attacker).set('Authorization', 'Bearer sk_guessAgain');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ success: false, error: { type: 'rate_limit_error', message: expect.stringContaining('failed authentication') } });
+    expect(refused.body).toEqual({
+      success: false,
+      error: { type: 'rate_limit_error', message: expect.stringContaining('failed authentication') },
+    });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
     // Past the limit even a valid key is not looked at: guessing gains nothing.

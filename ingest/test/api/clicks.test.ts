@@ -24,7 +24,6 @@ const UA = {
   linuxFirefox: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
 };
 
-
 describe('POST /v1/clicks', () => {
   let t: TestApp;
   let org: TestOrg;
@@ -139,7 +138,12 @@ describe('POST /v1/clicks', () => {
         expect(res.status, JSON.stringify(res.body)).toBe(201);
         const click = res.body.data[0];
         expect(Object.keys(click).sort()).toEqual([...CLICK_FIELDS].sort());
-        expect(click).toMatchObject({ partner_id: partner.id, link_id: link.id, program_id: org.program_id, organization_id: org.organization_id });
+        expect(click).toMatchObject({
+          partner_id: partner.id,
+          link_id: link.id,
+          program_id: org.program_id,
+          organization_id: org.organization_id,
+        });
         expect(await clickRow(click.id)).toMatchObject({ partner_id: partner.id, link_id: link.id, program_id: org.program_id });
       }
     });
@@ -183,7 +187,12 @@ describe('POST /v1/clicks', () => {
 
     it('answers 404 for a program_id of another organization or an unknown one', async () => {
       await expectRefused({ param: 'ref', value: link.value, program_id: otherOrg.program_id }, 404, 'not_found_error', 'program_id');
-      await expectRefused({ param: 'ref', value: link.value, program_id: 'prg_nosuchprogram00000000000' }, 404, 'not_found_error', 'program_id');
+      await expectRefused(
+        { param: 'ref', value: link.value, program_id: 'prg_nosuchprogram00000000000' },
+        404,
+        'not_found_error',
+        'program_id',
+      );
     });
 
     it('does not resolve another organization’s param/value', async () => {
@@ -234,7 +243,13 @@ describe('POST /v1/clicks', () => {
         state: null,
         browser: null,
       });
-      expect(await clickRow(click.id)).toMatchObject({ country: 'DE', device: 'tablet', page: body.page, referrer: body.referrer, state: null });
+      expect(await clickRow(click.id)).toMatchObject({
+        country: 'DE',
+        device: 'tablet',
+        page: body.page,
+        referrer: body.referrer,
+        state: null,
+      });
     });
 
     it.each([

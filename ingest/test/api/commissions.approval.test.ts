@@ -101,8 +101,20 @@ describe('commission approval', () => {
       payout_id: null,
       created_at: at.toISOString(),
     };
-    expect(c[immediate.id]).toMatchObject({ ...common, amount: '1000', status: 'approved', approval_type: 'immediate', scheduled_approval_date: null });
-    expect(c[manual.id]).toMatchObject({ ...common, amount: '500', status: 'pending', approval_type: 'manual', scheduled_approval_date: null });
+    expect(c[immediate.id]).toMatchObject({
+      ...common,
+      amount: '1000',
+      status: 'approved',
+      approval_type: 'immediate',
+      scheduled_approval_date: null,
+    });
+    expect(c[manual.id]).toMatchObject({
+      ...common,
+      amount: '500',
+      status: 'pending',
+      approval_type: 'manual',
+      scheduled_approval_date: null,
+    });
     expect(c[week.id]).toMatchObject({
       ...common,
       amount: '2000',
@@ -110,7 +122,13 @@ describe('commission approval', () => {
       approval_type: 'scheduled',
       scheduled_approval_date: new Date(at.getTime() + 7 * DAY_MS).toISOString(),
     });
-    expect(c[sameDay.id]).toMatchObject({ ...common, amount: '300', status: 'pending', approval_type: 'scheduled', scheduled_approval_date: at.toISOString() });
+    expect(c[sameDay.id]).toMatchObject({
+      ...common,
+      amount: '300',
+      status: 'pending',
+      approval_type: 'scheduled',
+      scheduled_approval_date: at.toISOString(),
+    });
   });
 
   it('the default flow schedules approval 30 days after the payment', async () => {
@@ -121,7 +139,12 @@ describe('commission approval', () => {
     const rows = await commissionsOf(t, org, txn);
     expect(rows).toHaveLength(1);
     const c = await fullCommission(t, org, rows[0].id);
-    expect(c).toMatchObject({ amount: '1000', status: 'pending', approval_type: 'scheduled', scheduled_approval_date: '2025-06-05T07:08:09.123Z' });
+    expect(c).toMatchObject({
+      amount: '1000',
+      status: 'pending',
+      approval_type: 'scheduled',
+      scheduled_approval_date: '2025-06-05T07:08:09.123Z',
+    });
   });
 
   it('approveDueCommissions approves only the due scheduled ones and returns the count', async () => {
@@ -190,10 +213,15 @@ describe('commission approval', () => {
   it('approves each due commission exactly once when run concurrently from two app instances', async () => {
     await drain();
     const p = await createProgram(t, org); // the default flow plus nine more scheduled flows: ten commissions a payment
-    for (let d = 1; d <= 9; d++) await flowIn(p, { reward: { type: 'percentage', value: d }, approval: { type: 'scheduled', delay_days: d } });
+    for (let d = 1; d <= 9; d++)
+      await flowIn(p, { reward: { type: 'percentage', value: d }, approval: { type: 'scheduled', delay_days: d } });
     const { customer } = await customerIn(p);
     for (let batch = 0; batch < 6; batch++) {
-      await Promise.all(Array.from({ length: 5 }, (_, i) => createTransaction(t, org, customer, { amount: 10_000 + batch * 5 + i, created_at: daysAgo(40).toISOString() })));
+      await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          createTransaction(t, org, customer, { amount: 10_000 + batch * 5 + i, created_at: daysAgo(40).toISOString() }),
+        ),
+      );
     }
     expect(await countIn(p, 'pending')).toBe(300);
 
@@ -206,7 +234,10 @@ describe('commission approval', () => {
       const runners = [t.deps.db, second.deps.db, ...(third ? [third] : [])];
       const runs = Array.from({ length: 9 }, (_, i) => approveDueCommissions(runners[i % runners.length]));
       const counts = await Promise.all(runs);
-      expect(counts.reduce((a, b) => a + b, 0), JSON.stringify(counts)).toBe(300);
+      expect(
+        counts.reduce((a, b) => a + b, 0),
+        JSON.stringify(counts),
+      ).toBe(300);
       for (const n of counts) expect(n).toBeGreaterThanOrEqual(0);
       expect(await countIn(p, 'approved')).toBe(300);
       expect(await countIn(p, 'pending')).toBe(0);
@@ -222,21 +253,38 @@ describe('commission approval', () => {
   it('approves more than one batch (500) of due commissions of several partners, runs side by side included', async () => {
     await drain();
     const p = await createProgram(t, org); // the default flow plus nine more: ten scheduled commissions a payment
-    for (let d = 1; d <= 9; d++) await flowIn(p, { reward: { type: 'percentage', value: d }, approval: { type: 'scheduled', delay_days: d } });
+    for (let d = 1; d <= 9; d++)
+      await flowIn(p, { reward: { type: 'percentage', value: d }, approval: { type: 'scheduled', delay_days: d } });
     const partners = await Promise.all([0, 1, 2, 3].map(() => customerIn(p)));
     for (let round = 0; round < 29; round++) {
-      await Promise.all(partners.map(({ customer }, i) => createTransaction(t, org, customer, { amount: 10_000 + round * 4 + i, created_at: daysAgo(40).toISOString() })));
+      await Promise.all(
+        partners.map(({ customer }, i) =>
+          createTransaction(t, org, customer, { amount: 10_000 + round * 4 + i, created_at: daysAgo(40).toISOString() }),
+        ),
+      );
     }
     expect(await countIn(p, 'pending')).toBe(1160);
-    const totals = async () => Promise.all(partners.map(async ({ partner }) => (await t.request.get(`/v1/partners/${partner.id}?include[]=stats`).set(org.auth)).body.data.stats));
+    const totals = async () =>
+      Promise.all(
+        partners.map(
+          async ({ partner }) => (await t.request.get(`/v1/partners/${partner.id}?include[]=stats`).set(org.auth)).body.data.stats,
+        ),
+      );
     const before = await totals();
 
     const second = await createTestApp({ storage: t.storage });
     try {
       await warmPool(t);
       await warmPool(second);
-      const counts = await Promise.all([approveDueCommissions(t.deps.db), approveDueCommissions(second.deps.db), approveDueCommissions(t.deps.db)]);
-      expect(counts.reduce((a, b) => a + b, 0), JSON.stringify(counts)).toBe(1160);
+      const counts = await Promise.all([
+        approveDueCommissions(t.deps.db),
+        approveDueCommissions(second.deps.db),
+        approveDueCommissions(t.deps.db),
+      ]);
+      expect(
+        counts.reduce((a, b) => a + b, 0),
+        JSON.stringify(counts),
+      ).toBe(1160);
     } finally {
       await second.close();
     }
@@ -294,24 +342,45 @@ describe('commission approval', () => {
   it("a signup flow pays its fixed reward when a customer is created, without revenue or transaction, only in the flow's group", async () => {
     const p = await quietProgram(t, org);
     const vip = await createGroup(t, org, { program_id: p.id, name: 'VIP' });
-    const vipFlow = await flowIn(p, { trigger: 'signup', group_id: vip.id, reward: { type: 'fixed', value: 700 }, approval: { type: 'immediate' } });
-    const allFlow = await flowIn(p, { trigger: 'signup', reward: { type: 'fixed', value: 250 }, approval: { type: 'scheduled', delay_days: 3 } });
+    const vipFlow = await flowIn(p, {
+      trigger: 'signup',
+      group_id: vip.id,
+      reward: { type: 'fixed', value: 700 },
+      approval: { type: 'immediate' },
+    });
+    const allFlow = await flowIn(p, {
+      trigger: 'signup',
+      reward: { type: 'fixed', value: 250 },
+      approval: { type: 'scheduled', delay_days: 3 },
+    });
     const vipPartner = await createPartner(t, org, { program_id: p.id, group_id: vip.id });
     const plainPartner = await createPartner(t, org, { program_id: p.id });
 
-    const res = await t.request.post('/v1/customers').set(org.auth).send({ email: `signup-${Date.now()}@example.com`, partner_id: vipPartner.id });
+    const res = await t.request
+      .post('/v1/customers')
+      .set(org.auth)
+      .send({ email: `signup-${Date.now()}@example.com`, partner_id: vipPartner.id });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const vipCustomer = res.body.data[0];
 
     const list = async (customer: ApiObject) => {
-      const r = await t.request.get('/v1/commissions').set(org.auth).query({ program_id: p.id, customer_id: customer.id, order: 'asc', limit: 100 });
+      const r = await t.request
+        .get('/v1/commissions')
+        .set(org.auth)
+        .query({ program_id: p.id, customer_id: customer.id, order: 'asc', limit: 100 });
       expect(r.status).toBe(200);
       return r.body.data as ApiObject[];
     };
     const vipRows = await list(vipCustomer);
     expect(vipRows).toHaveLength(2);
     for (const row of vipRows) {
-      expect(row).toMatchObject({ revenue: null, transaction_id: null, charge_id: null, customer_id: vipCustomer.id, created_at: vipCustomer.created_at });
+      expect(row).toMatchObject({
+        revenue: null,
+        transaction_id: null,
+        charge_id: null,
+        customer_id: vipCustomer.id,
+        created_at: vipCustomer.created_at,
+      });
     }
     const vipFull: Record<string, ApiObject> = {};
     for (const row of vipRows) {
@@ -330,7 +399,13 @@ describe('commission approval', () => {
       currency: 'USD',
       created_at: vipCustomer.created_at,
     };
-    expect(vipFull[vipFlow.id]).toMatchObject({ ...common, amount: '700', status: 'approved', approval_type: 'immediate', scheduled_approval_date: null });
+    expect(vipFull[vipFlow.id]).toMatchObject({
+      ...common,
+      amount: '700',
+      status: 'approved',
+      approval_type: 'immediate',
+      scheduled_approval_date: null,
+    });
     expect(vipFull[allFlow.id]).toMatchObject({
       ...common,
       amount: '250',

@@ -40,7 +40,10 @@ describe('refund entries follow their reward', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
   async function refund(transaction: ApiObject, amount?: number): Promise<void> {
-    const res = await t.request.put(`/v1/transactions/${transaction.id}/refund`).set(org.auth).send(amount === undefined ? {} : { amount });
+    const res = await t.request
+      .put(`/v1/transactions/${transaction.id}/refund`)
+      .set(org.auth)
+      .send(amount === undefined ? {} : { amount });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
 
@@ -126,7 +129,10 @@ describe('refund entries follow their reward', () => {
       [2000, 'approved'],
       [-500, 'pending'],
     ]);
-    expect(await fullCommission(t, org, entry.id)).toMatchObject({ status: 'pending', scheduled_approval_date: before.scheduled_approval_date });
+    expect(await fullCommission(t, org, entry.id)).toMatchObject({
+      status: 'pending',
+      scheduled_approval_date: before.scheduled_approval_date,
+    });
     await expectTotal(s, 1500);
   });
 
@@ -188,7 +194,8 @@ describe('refund entries follow their reward', () => {
 
     const res = await t.request.delete(`/v1/commissions/${s.reward.id}`).set(org.auth);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    for (const id of [s.reward.id, second.id, third.id]) expectError(await t.request.get(`/v1/commissions/${id}`).set(org.auth), 404, 'not_found_error');
+    for (const id of [s.reward.id, second.id, third.id])
+      expectError(await t.request.get(`/v1/commissions/${id}`).set(org.auth), 404, 'not_found_error');
     expect((await commissionsOf(t, org, s.transaction)).map((c) => [c.id, c.amount, c.status])).toEqual([[first.id, -200, 'paid']]);
     await expectTotal(s, -200);
   });
@@ -227,7 +234,7 @@ describe('refund entries follow their reward', () => {
       { reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' } },
     ];
 
-    it("claws a paid reward back like a full refund and keeps its entries; an unpaid reward is rejected with its entries", async () => {
+    it('claws a paid reward back like a full refund and keeps its entries; an unpaid reward is rejected with its entries', async () => {
       const s = await paid(twoFlows);
       const paidReward = s.rewards.find((c) => c.amount === 2000)!;
       const unpaidReward = s.rewards.find((c) => c.amount === 1000)!;
@@ -250,7 +257,14 @@ describe('refund entries follow their reward', () => {
       expect(statusOf(unpaidEntry.id)).toBe('rejected');
       expect(after).toHaveLength(5);
       const clawback = await fullCommission(t, org, after[4].id);
-      expect(clawback).toMatchObject({ type: 'refund', amount: '-1000', revenue: '-5000', status: 'approved', payout_id: null, partner_id: s.partner.id });
+      expect(clawback).toMatchObject({
+        type: 'refund',
+        amount: '-1000',
+        revenue: '-5000',
+        status: 'approved',
+        payout_id: null,
+        partner_id: s.partner.id,
+      });
       expect((await fullCommission(t, org, paidReward.id)).payout_id).toMatch(/^po_/);
       await expectTotal(s, 0);
       expect(await partnerStats(t, org, s.partner.id)).toMatchObject({ total_revenue: 0 });
@@ -270,7 +284,10 @@ describe('refund entries follow their reward', () => {
     it('a 0-cent transaction with a paid commission can be deleted', async () => {
       const s = await paid([]);
       const free = await createTransaction(t, org, s.customer, { amount: 0 });
-      const manual = await t.request.post('/v1/commissions').set(org.auth).send({ amount: 300, customer_id: s.customer.id, transaction_id: free.id, status: 'paid' });
+      const manual = await t.request
+        .post('/v1/commissions')
+        .set(org.auth)
+        .send({ amount: 300, customer_id: s.customer.id, transaction_id: free.id, status: 'paid' });
       expect(manual.status, JSON.stringify(manual.body)).toBe(201);
       const res = await t.request.delete(`/v1/transactions/${free.id}`).set(org.auth);
       expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -57,7 +57,8 @@ describe('/v1/commissions', () => {
   let theirCommission: ApiObject;
 
   const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/commissions').set(who.auth).send(body);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/commissions/${id}`).set(who.auth).send(body);
+  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
+    t.request.put(`/v1/commissions/${id}`).set(who.auth).send(body);
   const retrieve = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/commissions/${id}${query}`).set(who.auth);
   const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/commissions?${query}`).set(who.auth);
   const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/commissions/${id}`).set(who.auth);
@@ -147,7 +148,13 @@ describe('/v1/commissions', () => {
         created_at: '2024-02-03T04:05:06.789Z',
       });
       expect(sortedKeys(c)).toEqual(FULL);
-      expect(c).toMatchObject({ amount: '0', revenue: '12345', source: 'manual-entry', charge_id: 'ch_manual_1', created_at: '2024-02-03T04:05:06.789Z' });
+      expect(c).toMatchObject({
+        amount: '0',
+        revenue: '12345',
+        source: 'manual-entry',
+        charge_id: 'ch_manual_1',
+        created_at: '2024-02-03T04:05:06.789Z',
+      });
     });
 
     it('accepts program_id and partner_id when they agree with the customer', async () => {
@@ -156,9 +163,19 @@ describe('/v1/commissions', () => {
     });
 
     it('answers 400 when program_id or partner_id disagrees with the customer', async () => {
-      expectError(await post({ amount: 5, customer_id: aliceCustomer.id, program_id: program2.id }), 400, 'invalid_request_error', 'program_id');
+      expectError(
+        await post({ amount: 5, customer_id: aliceCustomer.id, program_id: program2.id }),
+        400,
+        'invalid_request_error',
+        'program_id',
+      );
       expectError(await post({ amount: 5, customer_id: aliceCustomer.id, partner_id: bob.id }), 400, 'invalid_request_error', 'partner_id');
-      expectError(await post({ amount: 5, customer_id: aliceCustomer.id, program_id: program.id, partner_id: carol.id }), 400, 'invalid_request_error', 'partner_id');
+      expectError(
+        await post({ amount: 5, customer_id: aliceCustomer.id, program_id: program.id, partner_id: carol.id }),
+        400,
+        'invalid_request_error',
+        'partner_id',
+      );
     });
 
     it('creates a customerless commission from program_id and partner_id (customer_id omitted or null), in the program currency', async () => {
@@ -194,8 +211,18 @@ describe('/v1/commissions', () => {
 
     it('answers 404 for an unknown customer, partner or program', async () => {
       expectError(await post({ amount: 5, customer_id: 'cust_doesNotExist000000000000' }), 404, 'not_found_error', 'customer_id');
-      expectError(await post({ amount: 5, program_id: program.id, partner_id: 'part_doesNotExist00000000000' }), 404, 'not_found_error', 'partner_id');
-      expectError(await post({ amount: 5, program_id: 'prg_doesNotExist000000000000', partner_id: alice.id }), 404, 'not_found_error', 'program_id');
+      expectError(
+        await post({ amount: 5, program_id: program.id, partner_id: 'part_doesNotExist00000000000' }),
+        404,
+        'not_found_error',
+        'partner_id',
+      );
+      expectError(
+        await post({ amount: 5, program_id: 'prg_doesNotExist000000000000', partner_id: alice.id }),
+        404,
+        'not_found_error',
+        'program_id',
+      );
     });
 
     describe('transaction_id', () => {
@@ -230,12 +257,32 @@ describe('/v1/commissions', () => {
         const aliceTxn = await createTransaction(t, org, aliceCustomer, { amount: 1000 });
         const carolTxn = await createTransaction(t, org, carolCustomer, { amount: 1000 });
         // Another program: customerless in program2 with a transaction of program.
-        expectError(await post({ amount: 5, program_id: program2.id, partner_id: carol.id, transaction_id: aliceTxn.id }), 400, 'invalid_request_error', 'transaction_id');
+        expectError(
+          await post({ amount: 5, program_id: program2.id, partner_id: carol.id, transaction_id: aliceTxn.id }),
+          400,
+          'invalid_request_error',
+          'transaction_id',
+        );
         // Another program: a customer of program with a transaction of program2.
-        expectError(await post({ amount: 5, customer_id: aliceCustomer.id, transaction_id: carolTxn.id }), 400, 'invalid_request_error', 'transaction_id');
+        expectError(
+          await post({ amount: 5, customer_id: aliceCustomer.id, transaction_id: carolTxn.id }),
+          400,
+          'invalid_request_error',
+          'transaction_id',
+        );
         // Same program, another customer.
-        expectError(await post({ amount: 5, customer_id: bobCustomer.id, transaction_id: aliceTxn.id }), 400, 'invalid_request_error', 'transaction_id');
-        expectError(await post({ amount: 5, customer_id: aliceCustomer.id, transaction_id: 'txn_doesNotExist000000000000' }), 404, 'not_found_error', 'transaction_id');
+        expectError(
+          await post({ amount: 5, customer_id: bobCustomer.id, transaction_id: aliceTxn.id }),
+          400,
+          'invalid_request_error',
+          'transaction_id',
+        );
+        expectError(
+          await post({ amount: 5, customer_id: aliceCustomer.id, transaction_id: 'txn_doesNotExist000000000000' }),
+          404,
+          'not_found_error',
+          'transaction_id',
+        );
 
         const rows = await list(`program_id=${program.id}&transaction_id=${aliceTxn.id}`);
         expect(rows.body.total_count).toBe(0);
@@ -374,13 +421,23 @@ describe('/v1/commissions', () => {
         expectError(moved, 400, 'invalid_request_error', 'transaction_id');
         expect(msg(moved)).toMatch(/refund/);
         expectError(await put(entry.id, { transaction_id: null }), 400, 'invalid_request_error', 'transaction_id');
-        expect((await retrieve(entry.id)).body.data).toMatchObject({ amount: -500, status: 'approved', transaction_id: s.first.id, updated_at: before.updated_at });
+        expect((await retrieve(entry.id)).body.data).toMatchObject({
+          amount: -500,
+          status: 'approved',
+          transaction_id: s.first.id,
+          updated_at: before.updated_at,
+        });
         expect(await update(entry.id, { status: 'paid', transaction_id: s.first.id })).toMatchObject({ status: 'paid', amount: '-500' });
       });
 
       it("answers 400 for another partner's transaction on a customerless commission, on create and on update", async () => {
         const bobTxn = await createTransaction(t, org, bobCustomer, { amount: 1000 });
-        expectError(await post({ amount: 5, program_id: program.id, partner_id: alice.id, transaction_id: bobTxn.id }), 400, 'invalid_request_error', 'transaction_id');
+        expectError(
+          await post({ amount: 5, program_id: program.id, partner_id: alice.id, transaction_id: bobTxn.id }),
+          400,
+          'invalid_request_error',
+          'transaction_id',
+        );
         const c = await create({ amount: 5, program_id: program.id, partner_id: alice.id });
         expectError(await put(c.id, { transaction_id: bobTxn.id }), 400, 'invalid_request_error', 'transaction_id');
         expect((await retrieve(c.id)).body.data.transaction_id).toBeNull();
@@ -438,7 +495,12 @@ describe('/v1/commissions', () => {
       // Earlier tests' payments made the lead active: compare with the current record.
       const currentCustomer = (await t.request.get(`/v1/customers/${aliceCustomer.id}`).set(org.auth)).body.data;
       expect(res.body.data.customer).toEqual(pick(currentCustomer, EXPANDED_CUSTOMER_FIELDS));
-      expect(res.body.data.customer).toMatchObject({ id: aliceCustomer.id, email: aliceCustomer.email, name: 'Ann Customer', created_at: aliceCustomer.created_at });
+      expect(res.body.data.customer).toMatchObject({
+        id: aliceCustomer.id,
+        email: aliceCustomer.email,
+        name: 'Ann Customer',
+        created_at: aliceCustomer.created_at,
+      });
 
       const one = await retrieve(c.id, '?expand=customer');
       expect(sortedKeys(one.body.data)).toEqual([...SHORT, 'customer'].sort());
@@ -648,7 +710,11 @@ describe('/v1/commissions', () => {
       expect((await del(b.id)).status).toBe(200);
       expect((await partnerStats(t, org, p.id)).total_commission).toBe(0);
       // The row stays in the database, marked deleted.
-      const row = await t.storage.db.selectFrom('commissions').select(['id', 'deleted_at']).where('id', '=', a.id).executeTakeFirstOrThrow();
+      const row = await t.storage.db
+        .selectFrom('commissions')
+        .select(['id', 'deleted_at'])
+        .where('id', '=', a.id)
+        .executeTakeFirstOrThrow();
       expect(row.deleted_at).not.toBeNull();
     });
   });
@@ -702,9 +768,19 @@ describe('/v1/commissions', () => {
     it("answers 404 for another organization's customer, partner, program or transaction on create", async () => {
       expectError(await post({ amount: 5, customer_id: theirCustomer.id }), 404, 'not_found_error', 'customer_id');
       expectError(await post({ amount: 5, program_id: program.id, partner_id: theirPartner.id }), 404, 'not_found_error', 'partner_id');
-      expectError(await post({ amount: 5, program_id: other.program_id, partner_id: theirPartner.id }), 404, 'not_found_error', 'program_id');
+      expectError(
+        await post({ amount: 5, program_id: other.program_id, partner_id: theirPartner.id }),
+        404,
+        'not_found_error',
+        'program_id',
+      );
       expectError(await post({ amount: 5, program_id: other.program_id, partner_id: alice.id }), 404, 'not_found_error', 'program_id');
-      expectError(await post({ amount: 5, customer_id: aliceCustomer.id, transaction_id: theirTransaction.id }), 404, 'not_found_error', 'transaction_id');
+      expectError(
+        await post({ amount: 5, customer_id: aliceCustomer.id, transaction_id: theirTransaction.id }),
+        404,
+        'not_found_error',
+        'transaction_id',
+      );
       const mine = await create({ amount: 5, customer_id: aliceCustomer.id });
       expectError(await put(mine.id, { transaction_id: theirTransaction.id }), 404, 'not_found_error', 'transaction_id');
       const theirList = await list(`program_id=${other.program_id}&limit=100`, other);

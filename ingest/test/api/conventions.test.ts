@@ -17,7 +17,6 @@ const id = (prefix: string) => new RegExp(`^${prefix}_[0-9A-Za-z]{24}$`);
 
 /** What an error body must never carry: stack frames, source paths or SQL. */
 
-
 describe('API conventions', () => {
   let t: TestApp;
   let org: Org;
@@ -29,8 +28,16 @@ describe('API conventions', () => {
   afterAll(() => t.close());
 
   const get = (path: string, o: Org = org) => t.request.get(path).set(o.auth);
-  const post = (path: string, body: unknown, o: Org = org) => t.request.post(path).set(o.auth).send(body as object);
-  const put = (path: string, body: unknown, o: Org = org) => t.request.put(path).set(o.auth).send(body as object);
+  const post = (path: string, body: unknown, o: Org = org) =>
+    t.request
+      .post(path)
+      .set(o.auth)
+      .send(body as object);
+  const put = (path: string, body: unknown, o: Org = org) =>
+    t.request
+      .put(path)
+      .set(o.auth)
+      .send(body as object);
   const del = (path: string, o: Org = org) => t.request.delete(path).set(o.auth);
 
   async function count(path: string, o: Org = org): Promise<number> {
@@ -249,7 +256,10 @@ describe('API conventions', () => {
     it('an unknown key inside payout_details answers 400 naming the nested key', async () => {
       const listPath = `/v1/partners?program_id=${org.program_id}`;
       const before = await count(listPath);
-      const res = await post('/v1/partners', partnerBody({ payout_method: 'paypal', payout_details: { email: 'a@example.com', iban: 'x' } }));
+      const res = await post(
+        '/v1/partners',
+        partnerBody({ payout_method: 'paypal', payout_details: { email: 'a@example.com', iban: 'x' } }),
+      );
       expectError(res, 400, 'invalid_request_error', 'payout_details.iban');
       expect(await count(listPath)).toBe(before);
     });
@@ -273,8 +283,16 @@ describe('API conventions', () => {
       ['/v1/programs', { name: 'x', url_params: 'ref' }, 'url_params'],
       ['/v1/groups', { program_id: 'PROGRAM', name: 'x', default: 'yes' }, 'default'],
       ['/v1/groups', { program_id: ['PROGRAM'], name: 'x' }, 'program_id'],
-      ['/v1/partners', { first_name: 'a', last_name: 'b', email: 'wt@example.com', program_id: 'PROGRAM', completed_onboarding: 1 }, 'completed_onboarding'],
-      ['/v1/partners', { first_name: 'a', last_name: 'b', email: 'wt@example.com', program_id: 'PROGRAM', payout_details: 'paypal' }, 'payout_details'],
+      [
+        '/v1/partners',
+        { first_name: 'a', last_name: 'b', email: 'wt@example.com', program_id: 'PROGRAM', completed_onboarding: 1 },
+        'completed_onboarding',
+      ],
+      [
+        '/v1/partners',
+        { first_name: 'a', last_name: 'b', email: 'wt@example.com', program_id: 'PROGRAM', payout_details: 'paypal' },
+        'payout_details',
+      ],
     ])('POST %s with a wrong type (%j) answers 400 naming the field and saying what was expected', async (path, rawBody, param) => {
       const body = JSON.parse(JSON.stringify(rawBody).replaceAll('PROGRAM', org.program_id));
       const res = await post(path, body);
@@ -287,7 +305,13 @@ describe('API conventions', () => {
       ['program name', '/v1/programs', (s: string) => ({ name: s }), 200, 'name'],
       ['group name', '/v1/groups', (s: string) => ({ program_id: 'PROGRAM', name: s }), 200, 'name'],
       ['group description', '/v1/groups', (s: string) => ({ program_id: 'PROGRAM', name: 'g', description: s }), 2000, 'description'],
-      ['partner first_name', '/v1/partners', (s: string) => ({ program_id: 'PROGRAM', first_name: s, last_name: 'b', email: `len-${s.length}-${Date.now()}@example.com` }), 100, 'first_name'],
+      [
+        'partner first_name',
+        '/v1/partners',
+        (s: string) => ({ program_id: 'PROGRAM', first_name: s, last_name: 'b', email: `len-${s.length}-${Date.now()}@example.com` }),
+        100,
+        'first_name',
+      ],
     ])('a %s one character over its maximum answers 400, at the maximum it is accepted', async (_label, path, make, max, param) => {
       const build = (s: string) => JSON.parse(JSON.stringify(make(s)).replaceAll('PROGRAM', org.program_id));
       const tooLong = await post(path, build('x'.repeat(max + 1)));
@@ -402,7 +426,11 @@ describe('API conventions', () => {
     });
 
     it('a JSON body in a charset other than UTF-8 answers 400', async () => {
-      const res = await t.request.post('/v1/programs').set(org.auth).set('Content-Type', 'application/json; charset=latin1').send('{"name":"x"}');
+      const res = await t.request
+        .post('/v1/programs')
+        .set(org.auth)
+        .set('Content-Type', 'application/json; charset=latin1')
+        .send('{"name":"x"}');
       expectError(res, 400, 'invalid_request_error');
     });
 

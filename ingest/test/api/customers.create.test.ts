@@ -1,7 +1,19 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import { createGroup, createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf, uniqueCode, createPromotionCode } from '../support/factories.js';
+import {
+  createGroup,
+  createOrganization,
+  createPartner,
+  createProgram,
+  uniqueEmail,
+  uniqueSuffix,
+  type ApiObject,
+  type TestOrg,
+  clickOf,
+  uniqueCode,
+  createPromotionCode,
+} from '../support/factories.js';
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
@@ -26,7 +38,6 @@ const CUSTOMER_FIELDS = [
   'updated_at',
 ];
 const WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'].sort();
-
 
 describe('POST /v1/customers', () => {
   let t: TestApp;
@@ -60,8 +71,6 @@ describe('POST /v1/customers', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data[0];
   }
-
-
 
   const customerRows = (where: { email?: string; programId?: string }) => {
     let q = t.storage.db.selectFrom('customers').selectAll();
@@ -217,7 +226,10 @@ describe('POST /v1/customers', () => {
     it.each([
       ['a group code', async (mk: (o: Record<string, unknown>) => Promise<ApiObject>) => (await mk({ group_id: vip.id })).code],
       ['a program-wide code', async (mk: (o: Record<string, unknown>) => Promise<ApiObject>) => (await mk({})).code],
-      ['an inactive partner code', async (mk: (o: Record<string, unknown>) => Promise<ApiObject>) => (await mk({ partner_id: bob.id, active: false })).code],
+      [
+        'an inactive partner code',
+        async (mk: (o: Record<string, unknown>) => Promise<ApiObject>) => (await mk({ partner_id: bob.id, active: false })).code,
+      ],
       ['an unknown code', async () => uniqueCode('NOPE')],
     ])('answers 400 when %s is the only attribution, creating nothing', async (_name, makeCode) => {
       const code = await makeCode((o) => createCode(o));
@@ -267,7 +279,12 @@ describe('POST /v1/customers', () => {
       { name: 'a program-wide code', owner: () => ({}), referrer: () => alice, applied: true },
       { name: "another partner's code", owner: () => ({ partner_id: bob.id }), referrer: () => alice, applied: false },
       { name: "another group's code", owner: () => ({ group_id: vip.id }), referrer: () => alice, applied: false },
-      { name: "the partner's own inactive code", owner: () => ({ partner_id: alice.id, active: false }), referrer: () => alice, applied: false },
+      {
+        name: "the partner's own inactive code",
+        owner: () => ({ partner_id: alice.id, active: false }),
+        referrer: () => alice,
+        applied: false,
+      },
       { name: 'an inactive program-wide code', owner: () => ({ active: false }), referrer: () => alice, applied: false },
     ];
 
@@ -345,7 +362,7 @@ describe('POST /v1/customers', () => {
       expect(rows.map((r) => r.id)).toEqual([existing.id]);
     });
 
-    it("answers 409 for a taken integrator customer_id, even with another e-mail", async () => {
+    it('answers 409 for a taken integrator customer_id, even with another e-mail', async () => {
       const ext = `ext-${uniqueSuffix()}`;
       const existing = await createCustomer({ partner_id: alice.id, customer_id: ext });
       const email = uniqueEmail('other');
@@ -386,7 +403,9 @@ describe('POST /v1/customers', () => {
       const email = uniqueEmail('race');
       await warmPool(t);
       const responses = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => post({ email: i % 2 ? email.toUpperCase() : email, partner_id: partner.id, name: `Racer ${i}` })),
+        Array.from({ length: 5 }, (_, i) =>
+          post({ email: i % 2 ? email.toUpperCase() : email, partner_id: partner.id, name: `Racer ${i}` }),
+        ),
       );
       expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
       const winner = responses.find((r) => r.status === 201)!.body.data[0];
@@ -402,7 +421,9 @@ describe('POST /v1/customers', () => {
       const partner = await createPartner(t, org, { program_id: program.id });
       const ext = `ext-${uniqueSuffix()}`;
       await warmPool(t);
-      const responses = await Promise.all(Array.from({ length: 5 }, () => post({ email: uniqueEmail('race-ext'), customer_id: ext, partner_id: partner.id })));
+      const responses = await Promise.all(
+        Array.from({ length: 5 }, () => post({ email: uniqueEmail('race-ext'), customer_id: ext, partner_id: partner.id })),
+      );
       expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
       const rows = await customerRows({ programId: program.id });
       expect(rows).toHaveLength(1);

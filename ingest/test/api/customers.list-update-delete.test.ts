@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import { createGroup, createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf, uniqueCode, createPromotionCode } from '../support/factories.js';
+import {
+  createGroup,
+  createOrganization,
+  createPartner,
+  createProgram,
+  uniqueEmail,
+  uniqueSuffix,
+  type ApiObject,
+  type TestOrg,
+  clickOf,
+  uniqueCode,
+  createPromotionCode,
+} from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** GET /v1/customers, GET/PUT/DELETE /v1/customers/:id. */
@@ -55,17 +67,19 @@ describe('customers: list, retrieve, update, delete', () => {
   const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
 
   const retrieve = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/customers/${id}${query}`).set(who.auth);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/customers/${id}`).set(who.auth).send(body);
+  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
+    t.request.put(`/v1/customers/${id}`).set(who.auth).send(body);
   const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/customers/${id}`).set(who.auth);
   const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/customers?${query}`).set(who.auth);
 
   async function createCustomer(body: Record<string, unknown>, who: TestOrg = org): Promise<ApiObject> {
-    const res = await t.request.post('/v1/customers').set(who.auth).send({ email: uniqueEmail('cust'), ...body });
+    const res = await t.request
+      .post('/v1/customers')
+      .set(who.auth)
+      .send({ email: uniqueEmail('cust'), ...body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data[0];
   }
-
-
 
   const rowOf = (id: string) => t.storage.db.selectFrom('customers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
@@ -151,7 +165,12 @@ describe('customers: list, retrieve, update, delete', () => {
     it('answers 400 for a cursor outside the list and for both cursors at once', async () => {
       const foreign = await createCustomer({ partner_id: alice.id });
       expectError(await list(base(`starting_after=${foreign.id}`)), 400, 'invalid_request_error', 'starting_after');
-      expectError(await list(base(`starting_after=${asc[1].id}&ending_before=${asc[2].id}`)), 400, 'invalid_request_error', 'ending_before');
+      expectError(
+        await list(base(`starting_after=${asc[1].id}&ending_before=${asc[2].id}`)),
+        400,
+        'invalid_request_error',
+        'ending_before',
+      );
     });
 
     it('filters by created_gte and created_lte (inclusive)', async () => {
@@ -295,7 +314,10 @@ describe('customers: list, retrieve, update, delete', () => {
       const c = await createCustomer({ partner_id: alice.id });
       const res = await put(c.id, { [key]: value(), name: 'changed' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ success: false, error: { type: 'invalid_request_error', param: key, message: `Unknown body parameter: ${key}` } });
+      expect(res.body).toEqual({
+        success: false,
+        error: { type: 'invalid_request_error', param: key, message: `Unknown body parameter: ${key}` },
+      });
       expect((await retrieve(c.id)).body.data).toEqual(withoutIdentifier(c));
     });
 
@@ -395,7 +417,12 @@ describe('customers: list, retrieve, update, delete', () => {
         { name: 'a program-wide code', owner: () => ({}), referrer: () => alice, applied: true },
         { name: "another partner's code", owner: () => ({ partner_id: bob.id }), referrer: () => alice, applied: false },
         { name: "another group's code", owner: () => ({ group_id: vip.id }), referrer: () => alice, applied: false },
-        { name: "the partner's own inactive code", owner: () => ({ partner_id: alice.id, active: false }), referrer: () => alice, applied: false },
+        {
+          name: "the partner's own inactive code",
+          owner: () => ({ partner_id: alice.id, active: false }),
+          referrer: () => alice,
+          applied: false,
+        },
       ];
 
       it.each(cases)('$name → applied: $applied (attribution otherwise unchanged)', async ({ owner, referrer, applied }) => {

@@ -2,7 +2,16 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { convertClickToLead } from '../../src/resources/customers/customers.service.js';
-import { createOrganization, createPartner, createProgram, uniqueEmail, uniqueSuffix, type ApiObject, type TestOrg, clickOf } from '../support/factories.js';
+import {
+  createOrganization,
+  createPartner,
+  createProgram,
+  uniqueEmail,
+  uniqueSuffix,
+  type ApiObject,
+  type TestOrg,
+  clickOf,
+} from '../support/factories.js';
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 
 /**
@@ -25,7 +34,6 @@ describe('convertClickToLead', () => {
   afterAll(() => t?.close());
 
   const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
-
 
   const convert = (clickId: string, identifier: string, who: TestOrg = org) =>
     convertClickToLead(t.storage.db, { organizationId: who.organization_id, clickId, identifier });
@@ -111,7 +119,11 @@ describe('convertClickToLead', () => {
       const err = await apiErrorOf(convert(click.id, again));
       expect(err.status).toBe(409);
       expect(err.message).toBe('Customer already exists');
-      expect(err.toBody()).toMatchObject({ success: false, error: { message: 'Customer already exists', type: 'conflict_error' }, data: { id: first.id } });
+      expect(err.toBody()).toMatchObject({
+        success: false,
+        error: { message: 'Customer already exists', type: 'conflict_error' },
+        data: { id: first.id },
+      });
     }
     expect((await rowsWithIdentifier(org.program_id, email)).map((r) => r.id)).toEqual([first.id]);
   });

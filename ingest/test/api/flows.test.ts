@@ -68,7 +68,8 @@ describe('commission flows', () => {
     return program;
   }
 
-  const partnerIn = (program: ApiObject, overrides: Record<string, unknown> = {}) => createPartner(t, org, { program_id: program.id, ...overrides });
+  const partnerIn = (program: ApiObject, overrides: Record<string, unknown> = {}) =>
+    createPartner(t, org, { program_id: program.id, ...overrides });
 
   /** A partner of the program with one active customer. */
   async function payer(program: ApiObject, overrides: Record<string, unknown> = {}) {
@@ -116,7 +117,13 @@ describe('commission flows', () => {
       const program = await createProgram(t, org);
       const res = await list({ program_id: program.id });
       expect(res.body.total_count).toBe(1);
-      expect(res.body.data[0]).toMatchObject({ default: true, program_id: program.id, trigger: 'payment', reward: { type: 'percentage', value: 20 }, active: true });
+      expect(res.body.data[0]).toMatchObject({
+        default: true,
+        program_id: program.id,
+        trigger: 'payment',
+        reward: { type: 'percentage', value: 20 },
+        active: true,
+      });
       const original = (await list({ program_id: org.program_id })).body.data[0];
       expect(res.body.data[0].id).not.toBe(original.id);
     });
@@ -187,7 +194,14 @@ describe('commission flows', () => {
           { subject: 'transaction.billing_type', op: 'in', value: ['subscription'] },
           { subject: 'partner.country_code', op: 'neq', value: 'FR' },
         ],
-        reward: { type: 'percentage', value: 12.34, product_rates: [{ product_id: 'pro', type: 'fixed', value: 500 }, { product_id: 'max', type: 'percentage', value: 0.5 }] },
+        reward: {
+          type: 'percentage',
+          value: 12.34,
+          product_rates: [
+            { product_id: 'pro', type: 'fixed', value: 500 },
+            { product_id: 'max', type: 'percentage', value: 0.5 },
+          ],
+        },
         approval: { type: 'manual' },
         active: false,
       };
@@ -203,8 +217,14 @@ describe('commission flows', () => {
     it('accepts the boundary values: 0 and 100 percent, two decimals, fixed 0, delay_days 0 and 3650', async () => {
       const program = await createProgram(t, org);
       for (const [reward, approval] of [
-        [{ type: 'percentage', value: 0 }, { type: 'scheduled', delay_days: 0 }],
-        [{ type: 'percentage', value: 100 }, { type: 'scheduled', delay_days: 3650 }],
+        [
+          { type: 'percentage', value: 0 },
+          { type: 'scheduled', delay_days: 0 },
+        ],
+        [
+          { type: 'percentage', value: 100 },
+          { type: 'scheduled', delay_days: 3650 },
+        ],
         [{ type: 'percentage', value: 33.33 }, { type: 'immediate' }],
         [{ type: 'fixed', value: 0 }, { type: 'manual' }],
       ]) {
@@ -284,7 +304,11 @@ describe('commission flows', () => {
       const [defaultFlow] = (await list({ program_id: program.id, order: 'asc' })).body.data;
       const changedDefault = await put(defaultFlow.id, { reward: { type: 'percentage', value: 25 } });
       expect(changedDefault.status).toBe(200);
-      expect(changedDefault.body.data[0]).toMatchObject({ default: true, reward: { type: 'percentage', value: 25 }, approval: { type: 'scheduled', delay_days: 30 } });
+      expect(changedDefault.body.data[0]).toMatchObject({
+        default: true,
+        reward: { type: 'percentage', value: 25 },
+        approval: { type: 'scheduled', delay_days: 30 },
+      });
     });
 
     it('deletes softly: gone from retrieve, list, update and delete', async () => {
@@ -322,11 +346,28 @@ describe('commission flows', () => {
       ['unknown key in reward', { reward: { type: 'fixed', value: 10, cap: 5 } }, 'reward.cap'],
       [
         'duplicate product_id in product_rates',
-        { reward: { type: 'percentage', value: 10, product_rates: [{ product_id: 'pro', type: 'fixed', value: 1 }, { product_id: 'pro', type: 'percentage', value: 2 }] } },
+        {
+          reward: {
+            type: 'percentage',
+            value: 10,
+            product_rates: [
+              { product_id: 'pro', type: 'fixed', value: 1 },
+              { product_id: 'pro', type: 'percentage', value: 2 },
+            ],
+          },
+        },
         'reward.product_rates',
       ],
-      ['product rate over 100 %', { reward: { type: 'percentage', value: 10, product_rates: [{ product_id: 'pro', type: 'percentage', value: 101 }] } }, 'reward.product_rates.0.value'],
-      ['product rate without product_id', { reward: { type: 'percentage', value: 10, product_rates: [{ type: 'fixed', value: 100 }] } }, 'reward.product_rates.0.product_id'],
+      [
+        'product rate over 100 %',
+        { reward: { type: 'percentage', value: 10, product_rates: [{ product_id: 'pro', type: 'percentage', value: 101 }] } },
+        'reward.product_rates.0.value',
+      ],
+      [
+        'product rate without product_id',
+        { reward: { type: 'percentage', value: 10, product_rates: [{ type: 'fixed', value: 100 }] } },
+        'reward.product_rates.0.product_id',
+      ],
       ['scheduled without delay_days', { approval: { type: 'scheduled' } }, 'approval.delay_days'],
       ['delay_days over 3650', { approval: { type: 'scheduled', delay_days: 3651 } }, 'approval.delay_days'],
       ['delay_days on immediate', { approval: { type: 'immediate', delay_days: 3 } }, 'approval.delay_days'],
@@ -343,28 +384,58 @@ describe('commission flows', () => {
       ['mixed types in an in list', cond('transaction.interval', 'in', ['month', 12]), 'conditions.0.value'],
       ['unknown subject', cond('customer.email', 'eq', 'x'), 'conditions.0.subject'],
       ['unknown op', cond('transaction.amount', 'gt', 1), 'conditions.0.op'],
-      ['unknown key in a condition', { conditions: [{ subject: 'transaction.amount', op: 'gte', value: 1, negate: true }] }, 'conditions.0.negate'],
+      [
+        'unknown key in a condition',
+        { conditions: [{ subject: 'transaction.amount', op: 'gte', value: 1, negate: true }] },
+        'conditions.0.negate',
+      ],
       ['unknown top-level key', { priority: 1 }, 'priority'],
       ['default is read-only', { default: true }, 'default'],
       ['signup with a percentage reward', { trigger: 'signup', reward: { type: 'percentage', value: 10 } }, 'reward.type'],
       [
         'signup with a transaction.* condition',
-        { trigger: 'signup', reward: { type: 'fixed', value: 500 }, conditions: [{ subject: 'partner.country_code', op: 'eq', value: 'US' }, { subject: 'transaction.amount', op: 'gte', value: 1 }] },
+        {
+          trigger: 'signup',
+          reward: { type: 'fixed', value: 500 },
+          conditions: [
+            { subject: 'partner.country_code', op: 'eq', value: 'US' },
+            { subject: 'transaction.amount', op: 'gte', value: 1 },
+          ],
+        },
         'conditions.1.subject',
       ],
-      ['signup with a customer.* condition', { trigger: 'signup', reward: { type: 'fixed', value: 500 }, ...cond('customer.transaction_count', 'eq', 1) }, 'conditions.0.subject'],
-      ['signup with product_rates', { trigger: 'signup', reward: { type: 'fixed', value: 500, product_rates: [{ product_id: 'pro', type: 'fixed', value: 1 }] } }, 'reward.product_rates'],
+      [
+        'signup with a customer.* condition',
+        { trigger: 'signup', reward: { type: 'fixed', value: 500 }, ...cond('customer.transaction_count', 'eq', 1) },
+        'conditions.0.subject',
+      ],
+      [
+        'signup with product_rates',
+        { trigger: 'signup', reward: { type: 'fixed', value: 500, product_rates: [{ product_id: 'pro', type: 'fixed', value: 1 }] } },
+        'reward.product_rates',
+      ],
     ];
 
     it.each(cases.map(([name, patch, param]) => ({ name, patch, param })))('$name → 400 naming $param', async ({ patch, param }) => {
-      const before = await t.storage.db.selectFrom('flows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const before = await t.storage.db
+        .selectFrom('flows')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expectError(await post({ ...base(), ...patch }), 400, 'invalid_request_error', param);
-      const after = await t.storage.db.selectFrom('flows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const after = await t.storage.db
+        .selectFrom('flows')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(after.n)).toBe(Number(before.n));
     });
 
     it('a signup flow with a fixed reward and partner.* conditions is valid', async () => {
-      const res = await post({ ...base(), trigger: 'signup', reward: { type: 'fixed', value: 500 }, conditions: [{ subject: 'partner.total_customers', op: 'lte', value: 10 }] });
+      const res = await post({
+        ...base(),
+        trigger: 'signup',
+        reward: { type: 'fixed', value: 500 },
+        conditions: [{ subject: 'partner.total_customers', op: 'lte', value: 10 }],
+      });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body.data[0]).toMatchObject({ trigger: 'signup', reward: { type: 'fixed', value: 500 } });
       expect((await del(res.body.data[0].id)).status).toBe(200);
@@ -376,17 +447,27 @@ describe('commission flows', () => {
       expectError(await put(percent.id, { trigger: 'signup' }), 400, 'invalid_request_error', 'reward.type');
       expect((await get(percent.id)).body.data).toEqual(percent);
 
-      const conditioned = await newFlow(program.id, { reward: { type: 'fixed', value: 300 }, conditions: [{ subject: 'transaction.amount', op: 'gte', value: 100 }] });
+      const conditioned = await newFlow(program.id, {
+        reward: { type: 'fixed', value: 300 },
+        conditions: [{ subject: 'transaction.amount', op: 'gte', value: 100 }],
+      });
       expectError(await put(conditioned.id, { trigger: 'signup' }), 400, 'invalid_request_error', 'conditions.0.subject');
       expect((await get(conditioned.id)).body.data).toEqual(conditioned);
 
-      const rated = await newFlow(program.id, { reward: { type: 'fixed', value: 300, product_rates: [{ product_id: 'p', type: 'fixed', value: 1 }] } });
+      const rated = await newFlow(program.id, {
+        reward: { type: 'fixed', value: 300, product_rates: [{ product_id: 'p', type: 'fixed', value: 1 }] },
+      });
       expectError(await put(rated.id, { trigger: 'signup' }), 400, 'invalid_request_error', 'reward.product_rates');
       expect((await get(rated.id)).body.data).toEqual(rated);
 
       const signup = await newFlow(program.id, { trigger: 'signup', reward: { type: 'fixed', value: 300 } });
       expectError(await put(signup.id, { reward: { type: 'percentage', value: 5 } }), 400, 'invalid_request_error', 'reward.type');
-      expectError(await put(signup.id, { conditions: [{ subject: 'transaction.source', op: 'eq', value: 'stripe' }] }), 400, 'invalid_request_error', 'conditions.0.subject');
+      expectError(
+        await put(signup.id, { conditions: [{ subject: 'transaction.source', op: 'eq', value: 'stripe' }] }),
+        400,
+        'invalid_request_error',
+        'conditions.0.subject',
+      );
       expect((await get(signup.id)).body.data).toEqual(signup);
 
       // Valid once the merged result is: trigger and a fixed reward together.
@@ -403,7 +484,12 @@ describe('commission flows', () => {
       const flow = await newFlow(program.id);
       expectError(await put(flow.id, { reward: { type: 'percentage', value: 150 } }), 400, 'invalid_request_error', 'reward.value');
       expectError(await put(flow.id, { approval: { type: 'scheduled' } }), 400, 'invalid_request_error', 'approval.delay_days');
-      expectError(await put(flow.id, { conditions: [{ subject: 'transaction.currency', op: 'gte', value: 'USD' }] }), 400, 'invalid_request_error', 'conditions.0.op');
+      expectError(
+        await put(flow.id, { conditions: [{ subject: 'transaction.currency', op: 'gte', value: 'USD' }] }),
+        400,
+        'invalid_request_error',
+        'conditions.0.op',
+      );
       expectError(await put(flow.id, { name: '' }), 400, 'invalid_request_error', 'name');
       expectError(await put(flow.id, { colour: 'red' }), 400, 'invalid_request_error', 'colour');
       expect((await get(flow.id)).body.data).toEqual(flow);
@@ -415,14 +501,24 @@ describe('commission flows', () => {
       const foreignGroup = await createGroup(t, otherOrg);
       const badGroups = [groupElsewhere.id, foreignGroup.id, 'grp_000000000000000000000000'];
       for (const group_id of badGroups) {
-        expectError(await post({ program_id: program.id, name: 'g', reward: { type: 'fixed', value: 1 }, group_id }), 404, 'not_found_error', 'group_id');
+        expectError(
+          await post({ program_id: program.id, name: 'g', reward: { type: 'fixed', value: 1 }, group_id }),
+          404,
+          'not_found_error',
+          'group_id',
+        );
       }
       const flow = await newFlow(program.id);
       for (const group_id of badGroups) {
         expectError(await put(flow.id, { group_id }), 404, 'not_found_error', 'group_id');
       }
       expect((await get(flow.id)).body.data).toEqual(flow);
-      expectError(await post({ program_id: 'prg_000000000000000000000000', name: 'g', reward: { type: 'fixed', value: 1 } }), 404, 'not_found_error', 'program_id');
+      expectError(
+        await post({ program_id: 'prg_000000000000000000000000', name: 'g', reward: { type: 'fixed', value: 1 } }),
+        404,
+        'not_found_error',
+        'program_id',
+      );
     });
   });
 
@@ -437,7 +533,13 @@ describe('commission flows', () => {
       expect((await put(flow.id, { active: true })).status).toBe(200);
       const t2 = await createTransaction(t, org, customer, { amount: 10_000 });
       const [c] = await fullCommissionsOf(t2);
-      expect(c).toMatchObject({ amount: '1000', flow_id: flow.id, status: 'approved', approval_type: 'immediate', scheduled_approval_date: null });
+      expect(c).toMatchObject({
+        amount: '1000',
+        flow_id: flow.id,
+        status: 'approved',
+        approval_type: 'immediate',
+        scheduled_approval_date: null,
+      });
       // The earlier transaction is not credited after the fact.
       expect(await commissionsOf(t, org, t1)).toEqual([]);
 
@@ -460,7 +562,13 @@ describe('commission flows', () => {
       const got = await t.request.get(`/v1/commissions/${before.id}`).set(org.auth);
       expect(got.status).toBe(200);
       expect(got.body.data).toEqual(before);
-      expect(await fullCommission(t, org, before.id)).toMatchObject({ flow_id: flow.id, approval_type: 'manual', amount: '250', status: 'pending', scheduled_approval_date: null });
+      expect(await fullCommission(t, org, before.id)).toMatchObject({
+        flow_id: flow.id,
+        approval_type: 'manual',
+        amount: '250',
+        status: 'pending',
+        scheduled_approval_date: null,
+      });
     });
 
     it('an update applies to later payments only; earlier commissions keep their amounts', async () => {
@@ -488,11 +596,38 @@ describe('commission flows', () => {
       expect(all).toHaveLength(3);
       const byFlow = new Map(all.map((c) => [c.flow_id, c]));
       expect(new Set(byFlow.keys())).toEqual(new Set([f1.id, f2.id, f3.id]));
-      const common = { type: 'reward', partner_id: partner.id, customer_id: customer.id, transaction_id: txn.id, revenue: '1001', currency: 'USD', charge_id: txn.charge_id, charge_status: 'paid' };
+      const common = {
+        type: 'reward',
+        partner_id: partner.id,
+        customer_id: customer.id,
+        transaction_id: txn.id,
+        revenue: '1001',
+        currency: 'USD',
+        charge_id: txn.charge_id,
+        charge_status: 'paid',
+      };
       // 10 % of 10.01 = 1.001 → 100 cents; 12.5 % of 10.01 = 1.25125 → 125 cents; 2.50 capped? no: 250 ≤ 1001.
-      expect(byFlow.get(f1.id)).toMatchObject({ ...common, amount: '100', status: 'approved', approval_type: 'immediate', scheduled_approval_date: null });
-      expect(byFlow.get(f2.id)).toMatchObject({ ...common, amount: '250', status: 'pending', approval_type: 'manual', scheduled_approval_date: null });
-      expect(byFlow.get(f3.id)).toMatchObject({ ...common, amount: '125', status: 'pending', approval_type: 'scheduled', scheduled_approval_date: new Date(Date.parse('2031-03-01T00:00:00.000Z') + 7 * DAY_MS).toISOString() });
+      expect(byFlow.get(f1.id)).toMatchObject({
+        ...common,
+        amount: '100',
+        status: 'approved',
+        approval_type: 'immediate',
+        scheduled_approval_date: null,
+      });
+      expect(byFlow.get(f2.id)).toMatchObject({
+        ...common,
+        amount: '250',
+        status: 'pending',
+        approval_type: 'manual',
+        scheduled_approval_date: null,
+      });
+      expect(byFlow.get(f3.id)).toMatchObject({
+        ...common,
+        amount: '125',
+        status: 'pending',
+        approval_type: 'scheduled',
+        scheduled_approval_date: new Date(Date.parse('2031-03-01T00:00:00.000Z') + 7 * DAY_MS).toISOString(),
+      });
 
       // A fixed reward never exceeds the payment.
       const small = await createTransaction(t, org, customer, { amount: 200 });
@@ -509,7 +644,12 @@ describe('commission flows', () => {
       const outside = await payer(program);
 
       const paidVip = await fullCommissionsOf(await createTransaction(t, org, inVip.customer, { amount: 10_000 }));
-      expect(paidVip.map((c) => [c.flow_id, c.amount]).sort()).toEqual([[everyone.id, '500'], [vipOnly.id, '1000']].sort());
+      expect(paidVip.map((c) => [c.flow_id, c.amount]).sort()).toEqual(
+        [
+          [everyone.id, '500'],
+          [vipOnly.id, '1000'],
+        ].sort(),
+      );
       const paidOther = await fullCommissionsOf(await createTransaction(t, org, outside.customer, { amount: 10_000 }));
       expect(paidOther.map((c) => [c.flow_id, c.amount])).toEqual([[everyone.id, '500']]);
 
@@ -521,7 +661,10 @@ describe('commission flows', () => {
 
     it('first payment only: customer.transaction_count eq 1', async () => {
       const program = await bareProgram();
-      const flow = await newFlow(program.id, { conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }], reward: { type: 'fixed', value: 1000 } });
+      const flow = await newFlow(program.id, {
+        conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }],
+        reward: { type: 'fixed', value: 1000 },
+      });
       const { partner, customer } = await payer(program);
       const first = await fullCommissionsOf(await createTransaction(t, org, customer, { amount: 5000 }));
       expect(first.map((c) => [c.flow_id, c.amount])).toEqual([[flow.id, '1000']]);
@@ -560,17 +703,34 @@ describe('commission flows', () => {
     it('billing_type in [...]', async () => {
       const program = await bareProgram();
       await newFlow(program.id, { conditions: [{ subject: 'transaction.billing_type', op: 'in', value: ['subscription'] }] });
-      await newFlow(program.id, { conditions: [{ subject: 'transaction.interval', op: 'in', value: ['year'] }], reward: { type: 'fixed', value: 1 } });
+      await newFlow(program.id, {
+        conditions: [{ subject: 'transaction.interval', op: 'in', value: ['year'] }],
+        reward: { type: 'fixed', value: 1 },
+      });
       const { customer } = await payer(program);
-      expect((await commissionsOf(t, org, await createTransaction(t, org, customer, { billing_type: 'subscription', interval: 'month' }))).map((c) => c.amount)).toEqual([1000]);
-      expect((await commissionsOf(t, org, await createTransaction(t, org, customer, { billing_type: 'subscription', interval: 'year' }))).map((c) => c.amount).sort()).toEqual([1, 1000]);
+      expect(
+        (await commissionsOf(t, org, await createTransaction(t, org, customer, { billing_type: 'subscription', interval: 'month' }))).map(
+          (c) => c.amount,
+        ),
+      ).toEqual([1000]);
+      expect(
+        (await commissionsOf(t, org, await createTransaction(t, org, customer, { billing_type: 'subscription', interval: 'year' })))
+          .map((c) => c.amount)
+          .sort(),
+      ).toEqual([1, 1000]);
       expect(await commissionsOf(t, org, await createTransaction(t, org, customer, { billing_type: 'one_time' }))).toEqual([]);
     });
 
     it('partner.country_code: eq needs the country; neq holds for a partner without one', async () => {
       const program = await bareProgram();
-      const eqDe = await newFlow(program.id, { conditions: [{ subject: 'partner.country_code', op: 'eq', value: 'DE' }], reward: { type: 'fixed', value: 100 } });
-      const neqDe = await newFlow(program.id, { conditions: [{ subject: 'partner.country_code', op: 'neq', value: 'DE' }], reward: { type: 'fixed', value: 200 } });
+      const eqDe = await newFlow(program.id, {
+        conditions: [{ subject: 'partner.country_code', op: 'eq', value: 'DE' }],
+        reward: { type: 'fixed', value: 100 },
+      });
+      const neqDe = await newFlow(program.id, {
+        conditions: [{ subject: 'partner.country_code', op: 'neq', value: 'DE' }],
+        reward: { type: 'fixed', value: 200 },
+      });
       const flowsOf = async (overrides: Record<string, unknown>) => {
         const { customer } = await payer(program, overrides);
         return (await fullCommissionsOf(await createTransaction(t, org, customer))).map((c) => c.flow_id);
@@ -582,10 +742,17 @@ describe('commission flows', () => {
 
     it('transaction.amount gte and lte', async () => {
       const program = await bareProgram();
-      const big = await newFlow(program.id, { conditions: [{ subject: 'transaction.amount', op: 'gte', value: 5000 }], reward: { type: 'fixed', value: 100 } });
-      const small = await newFlow(program.id, { conditions: [{ subject: 'transaction.amount', op: 'lte', value: 4999 }], reward: { type: 'fixed', value: 1 } });
+      const big = await newFlow(program.id, {
+        conditions: [{ subject: 'transaction.amount', op: 'gte', value: 5000 }],
+        reward: { type: 'fixed', value: 100 },
+      });
+      const small = await newFlow(program.id, {
+        conditions: [{ subject: 'transaction.amount', op: 'lte', value: 4999 }],
+        reward: { type: 'fixed', value: 1 },
+      });
       const { customer } = await payer(program);
-      const flowsFor = async (amount: number) => (await fullCommissionsOf(await createTransaction(t, org, customer, { amount }))).map((c) => c.flow_id);
+      const flowsFor = async (amount: number) =>
+        (await fullCommissionsOf(await createTransaction(t, org, customer, { amount }))).map((c) => c.flow_id);
       expect(await flowsFor(5000)).toEqual([big.id]);
       expect(await flowsFor(4999)).toEqual([small.id]);
       expect(await flowsFor(1_000_000)).toEqual([big.id]);
@@ -639,7 +806,9 @@ describe('commission flows', () => {
 
       // Active again: the next payment earns.
       expect((await t.request.put(`/v1/partners/${partner.id}`).set(org.auth).send({ status: 'active' })).status).toBe(200);
-      expect((await commissionsOf(t, org, await createTransaction(t, org, customer, { amount: 8000 }))).map((c) => c.amount)).toEqual([800]);
+      expect((await commissionsOf(t, org, await createTransaction(t, org, customer, { amount: 8000 }))).map((c) => c.amount)).toEqual([
+        800,
+      ]);
     });
   });
 
@@ -655,7 +824,12 @@ describe('commission flows', () => {
     });
 
     it("another organization's program_id → 404 on create and list", async () => {
-      expectError(await post({ program_id: otherOrg.program_id, name: 'x', reward: { type: 'fixed', value: 1 } }), 404, 'not_found_error', 'program_id');
+      expectError(
+        await post({ program_id: otherOrg.program_id, name: 'x', reward: { type: 'fixed', value: 1 } }),
+        404,
+        'not_found_error',
+        'program_id',
+      );
       expectError(await list({ program_id: otherOrg.program_id }), 404, 'not_found_error', 'program_id');
       expect((await list({ program_id: otherOrg.program_id }, otherOrg)).body.total_count).toBe(1);
     });

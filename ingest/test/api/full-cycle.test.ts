@@ -32,7 +32,10 @@ describe('the whole tracking cycle through the API', () => {
     expect(partnerId).toBe(alice.id);
 
     // The integrator stores partner_id from the click and creates the customer with it.
-    const lead = await api.post('/v1/customers').set(org.auth).send({ email: 'carol@example.com', partner_id: partnerId, click_id: clickId });
+    const lead = await api
+      .post('/v1/customers')
+      .set(org.auth)
+      .send({ email: 'carol@example.com', partner_id: partnerId, click_id: clickId });
     expect(lead.status).toBe(201);
     const customer = lead.body.data[0];
     expect(customer).toMatchObject({ status: 'lead', partner_id: alice.id, click_id: clickId });
@@ -47,7 +50,15 @@ describe('the whole tracking cycle through the API', () => {
     const paid = await api
       .post('/v1/transactions')
       .set(org.auth)
-      .send({ amount: 4999, customer_id: customer.id, charge_id: 'ch_cycle_1', billing_type: 'subscription', interval: 'month', product_name: 'Pro', source: 'stripe' });
+      .send({
+        amount: 4999,
+        customer_id: customer.id,
+        charge_id: 'ch_cycle_1',
+        billing_type: 'subscription',
+        interval: 'month',
+        product_name: 'Pro',
+        source: 'stripe',
+      });
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     const transaction = paid.body.data[0];
     expect(transaction).toMatchObject({
@@ -68,7 +79,14 @@ describe('the whole tracking cycle through the API', () => {
     expect(list.body.total_count).toBe(1);
     const commission = list.body.data[0];
     // 20 % of 49.99 is 9.998, rounded half up to the cent.
-    expect(commission).toMatchObject({ amount: 1000, status: 'pending', revenue: 4999, charge_id: 'ch_cycle_1', customer_id: customer.id, source: 'stripe' });
+    expect(commission).toMatchObject({
+      amount: 1000,
+      status: 'pending',
+      revenue: 4999,
+      charge_id: 'ch_cycle_1',
+      customer_id: customer.id,
+      source: 'stripe',
+    });
 
     stats = (await api.get('/v1/partners').query({ program_id: org.program_id, 'include[]': 'stats' }).set(org.auth)).body.data.find(
       (p: { id: string }) => p.id === alice.id,

@@ -118,7 +118,10 @@ async function makeGraph(t: TestApp): Promise<Graph> {
   const code = await createPromotionCode(t, org, { partner_id: partner.id });
   const flow = await createFlow(t, org);
   const transaction = await createTransaction(t, org, customer);
-  const commission = await t.request.post('/v1/commissions').set(org.auth).send({ amount: 100, customer_id: customer.id, transaction_id: transaction.id });
+  const commission = await t.request
+    .post('/v1/commissions')
+    .set(org.auth)
+    .send({ amount: 100, customer_id: customer.id, transaction_id: transaction.id });
   expect(commission.status, JSON.stringify(commission.body)).toBe(201);
   const apiKey = await t.request.post('/v1/api-keys').set(org.auth).send({ name: 'fuzz' });
   expect(apiKey.status, JSON.stringify(apiKey.body)).toBe(201);
@@ -147,42 +150,83 @@ async function makeGraph(t: TestApp): Promise<Graph> {
  * these with something broken, so that what is broken is the only thing wrong with them.
  */
 const BASELINES: Record<string, (g: Graph) => Baseline> = {
-  'POST /v1/track/click': (g) => ({ body: { key: g.ids.publicKey, param: g.link.param, value: g.link.value, page: 'https://acme.example/landing', referrer: 'https://news.example/' } }),
+  'POST /v1/track/click': (g) => ({
+    body: {
+      key: g.ids.publicKey,
+      param: g.link.param,
+      value: g.link.value,
+      page: 'https://acme.example/landing',
+      referrer: 'https://news.example/',
+    },
+  }),
   'POST /v1/track/signup': (g) => ({ body: { key: g.ids.publicKey, click_id: g.ids.click, identifier: uniqueEmail('signup') } }),
   'POST /v1/api-keys': () => ({ body: { name: 'Key' } }),
   'GET /v1/api-keys': () => ({ query: { limit: '10' } }),
   'DELETE /v1/api-keys/{id}': (g) => ({ params: { id: g.ids.apiKey } }),
   'GET /v1/programs': () => ({ query: { order: 'asc' } }),
-  'POST /v1/programs': () => ({ body: { name: `Program ${uniqueSuffix()}`, cookie_duration: 30, url_params: ['ref', 'via'], currency_code: 'EUR' } }),
+  'POST /v1/programs': () => ({
+    body: { name: `Program ${uniqueSuffix()}`, cookie_duration: 30, url_params: ['ref', 'via'], currency_code: 'EUR' },
+  }),
   'GET /v1/programs/{id}': (g) => ({ params: { id: g.ids.program } }),
-  'PUT /v1/programs/{id}': (g) => ({ params: { id: g.ids.program }, body: { product_name: 'Renamed', payout_methods: ['paypal'], cookie_duration: 60 } }),
+  'PUT /v1/programs/{id}': (g) => ({
+    params: { id: g.ids.program },
+    body: { product_name: 'Renamed', payout_methods: ['paypal'], cookie_duration: 60 },
+  }),
   'GET /v1/groups': (g) => ({ query: { program_id: g.ids.program } }),
   'POST /v1/groups': (g) => ({ body: { program_id: g.ids.program, name: 'Gold', description: 'Top partners' } }),
   'GET /v1/groups/{id}': (g) => ({ params: { id: g.ids.group } }),
   'PUT /v1/groups/{id}': (g) => ({ params: { id: g.ids.group }, body: { name: 'Platinum', description: null } }),
   'DELETE /v1/groups/{id}': (g) => ({ params: { id: g.ids.group } }),
   'POST /v1/partners': (g) => ({
-    body: { program_id: g.ids.program, group_id: g.defaultGroup, first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail(), country_code: 'GB', payout_method: 'paypal', payout_details: { email: uniqueEmail('pay') } },
+    body: {
+      program_id: g.ids.program,
+      group_id: g.defaultGroup,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: uniqueEmail(),
+      country_code: 'GB',
+      payout_method: 'paypal',
+      payout_details: { email: uniqueEmail('pay') },
+    },
   }),
   'GET /v1/partners': (g) => ({ query: { program_id: g.ids.program, expand: 'group', status: 'active' } }),
   'GET /v1/partners/{id}': (g) => ({ params: { id: g.ids.partner }, query: { include: 'stats' } }),
-  'PUT /v1/partners/{id}': (g) => ({ params: { id: g.ids.partner }, body: { company_name: 'Engines', group_id: g.defaultGroup, internal_note: 'note' } }),
+  'PUT /v1/partners/{id}': (g) => ({
+    params: { id: g.ids.partner },
+    body: { company_name: 'Engines', group_id: g.defaultGroup, internal_note: 'note' },
+  }),
   'DELETE /v1/partners/{id}': (g) => ({ params: { id: g.ids.partner } }),
   'POST /v1/links': (g) => ({ body: { param: 'ref', value: uniqueLinkValue(), partner_id: g.ids.partner } }),
   'GET /v1/links': (g) => ({ query: { program_id: g.ids.program, param: 'ref' } }),
   'GET /v1/links/{id}': (g) => ({ params: { id: g.ids.link }, query: { expand: 'partner' } }),
   'PUT /v1/links/{id}': (g) => ({ params: { id: g.ids.link }, body: { value: uniqueLinkValue() } }),
   'DELETE /v1/links/{id}': (g) => ({ params: { id: g.ids.link } }),
-  'POST /v1/clicks': (g) => ({ body: { partner_id: g.ids.partner, link_id: g.ids.link, country: 'us', device: 'mobile', page: 'https://acme.example/' } }),
-  'POST /v1/promotion-codes': (g) => ({ body: { program_id: g.ids.program, code: uniqueCode(), type: 'fixed', value: 500, partner_id: g.ids.partner } }),
+  'POST /v1/clicks': (g) => ({
+    body: { partner_id: g.ids.partner, link_id: g.ids.link, country: 'us', device: 'mobile', page: 'https://acme.example/' },
+  }),
+  'POST /v1/promotion-codes': (g) => ({
+    body: { program_id: g.ids.program, code: uniqueCode(), type: 'fixed', value: 500, partner_id: g.ids.partner },
+  }),
   'GET /v1/promotion-codes': (g) => ({ query: { program_id: g.ids.program } }),
   'GET /v1/promotion-codes/{id}': (g) => ({ params: { id: g.ids.promotionCode } }),
   'PUT /v1/promotion-codes/{id}': (g) => ({ params: { id: g.ids.promotionCode }, body: { value: 20, active: true } }),
   'DELETE /v1/promotion-codes/{id}': (g) => ({ params: { id: g.ids.promotionCode } }),
-  'POST /v1/customers': (g) => ({ body: { email: uniqueEmail('cust'), partner_id: g.ids.partner, click_id: g.ids.click, name: 'Grace', status: 'trialing', created_at: '2026-01-31T12:00:00.000Z' } }),
+  'POST /v1/customers': (g) => ({
+    body: {
+      email: uniqueEmail('cust'),
+      partner_id: g.ids.partner,
+      click_id: g.ids.click,
+      name: 'Grace',
+      status: 'trialing',
+      created_at: '2026-01-31T12:00:00.000Z',
+    },
+  }),
   'GET /v1/customers': (g) => ({ query: { program_id: g.ids.program, search: 'example' } }),
   'GET /v1/customers/{id}': (g) => ({ params: { id: g.ids.customer }, query: { include: 'stats' } }),
-  'PUT /v1/customers/{id}': (g) => ({ params: { id: g.ids.customer }, body: { name: 'Grace Hopper', plan: 'pro', active_at: '2026-02-01T00:00:00Z' } }),
+  'PUT /v1/customers/{id}': (g) => ({
+    params: { id: g.ids.customer },
+    body: { name: 'Grace Hopper', plan: 'pro', active_at: '2026-02-01T00:00:00Z' },
+  }),
   'DELETE /v1/customers/{id}': (g) => ({ params: { id: g.ids.customer } }),
   'POST /v1/flows': (g) => ({
     body: {
@@ -199,14 +243,24 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   'PUT /v1/flows/{id}': (g) => ({ params: { id: g.ids.flow }, body: { name: 'Renamed flow', approval: { type: 'manual' } } }),
   'DELETE /v1/flows/{id}': (g) => ({ params: { id: g.ids.flow } }),
   'POST /v1/transactions': (g) => ({
-    body: { amount: 4900, customer_id: g.ids.customer, charge_id: `ch_${uniqueSuffix()}`, billing_type: 'subscription', interval: 'month', currency: 'usd', created_at: '2026-01-31T12:00:00+02:00' },
+    body: {
+      amount: 4900,
+      customer_id: g.ids.customer,
+      charge_id: `ch_${uniqueSuffix()}`,
+      billing_type: 'subscription',
+      interval: 'month',
+      currency: 'usd',
+      created_at: '2026-01-31T12:00:00+02:00',
+    },
   }),
   'GET /v1/transactions': (g) => ({ query: { program_id: g.ids.program, expand: 'customer' } }),
   'GET /v1/transactions/{id}': (g) => ({ params: { id: g.ids.transaction } }),
   'PUT /v1/transactions/{id}': (g) => ({ params: { id: g.ids.transaction }, body: { product_name: 'Pro plan', source: 'stripe' } }),
   'PUT /v1/transactions/{id}/refund': (g) => ({ params: { id: g.ids.transaction }, body: { amount: 1 } }),
   'DELETE /v1/transactions/{id}': (g) => ({ params: { id: g.ids.transaction } }),
-  'POST /v1/commissions': (g) => ({ body: { amount: 250, customer_id: g.ids.customer, transaction_id: g.ids.transaction, status: 'approved', revenue: 4900 } }),
+  'POST /v1/commissions': (g) => ({
+    body: { amount: 250, customer_id: g.ids.customer, transaction_id: g.ids.transaction, status: 'approved', revenue: 4900 },
+  }),
   'GET /v1/commissions': (g) => ({ query: { program_id: g.ids.program, status: 'pending' } }),
   'GET /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission }, query: { expand: 'transaction' } }),
   'PUT /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission }, body: { source: 'manual', created_at: '2026-01-01T00:00:00Z' } }),
@@ -269,7 +323,11 @@ describe('fuzz: malformed requests', () => {
     if (!op) throw new Error(`${key} is in BASELINES but not in the OpenAPI document`);
     return op;
   };
-  const partsFor = (op: Operation, g: Graph): RequestParts => ({ op, baseline: BASELINES[op.key](g), auth: op.security === 'secret' ? g.org.auth : {} });
+  const partsFor = (op: Operation, g: Graph): RequestParts => ({
+    op,
+    baseline: BASELINES[op.key](g),
+    auth: op.security === 'secret' ? g.org.auth : {},
+  });
 
   /**
    * Sends every generated request and checks it, then checks that the database did not change.
@@ -290,7 +348,10 @@ describe('fuzz: malformed requests', () => {
     );
     const changed = changedTables(before, await fingerprint(t.storage.db));
     const listed = sent.slice(0, 200).map(describeRequest).join('\n') + (sent.length > 200 ? `\n… and ${sent.length - 200} more` : '');
-    expect(changed, `A refused request wrote to the database (replay with FUZZ_SEED=${SEED} FUZZ_CHECK_EACH=1 to name it). Requests sent:\n${listed}`).toEqual([]);
+    expect(
+      changed,
+      `A refused request wrote to the database (replay with FUZZ_SEED=${SEED} FUZZ_CHECK_EACH=1 to name it). Requests sent:\n${listed}`,
+    ).toEqual([]);
   }
 
   it('has a baseline for exactly the operations of the OpenAPI document', () => {
@@ -316,23 +377,93 @@ describe('fuzz: malformed requests', () => {
 
   /** Requests this test once found answered 5xx, or 2xx with a write, each sent on every run whatever the seed. */
   const REGRESSIONS: [string, (g: Graph) => FuzzRequest, string | undefined][] = [
-    ['a stored timestamp whose UTC year is 0', (g) => withBody('POST /v1/transactions', g, { created_at: '0001-01-01T00:30:00+01:00' }), 'created_at'],
-    ['a stored timestamp after 8999 (its approval date would be in year 10000)', (g) => withBody('POST /v1/transactions', g, { created_at: '9999-12-31T23:59:59.999Z' }), 'created_at'],
-    ['a stored timestamp before 1000 (read back as 1950 by the embedded driver)', (g) => withBody('POST /v1/customers', g, { lead_at: '0050-06-15T00:00:00Z' }), 'lead_at'],
-    ['a list filter whose UTC year is 10000', (g) => withQuery('GET /v1/transactions', g, { created_lte: '9999-12-31T23:59:59-23:59' }), 'created_lte'],
-    ['Content-Encoding gzip on bytes that are not gzip', (g) => build(partsFor(opFor('POST /v1/programs'), g), { what: 'gzip', headers: { 'Content-Encoding': 'gzip' } }), undefined],
-    ['a truncated br body on the script endpoint', (g) => build(partsFor(opFor('POST /v1/track/click'), g), { what: 'br', body: Buffer.from([0x0b]), headers: { 'Content-Encoding': 'br' } }), undefined],
     [
-      'JSON nested 40 000 levels deep with an Idempotency-Key',
-      (g) => build(partsFor(opFor('POST /v1/programs'), g), { what: 'deep', body: Buffer.from(`{"name":${'['.repeat(40_000)}${']'.repeat(40_000)}}`), headers: { 'Idempotency-Key': `deep-${uniqueSuffix()}` } }),
+      'a stored timestamp whose UTC year is 0',
+      (g) => withBody('POST /v1/transactions', g, { created_at: '0001-01-01T00:30:00+01:00' }),
+      'created_at',
+    ],
+    [
+      'a stored timestamp after 8999 (its approval date would be in year 10000)',
+      (g) => withBody('POST /v1/transactions', g, { created_at: '9999-12-31T23:59:59.999Z' }),
+      'created_at',
+    ],
+    [
+      'a stored timestamp before 1000 (read back as 1950 by the embedded driver)',
+      (g) => withBody('POST /v1/customers', g, { lead_at: '0050-06-15T00:00:00Z' }),
+      'lead_at',
+    ],
+    [
+      'a list filter whose UTC year is 10000',
+      (g) => withQuery('GET /v1/transactions', g, { created_lte: '9999-12-31T23:59:59-23:59' }),
+      'created_lte',
+    ],
+    [
+      'Content-Encoding gzip on bytes that are not gzip',
+      (g) => build(partsFor(opFor('POST /v1/programs'), g), { what: 'gzip', headers: { 'Content-Encoding': 'gzip' } }),
       undefined,
     ],
-    ['an unknown query parameter on a DELETE', (g) => build(partsFor(opFor('DELETE /v1/partners/{id}'), g), { what: 'query', query: [['force', '1']] }), 'force'],
-    ['a JSON body on a DELETE', (g) => build(partsFor(opFor('DELETE /v1/links/{id}'), g), { what: 'body', body: Buffer.from(`{"id":"${g.ids.link}"}`) }), 'id'],
-    ['`__proto__` as a query parameter', (g) => build(partsFor(opFor('PUT /v1/programs/{id}'), g), { what: 'query', query: [['__proto__', 'x']] }), '__proto__'],
-    ['`__proto__` as a key of payout_details', (g) => build(partsFor(opFor('POST /v1/partners'), g), { what: 'proto', body: Buffer.from(jsonBytes(BASELINES['POST /v1/partners'](g).body).toString().replace('"payout_details":{', '"payout_details":{"__proto__":"x",')) }), 'payout_details.__proto__'],
-    ['a byte that is not UTF-8 inside a string', (g) => build(partsFor(opFor('POST /v1/groups'), g), { what: 'latin1', body: Buffer.concat([Buffer.from(`{"program_id":"${g.ids.program}","name":"Caf`), Buffer.from([0xe9]), Buffer.from('"}')]) }), undefined],
-    ['a lone surrogate escape inside a string', (g) => build(partsFor(opFor('POST /v1/groups'), g), { what: 'surrogate', body: Buffer.from(`{"program_id":"${g.ids.program}","name":"Gold","description":"\\ud800"}`) }), 'description'],
+    [
+      'a truncated br body on the script endpoint',
+      (g) =>
+        build(partsFor(opFor('POST /v1/track/click'), g), { what: 'br', body: Buffer.from([0x0b]), headers: { 'Content-Encoding': 'br' } }),
+      undefined,
+    ],
+    [
+      'JSON nested 40 000 levels deep with an Idempotency-Key',
+      (g) =>
+        build(partsFor(opFor('POST /v1/programs'), g), {
+          what: 'deep',
+          body: Buffer.from(`{"name":${'['.repeat(40_000)}${']'.repeat(40_000)}}`),
+          headers: { 'Idempotency-Key': `deep-${uniqueSuffix()}` },
+        }),
+      undefined,
+    ],
+    [
+      'an unknown query parameter on a DELETE',
+      (g) => build(partsFor(opFor('DELETE /v1/partners/{id}'), g), { what: 'query', query: [['force', '1']] }),
+      'force',
+    ],
+    [
+      'a JSON body on a DELETE',
+      (g) => build(partsFor(opFor('DELETE /v1/links/{id}'), g), { what: 'body', body: Buffer.from(`{"id":"${g.ids.link}"}`) }),
+      'id',
+    ],
+    [
+      '`__proto__` as a query parameter',
+      (g) => build(partsFor(opFor('PUT /v1/programs/{id}'), g), { what: 'query', query: [['__proto__', 'x']] }),
+      '__proto__',
+    ],
+    [
+      '`__proto__` as a key of payout_details',
+      (g) =>
+        build(partsFor(opFor('POST /v1/partners'), g), {
+          what: 'proto',
+          body: Buffer.from(
+            jsonBytes(BASELINES['POST /v1/partners'](g).body)
+              .toString()
+              .replace('"payout_details":{', '"payout_details":{"__proto__":"x",'),
+          ),
+        }),
+      'payout_details.__proto__',
+    ],
+    [
+      'a byte that is not UTF-8 inside a string',
+      (g) =>
+        build(partsFor(opFor('POST /v1/groups'), g), {
+          what: 'latin1',
+          body: Buffer.concat([Buffer.from(`{"program_id":"${g.ids.program}","name":"Caf`), Buffer.from([0xe9]), Buffer.from('"}')]),
+        }),
+      undefined,
+    ],
+    [
+      'a lone surrogate escape inside a string',
+      (g) =>
+        build(partsFor(opFor('POST /v1/groups'), g), {
+          what: 'surrogate',
+          body: Buffer.from(`{"program_id":"${g.ids.program}","name":"Gold","description":"\\ud800"}`),
+        }),
+      'description',
+    ],
   ];
 
   function withBody(key: string, g: Graph, change: Record<string, unknown>): FuzzRequest {
@@ -341,7 +472,10 @@ describe('fuzz: malformed requests', () => {
   }
   function withQuery(key: string, g: Graph, change: Record<string, string>): FuzzRequest {
     const parts = partsFor(opFor(key), g);
-    return build(parts, { what: JSON.stringify(change), query: Object.entries({ ...parts.baseline.query, ...change }).map(([k, v]) => [enc(k), enc(v)]) });
+    return build(parts, {
+      what: JSON.stringify(change),
+      query: Object.entries({ ...parts.baseline.query, ...change }).map(([k, v]) => [enc(k), enc(v)]),
+    });
   }
 
   it.each(REGRESSIONS)('refuses %s with a 4xx and writes nothing', async (_label, make, param) => {
@@ -379,7 +513,9 @@ describe('fuzz: malformed requests', () => {
       const requests = wrongIds(opFor(key), a, b);
       const before = await fingerprint(t.storage.db);
       for (const req of requests) expectClientError(await send(t, req), req);
-      expect(changedTables(before, await fingerprint(t.storage.db)), `Requests sent:\n${requests.map(describeRequest).join('\n')}`).toEqual([]);
+      expect(changedTables(before, await fingerprint(t.storage.db)), `Requests sent:\n${requests.map(describeRequest).join('\n')}`).toEqual(
+        [],
+      );
     });
   });
 
@@ -404,7 +540,10 @@ describe('fuzz: malformed requests', () => {
           // A stored timestamp reads back as the moment that was sent.
           for (const [field, sent] of Object.entries(req.echo ?? {})) {
             const answered = (Array.isArray(res.body.data) ? res.body.data[0] : res.body.data)?.[field];
-            expect(Math.abs(Date.parse(answered) - Date.parse(sent)), `${context}\n${field}: sent ${sent}, answered ${answered}`).toBeLessThanOrEqual(1);
+            expect(
+              Math.abs(Date.parse(answered) - Date.parse(sent)),
+              `${context}\n${field}: sent ${sent}, answered ${answered}`,
+            ).toBeLessThanOrEqual(1);
           }
         }
       },
@@ -424,7 +563,8 @@ describe('fuzz: malformed requests', () => {
     if (op.body) {
       families.push({ arbitrary: bodyFields(op, parts), weight: 6 });
       families.push({ arbitrary: unknownBodyKeys(op, parts), weight: 2 });
-      if (op.body.required?.length) families.push({ arbitrary: fc.constant(build(parts, { what: 'empty body', body: Buffer.alloc(0) })), weight: 1 });
+      if (op.body.required?.length)
+        families.push({ arbitrary: fc.constant(build(parts, { what: 'empty body', body: Buffer.alloc(0) })), weight: 1 });
     } else {
       // A body where the operation takes none: anything but an empty object is refused.
       const bodyWhereNone = fc
@@ -439,15 +579,21 @@ describe('fuzz: malformed requests', () => {
     families.push({ arbitrary: brokenJson(validBytes).map((x) => build(parts, { what: x.what, body: x.body })), weight: 3 });
     const contentTypes = op.security === 'public' ? WRONG_CONTENT_TYPES.filter((type) => type !== 'text/plain') : WRONG_CONTENT_TYPES;
     families.push({
-      arbitrary: fc.constantFrom<string | null>(...contentTypes, null).map((type) => build(parts, { what: `Content-Type ${type}`, body: validBytes, contentType: type })),
+      arbitrary: fc
+        .constantFrom<string | null>(...contentTypes, null)
+        .map((type) => build(parts, { what: `Content-Type ${type}`, body: validBytes, contentType: type })),
       weight: 2,
     });
     families.push({
-      arbitrary: badEncoding(validBytes).map((x) => build(parts, { what: x.what, body: x.body, headers: { 'Content-Encoding': x.encoding } })),
+      arbitrary: badEncoding(validBytes).map((x) =>
+        build(parts, { what: x.what, body: x.body, headers: { 'Content-Encoding': x.encoding } }),
+      ),
       weight: 1,
     });
     families.push({
-      arbitrary: fc.integer({ min: 100 * 1024 + 1, max: 130 * 1024 }).map((n) => build(parts, { what: `a ${n}-character body`, body: jsonBytes({ ...base.body, pad: 'x'.repeat(n) }) })),
+      arbitrary: fc
+        .integer({ min: 100 * 1024 + 1, max: 130 * 1024 })
+        .map((n) => build(parts, { what: `a ${n}-character body`, body: jsonBytes({ ...base.body, pad: 'x'.repeat(n) }) })),
       weight: 1,
     });
     families.push({ arbitrary: badQuery(op, parts, g, other), weight: 4 });
@@ -457,8 +603,20 @@ describe('fuzz: malformed requests', () => {
     if (op.method === 'get' || op.security !== 'secret') return request;
     // Some carry an Idempotency-Key, which runs the request inside a SQL transaction that keeps
     // the answer: a refusal must look the same there. An empty or over-long key is refused too.
-    const key = fc.option(fc.oneof(fc.string({ minLength: 1, maxLength: 40, unit: 'binary-ascii' }).filter((k) => /^[\x21-\x7e]+$/.test(k)), fc.constantFrom('', 'k'.repeat(256))), { freq: 4 });
-    return fc.tuple(request, key).map(([req, k]) => (k === null ? req : { ...req, what: `${req.what} (Idempotency-Key ${k.slice(0, 20)})`, headers: { ...req.headers, 'Idempotency-Key': k } }));
+    const key = fc.option(
+      fc.oneof(
+        fc.string({ minLength: 1, maxLength: 40, unit: 'binary-ascii' }).filter((k) => /^[\x21-\x7e]+$/.test(k)),
+        fc.constantFrom('', 'k'.repeat(256)),
+      ),
+      { freq: 4 },
+    );
+    return fc
+      .tuple(request, key)
+      .map(([req, k]) =>
+        k === null
+          ? req
+          : { ...req, what: `${req.what} (Idempotency-Key ${k.slice(0, 20)})`, headers: { ...req.headers, 'Idempotency-Key': k } },
+      );
   }
 
   /** One to three fields of the baseline body, each made invalid. */
@@ -480,16 +638,25 @@ describe('fuzz: malformed requests', () => {
   function unknownBodyKeys(op: Operation, parts: RequestParts): fc.Arbitrary<FuzzRequest> {
     const base = parts.baseline.body ?? {};
     const objects = strictObjects(op.body!, base);
-    const name = fc.oneof(fc.constantFrom(...UNKNOWN_KEYS, ...LONE_SURROGATES.map((s) => `key${s}`)), fc.string({ maxLength: 16, unit: 'binary' }));
+    const name = fc.oneof(
+      fc.constantFrom(...UNKNOWN_KEYS, ...LONE_SURROGATES.map((s) => `key${s}`)),
+      fc.string({ maxLength: 16, unit: 'binary' }),
+    );
     const records = recordObjects(op.body!, base);
     // A record (payout_details) takes keys of its own, but never these.
     const oddRecordKeys = records.length
       ? [
-          fc.tuple(fc.constantFrom(...records), fc.constantFrom('__proto__', 'constructor', 'e\u0000mail', `email${LONE_SURROGATES[0]}`, 'k'.repeat(65), ''), fc.jsonValue({ maxDepth: 1 })).map(([path, k, value]) => {
-            const body = cloneJson(base);
-            defineKey(getAt(body, path) as Record<string, unknown>, k, typeof value === 'string' ? value : 'x');
-            return build(parts, { what: `key ${JSON.stringify(k).slice(0, 30)} in ${pathText(path)}`, body: jsonBytes(body) });
-          }),
+          fc
+            .tuple(
+              fc.constantFrom(...records),
+              fc.constantFrom('__proto__', 'constructor', 'e\u0000mail', `email${LONE_SURROGATES[0]}`, 'k'.repeat(65), ''),
+              fc.jsonValue({ maxDepth: 1 }),
+            )
+            .map(([path, k, value]) => {
+              const body = cloneJson(base);
+              defineKey(getAt(body, path) as Record<string, unknown>, k, typeof value === 'string' ? value : 'x');
+              return build(parts, { what: `key ${JSON.stringify(k).slice(0, 30)} in ${pathText(path)}`, body: jsonBytes(body) });
+            }),
         ]
       : [];
     const unknown = fc
@@ -502,9 +669,15 @@ describe('fuzz: malformed requests', () => {
         // Also a key given twice: JSON.parse keeps the last, here a wrong type.
         if (duplicate && o.path.length === 0) {
           const known = [...o.known][0];
-          bytes = Buffer.concat([bytes.subarray(0, bytes.length - 1), Buffer.from(`${bytes.length > 2 ? ',' : ''}${JSON.stringify(known)}:{"$":[]}}`)]);
+          bytes = Buffer.concat([
+            bytes.subarray(0, bytes.length - 1),
+            Buffer.from(`${bytes.length > 2 ? ',' : ''}${JSON.stringify(known)}:{"$":[]}}`),
+          ]);
         }
-        return build(parts, { what: `unknown key ${JSON.stringify(k).slice(0, 40)} in ${pathText(o.path) || 'the body'}${duplicate ? ' (and a duplicate key)' : ''}`, body: bytes });
+        return build(parts, {
+          what: `unknown key ${JSON.stringify(k).slice(0, 40)} in ${pathText(o.path) || 'the body'}${duplicate ? ' (and a duplicate key)' : ''}`,
+          body: bytes,
+        });
       });
     return fc.oneof(unknown, ...oddRecordKeys);
   }
@@ -531,7 +704,10 @@ describe('fuzz: malformed requests', () => {
       fc.tuple(unknownName, fc.string({ maxLength: 10 }), fc.nat(), fc.boolean()).map(([name, value, at, rawBrackets]) => {
         // `a[b]=c` is sent both with raw and with encoded brackets.
         const encodedName = rawBrackets ? enc(name).replace(/%5B/g, '[').replace(/%5D/g, ']') : enc(name);
-        return build(parts, { what: `unknown query parameter ${JSON.stringify(name).slice(0, 40)}`, query: withPair(basePairs(), at, [encodedName, enc(value)]) });
+        return build(parts, {
+          what: `unknown query parameter ${JSON.stringify(name).slice(0, 40)}`,
+          query: withPair(basePairs(), at, [encodedName, enc(value)]),
+        });
       }),
     );
 
@@ -541,15 +717,32 @@ describe('fuzz: malformed requests', () => {
         fc.tuple(fc.constantFrom(...scalars), fc.string({ maxLength: 8 }), fc.boolean()).map(([[name], value, bracket]) => {
           const first = parts.baseline.query?.[name] ?? value;
           const pairs = basePairs().filter(([k]) => k !== enc(name));
-          const repeated: [string, string][] = bracket ? [[`${enc(name)}[]`, enc(first)]] : [[enc(name), enc(first)], [enc(name), enc(value)]];
-          return build(parts, { what: bracket ? `${name}[] for a single-valued parameter` : `${name} given twice`, query: [...pairs, ...repeated] });
+          const repeated: [string, string][] = bracket
+            ? [[`${enc(name)}[]`, enc(first)]]
+            : [
+                [enc(name), enc(first)],
+                [enc(name), enc(value)],
+              ];
+          return build(parts, {
+            what: bracket ? `${name}[] for a single-valued parameter` : `${name} given twice`,
+            query: [...pairs, ...repeated],
+          });
         }),
       );
       const invalid = scalars.flatMap(([name, p]) => {
         const base = parts.baseline.query?.[name] ?? '';
         return [
           ...invalidString(p.schema, base),
-          ...(p.schema.type === 'string' ? [fc.nat().map((at) => ({ what: 'NUL character', value: base.slice(0, at % (base.length + 1)) + '\u0000' + base.slice(at % (base.length + 1)) }))] : []),
+          ...(p.schema.type === 'string'
+            ? [
+                fc
+                  .nat()
+                  .map((at) => ({
+                    what: 'NUL character',
+                    value: base.slice(0, at % (base.length + 1)) + '\u0000' + base.slice(at % (base.length + 1)),
+                  })),
+              ]
+            : []),
         ].map((arb) => arb.map((v) => ({ name, ...v })));
       });
       if (invalid.length) {
@@ -565,10 +758,22 @@ describe('fuzz: malformed requests', () => {
     const lists = ['expand', 'include'].filter((n) => known.has(n));
     if (lists.length) {
       families.push(
-        fc.tuple(fc.constantFrom(...lists), fc.array(fc.string({ maxLength: 8 }).map((s) => `${s}!`), { minLength: 1, maxLength: 3 }), fc.boolean()).map(([name, values, bracket]) => {
-          const pairs = basePairs().filter(([k]) => k !== enc(name));
-          return build(parts, { what: `${name} with unknown values`, query: [...pairs, ...values.map((v) => [bracket ? `${name}[]` : name, enc(v)] as [string, string])] });
-        }),
+        fc
+          .tuple(
+            fc.constantFrom(...lists),
+            fc.array(
+              fc.string({ maxLength: 8 }).map((s) => `${s}!`),
+              { minLength: 1, maxLength: 3 },
+            ),
+            fc.boolean(),
+          )
+          .map(([name, values, bracket]) => {
+            const pairs = basePairs().filter(([k]) => k !== enc(name));
+            return build(parts, {
+              what: `${name} with unknown values`,
+              query: [...pairs, ...values.map((v) => [bracket ? `${name}[]` : name, enc(v)] as [string, string])],
+            });
+          }),
       );
     }
 
@@ -577,16 +782,25 @@ describe('fuzz: malformed requests', () => {
       const cursors = [
         nonexistent(kind),
         other.ids[kind],
-        ...Object.entries(g.ids).filter(([k]) => k !== kind).map(([, id]) => id),
+        ...Object.entries(g.ids)
+          .filter(([k]) => k !== kind)
+          .map(([, id]) => id),
         'x'.repeat(65),
         '',
       ];
       families.push(
-        fc.tuple(fc.constantFrom('starting_after', 'ending_before'), fc.constantFrom(...cursors)).map(([name, cursor]) =>
-          build(parts, { what: `${name}=${cursor.slice(0, 30)}`, query: [...basePairs(), [name, enc(cursor)]] }),
+        fc
+          .tuple(fc.constantFrom('starting_after', 'ending_before'), fc.constantFrom(...cursors))
+          .map(([name, cursor]) => build(parts, { what: `${name}=${cursor.slice(0, 30)}`, query: [...basePairs(), [name, enc(cursor)]] })),
+      );
+      families.push(
+        fc.constant(
+          build(parts, {
+            what: 'starting_after and ending_before',
+            query: [...basePairs(), ['starting_after', enc(g.ids[kind])], ['ending_before', enc(g.ids[kind])]],
+          }),
         ),
       );
-      families.push(fc.constant(build(parts, { what: 'starting_after and ending_before', query: [...basePairs(), ['starting_after', enc(g.ids[kind])], ['ending_before', enc(g.ids[kind])]] })));
     }
     return fc.oneof(...families);
   }
@@ -596,9 +810,26 @@ describe('fuzz: malformed requests', () => {
     const kind = resourceKind(op.path);
     return fc.oneof(
       fc
-        .constantFrom('%', '%2', '%zz', '%G1', 'abc%', '%FF', '%C0%80', '%ED%A0%80', '%F4%90%80%80', '%E0%A4%A', '%u0041', '%00', 'a%00b', `${PREFIX[kind]}_%00`)
+        .constantFrom(
+          '%',
+          '%2',
+          '%zz',
+          '%G1',
+          'abc%',
+          '%FF',
+          '%C0%80',
+          '%ED%A0%80',
+          '%F4%90%80%80',
+          '%E0%A4%A',
+          '%u0041',
+          '%00',
+          'a%00b',
+          `${PREFIX[kind]}_%00`,
+        )
         .map((segment) => build(parts, { what: `path id ${segment}`, segment })),
-      fc.integer({ min: 65, max: 7000 }).map((n) => build(parts, { what: `a ${n}-character path id`, segment: `${PREFIX[kind]}_${'x'.repeat(n)}` })),
+      fc
+        .integer({ min: 65, max: 7000 })
+        .map((n) => build(parts, { what: `a ${n}-character path id`, segment: `${PREFIX[kind]}_${'x'.repeat(n)}` })),
       fc
         .string({ minLength: 1, maxLength: 20, unit: 'grapheme' })
         // Dot segments are resolved by the client's URL parser: `/v1/programs/.` would be the list.
@@ -612,8 +843,20 @@ describe('fuzz: malformed requests', () => {
     if (op.security === 'secret') {
       return fc
         .oneof(
-          fc.constantFrom('', 'Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `Bearer ${g.ids.publicKey}`, 'Bearer sk_', `Bearer sk_${'a'.repeat(101)}`, `Token ${g.org.api_key}`),
-          fc.string({ maxLength: 40, unit: 'binary-ascii' }).filter((s) => /^[\x20-\x7e]*$/.test(s)).map((s) => `Bearer sk_${s}`),
+          fc.constantFrom(
+            '',
+            'Bearer',
+            'Bearer ',
+            'Basic dXNlcjpwYXNz',
+            `Bearer ${g.ids.publicKey}`,
+            'Bearer sk_',
+            `Bearer sk_${'a'.repeat(101)}`,
+            `Token ${g.org.api_key}`,
+          ),
+          fc
+            .string({ maxLength: 40, unit: 'binary-ascii' })
+            .filter((s) => /^[\x20-\x7e]*$/.test(s))
+            .map((s) => `Bearer sk_${s}`),
         )
         .map((header) => {
           const req = build(parts, { what: `Authorization ${JSON.stringify(header).slice(0, 40)}` });
@@ -623,7 +866,19 @@ describe('fuzz: malformed requests', () => {
         });
     }
     return fc
-      .constantFrom<unknown>(undefined, null, 0, {}, [], '', 'pk_', `pk_${randomBase62(24)}`, g.org.api_key, g.ids.publicKey.toUpperCase(), ` ${g.ids.publicKey}`)
+      .constantFrom<unknown>(
+        undefined,
+        null,
+        0,
+        {},
+        [],
+        '',
+        'pk_',
+        `pk_${randomBase62(24)}`,
+        g.org.api_key,
+        g.ids.publicKey.toUpperCase(),
+        ` ${g.ids.publicKey}`,
+      )
       .map((key) => {
         const body = cloneJson(parts.baseline.body ?? {});
         if (key === undefined) delete body.key;
@@ -642,23 +897,28 @@ describe('fuzz: malformed requests', () => {
     const substitutes = (kind: Kind): { what: string; id: string }[] => [
       { what: `another organization's ${kind}`, id: other.ids[kind] },
       { what: `a ${kind} id that does not exist`, id: nonexistent(kind) },
-      ...Object.entries(g.ids).filter(([k]) => k !== kind).map(([k, id]) => ({ what: `a ${k} id for a ${kind}`, id })),
+      ...Object.entries(g.ids)
+        .filter(([k]) => k !== kind)
+        .map(([k, id]) => ({ what: `a ${k} id for a ${kind}`, id })),
     ];
     const out: FuzzRequest[] = [];
     for (const [name, id] of Object.entries(base.params ?? {})) {
       const kind = resourceKind(op.path);
       expect(g.kindOf.get(id), `${op.key} path ${name}`).toBe(kind);
-      for (const s of substitutes(kind)) out.push(build({ ...parts, baseline: { ...base, params: { ...base.params, [name]: s.id } } }, { what: `path ${name}: ${s.what}` }));
+      for (const s of substitutes(kind))
+        out.push(build({ ...parts, baseline: { ...base, params: { ...base.params, [name]: s.id } } }, { what: `path ${name}: ${s.what}` }));
     }
     for (const [name, value] of Object.entries(base.query ?? {})) {
       const kind = g.kindOf.get(value);
       if (!kind) continue;
-      for (const s of substitutes(kind)) out.push(build({ ...parts, baseline: { ...base, query: { ...base.query, [name]: s.id } } }, { what: `query ${name}: ${s.what}` }));
+      for (const s of substitutes(kind))
+        out.push(build({ ...parts, baseline: { ...base, query: { ...base.query, [name]: s.id } } }, { what: `query ${name}: ${s.what}` }));
     }
     if (op.query.has('starting_after')) {
       const kind = resourceKind(op.path);
       for (const name of ['starting_after', 'ending_before']) {
-        for (const s of substitutes(kind)) out.push(build({ ...parts, baseline: { ...base, query: { ...base.query, [name]: s.id } } }, { what: `${name}: ${s.what}` }));
+        for (const s of substitutes(kind))
+          out.push(build({ ...parts, baseline: { ...base, query: { ...base.query, [name]: s.id } } }, { what: `${name}: ${s.what}` }));
       }
     }
     for (const slot of bodySlots(op.body ?? {}, base.body)) {
@@ -684,18 +944,26 @@ describe('fuzz: malformed requests', () => {
     const slots = bodySlots(op.body!, base);
     const change = fc
       .constantFrom(...slots)
-      .chain((slot) => (slot.path[0] === 'cookie_domain' ? fc.oneof(fc.constantFrom(...DOMAIN_EDGES), edgeValue(slot.schema, slot.current)) : edgeValue(slot.schema, slot.current)).map((value) => ({ path: slot.path, value })));
+      .chain((slot) =>
+        (slot.path[0] === 'cookie_domain'
+          ? fc.oneof(fc.constantFrom(...DOMAIN_EDGES), edgeValue(slot.schema, slot.current))
+          : edgeValue(slot.schema, slot.current)
+        ).map((value) => ({ path: slot.path, value })),
+      );
     return fc.tuple(fc.array(change, { minLength: 1, maxLength: 3 }), edgeHeaders(op)).map(([changes, headers]) => {
       const body = cloneJson(partsFor(op, g).baseline.body ?? {});
       for (const c of changes) setAt(body, c.path, c.value);
       // Same-site mode sets cookies for the Origin's host, with the body's cookie_domain when it is that host.
       if (headers['Sec-Fetch-Site'] && headers.Origin === 'cookie_domain') {
         // A header carries only printable ASCII here (the client refuses the rest).
-        const domain = typeof body.cookie_domain === 'string' && /^[\x21-\x7e]+$/.test(body.cookie_domain) ? body.cookie_domain : 'acme.example';
+        const domain =
+          typeof body.cookie_domain === 'string' && /^[\x21-\x7e]+$/.test(body.cookie_domain) ? body.cookie_domain : 'acme.example';
         headers.Origin = `http://${domain}`;
       }
       const req = build(parts, { what: `edge values ${changes.map((c) => pathText(c.path)).join(', ')}`, body: jsonBytes(body), headers });
-      const timestamps = changes.filter((c) => c.path.length === 1 && typeof c.value === 'string' && op.body!.properties?.[c.path[0]]?.format === 'date-time');
+      const timestamps = changes.filter(
+        (c) => c.path.length === 1 && typeof c.value === 'string' && op.body!.properties?.[c.path[0]]?.format === 'date-time',
+      );
       return { ...req, echo: Object.fromEntries(timestamps.map((c) => [c.path[0], body[c.path[0]] as string])) };
     });
   }
@@ -705,7 +973,11 @@ describe('fuzz: malformed requests', () => {
     return fc.constantFrom(...DOMAIN_EDGES).map((domain) => {
       const parts = partsFor(op, g);
       const body = { ...parts.baseline.body, cookie_domain: domain };
-      return build(parts, { what: `same-site with cookie_domain ${domain.slice(0, 30)}`, body: jsonBytes(body), headers: { 'Sec-Fetch-Site': 'same-origin', Origin: `http://${domain}` } });
+      return build(parts, {
+        what: `same-site with cookie_domain ${domain.slice(0, 30)}`,
+        body: jsonBytes(body),
+        headers: { 'Sec-Fetch-Site': 'same-origin', Origin: `http://${domain}` },
+      });
     });
   }
 
@@ -713,12 +985,22 @@ describe('fuzz: malformed requests', () => {
   function edgeHeaders(op: Operation): fc.Arbitrary<Record<string, string>> {
     const userAgent = fc.option(
       fc.oneof(
-        fc.constantFrom('', ' ', 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148', 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36', 'x'.repeat(8000), '\u00e9\u00ff'),
+        fc.constantFrom(
+          '',
+          ' ',
+          'Googlebot/2.1 (+http://www.google.com/bot.html)',
+          'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148',
+          'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36',
+          'x'.repeat(8000),
+          '\u00e9\u00ff',
+        ),
         fc.string({ maxLength: 200, unit: 'binary-ascii' }).filter((ua) => /^[\x20-\x7e]*$/.test(ua)),
       ),
     );
     const sameSite = op.path.startsWith('/v1/track/')
-      ? fc.option(fc.constantFrom('cookie_domain', 'null', 'https://acme.example', 'http://[::1]:3000', 'not a url', 'http://..', 'http://-'))
+      ? fc.option(
+          fc.constantFrom('cookie_domain', 'null', 'https://acme.example', 'http://[::1]:3000', 'not a url', 'http://..', 'http://-'),
+        )
       : fc.constant(null);
     return fc.tuple(userAgent, sameSite).map(([ua, origin]) => ({
       ...(ua === null ? {} : { 'User-Agent': ua }),
@@ -730,17 +1012,42 @@ describe('fuzz: malformed requests', () => {
     const parts = partsFor(op, g);
     const params = [...op.query.entries()];
     return fc
-      .array(fc.constantFrom(...params).chain(([name, p]) => edgeValue(p.schema, parts.baseline.query?.[name]).filter((v) => typeof v === 'string').map((value) => [name, value as string] as const)), { minLength: 1, maxLength: 3 })
+      .array(
+        fc.constantFrom(...params).chain(([name, p]) =>
+          edgeValue(p.schema, parts.baseline.query?.[name])
+            .filter((v) => typeof v === 'string')
+            .map((value) => [name, value as string] as const),
+        ),
+        { minLength: 1, maxLength: 3 },
+      )
       .map((changes) => {
         const query = { ...parts.baseline.query };
         for (const [name, value] of changes) query[name] = value;
-        return build(parts, { what: `edge query ${changes.map(([n]) => n).join(', ')}`, query: Object.entries(query).map(([k, v]) => [enc(k), enc(v)]) });
+        return build(parts, {
+          what: `edge query ${changes.map(([n]) => n).join(', ')}`,
+          query: Object.entries(query).map(([k, v]) => [enc(k), enc(v)]),
+        });
       });
   }
 });
 
 /** Cookie domains the body's pattern allows, valid as a cookie's Domain or not. */
-const DOMAIN_EDGES = ['..', '.', '-', 'a-', '-a', 'a..b', 'x.-y', '.acme.example', 'acme.example', 'ACME.EXAMPLE', 'localhost', '127.0.0.1', `${'a'.repeat(64)}.example`, 'a'.repeat(253)];
+const DOMAIN_EDGES = [
+  '..',
+  '.',
+  '-',
+  'a-',
+  '-a',
+  'a..b',
+  'x.-y',
+  '.acme.example',
+  'acme.example',
+  'ACME.EXAMPLE',
+  'localhost',
+  '127.0.0.1',
+  `${'a'.repeat(64)}.example`,
+  'a'.repeat(253),
+];
 
 /** Values at or near the edges of what a schema takes. */
 function edgeValue(schema: JsonSchema, current: unknown): fc.Arbitrary<unknown> {
@@ -798,7 +1105,9 @@ function edgeValue(schema: JsonSchema, current: unknown): fc.Arbitrary<unknown> 
     const min = schema.minimum ?? -1e308;
     const max = schema.maximum ?? 1e308;
     arbs.push(
-      fc.constantFrom(min, max, -0, 0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1, 1e12, 0.01, 99.99, 12.345, 5e-324, 1e308).map((n) => (Object.is(n, -0) ? new RawJson('-0') : n)),
+      fc
+        .constantFrom(min, max, -0, 0, 1, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1, 1e12, 0.01, 99.99, 12.345, 5e-324, 1e308)
+        .map((n) => (Object.is(n, -0) ? new RawJson('-0') : n)),
       fc.double({ min: Math.max(min, -1e15), max: Math.min(max, 1e15), noNaN: true }),
       fc.integer(),
     );
@@ -806,7 +1115,8 @@ function edgeValue(schema: JsonSchema, current: unknown): fc.Arbitrary<unknown> 
   if (types.has('boolean')) arbs.push(fc.boolean());
   if (types.has('null')) arbs.push(fc.constant(null));
   if (types.has('array') && schema.items) arbs.push(fc.array(edgeValue(schema.items, undefined), { maxLength: 4 }));
-  if (types.has('object') && !schema.properties) arbs.push(fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }));
+  if (types.has('object') && !schema.properties)
+    arbs.push(fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), { maxKeys: 3 }));
   if (current !== undefined && current !== null && typeof current === 'object') arbs.push(fc.constant(current));
   return arbs.length ? fc.oneof(...arbs) : fc.constant(current);
 }

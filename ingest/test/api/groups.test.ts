@@ -5,7 +5,6 @@ import { expectError } from '../support/expect-error.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
-
 describe('groups API', () => {
   let t: TestApp;
   let a: Org;
@@ -22,7 +21,10 @@ describe('groups API', () => {
   const db = () => t.storage.db;
 
   async function newProgram(org: Org = a): Promise<{ id: string; default_group_id: string }> {
-    const res = await t.request.post('/v1/programs').set(org.auth).send({ name: `Program ${++seq}` });
+    const res = await t.request
+      .post('/v1/programs')
+      .set(org.auth)
+      .send({ name: `Program ${++seq}` });
     expect(res.status).toBe(201);
     return res.body.data[0];
   }
@@ -41,7 +43,13 @@ describe('groups API', () => {
     const res = await t.request
       .post('/v1/partners')
       .set(org.auth)
-      .send({ program_id: programId, first_name: 'P', last_name: `${n}`, email: `p${n}@example.com`, ...(groupId ? { group_id: groupId } : {}) });
+      .send({
+        program_id: programId,
+        first_name: 'P',
+        last_name: `${n}`,
+        email: `p${n}@example.com`,
+        ...(groupId ? { group_id: groupId } : {}),
+      });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data[0];
   }
@@ -58,7 +66,8 @@ describe('groups API', () => {
         .execute()
     ).map((g) => g.id);
 
-  const listGroups = (programId: string, org: Org = a) => t.request.get('/v1/groups').query({ program_id: programId, limit: 100 }).set(org.auth);
+  const listGroups = (programId: string, org: Org = a) =>
+    t.request.get('/v1/groups').query({ program_id: programId, limit: 100 }).set(org.auth);
 
   describe('POST /v1/groups', () => {
     it('creates a non-default group; 201 and it reads back', async () => {
@@ -67,7 +76,13 @@ describe('groups API', () => {
       expect(res.status).toBe(201);
       expect(res.body.data).toHaveLength(1);
       const g = res.body.data[0];
-      expect(g).toMatchObject({ name: 'VIP', description: 'Top partners', default: false, program_id: p.id, organization_id: a.organization_id });
+      expect(g).toMatchObject({
+        name: 'VIP',
+        description: 'Top partners',
+        default: false,
+        program_id: p.id,
+        organization_id: a.organization_id,
+      });
       expect(g.id).toMatch(/^grp_[0-9A-Za-z]{24}$/);
       expect(typeof g.public_key).toBe('string');
       expect(g.public_key.length).toBeGreaterThan(0);
@@ -88,8 +103,18 @@ describe('groups API', () => {
     it('rejects a missing name and unknown keys', async () => {
       const p = await newProgram();
       expectError(await t.request.post('/v1/groups').set(a.auth).send({ program_id: p.id }), 400, 'invalid_request_error', 'name');
-      expectError(await t.request.post('/v1/groups').set(a.auth).send({ program_id: p.id, name: 'x', colour: 1 }), 400, 'invalid_request_error', 'colour');
-      expectError(await t.request.post('/v1/groups').set(a.auth).send({ program_id: p.id, name: 'x', default: 'yes' }), 400, 'invalid_request_error', 'default');
+      expectError(
+        await t.request.post('/v1/groups').set(a.auth).send({ program_id: p.id, name: 'x', colour: 1 }),
+        400,
+        'invalid_request_error',
+        'colour',
+      );
+      expectError(
+        await t.request.post('/v1/groups').set(a.auth).send({ program_id: p.id, name: 'x', default: 'yes' }),
+        400,
+        'invalid_request_error',
+        'default',
+      );
       const groups = await db().selectFrom('groups').select('id').where('program_id', '=', p.id).execute();
       expect(groups).toHaveLength(1);
     });
@@ -191,7 +216,12 @@ describe('groups API', () => {
       const p = await newProgram();
       const g = await newGroup(p.id);
       const other = await newProgram();
-      expectError(await t.request.put(`/v1/groups/${g.id}`).set(a.auth).send({ program_id: other.id }), 400, 'invalid_request_error', 'program_id');
+      expectError(
+        await t.request.put(`/v1/groups/${g.id}`).set(a.auth).send({ program_id: other.id }),
+        400,
+        'invalid_request_error',
+        'program_id',
+      );
       expectError(await t.request.put(`/v1/groups/${g.id}`).set(a.auth).send({ name: '' }), 400, 'invalid_request_error', 'name');
       const back = await t.request.get(`/v1/groups/${g.id}`).set(a.auth);
       expect(back.body.data).toMatchObject({ name: g.name, program_id: p.id });
@@ -253,7 +283,11 @@ describe('groups API', () => {
       expect(list.body.data.map((g: { id: string }) => g.id)).not.toContain(doomed.id);
       expect(list.body.total_count).toBe(2);
 
-      const row = await db().selectFrom('groups').select(['deleted_at', 'is_default']).where('id', '=', doomed.id).executeTakeFirstOrThrow();
+      const row = await db()
+        .selectFrom('groups')
+        .select(['deleted_at', 'is_default'])
+        .where('id', '=', doomed.id)
+        .executeTakeFirstOrThrow();
       expect(row.deleted_at).not.toBeNull();
       const stillThere = await db().selectFrom('partners').select('id').where('group_id', '=', doomed.id).execute();
       expect(stillThere).toEqual([]);

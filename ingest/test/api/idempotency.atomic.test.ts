@@ -24,13 +24,18 @@ describe('Idempotency-Key records commit with the change', () => {
   });
   afterAll(() => t.close());
 
-  const pay = (key: string, body: Record<string, unknown>) => t.request.post('/v1/transactions').set(org.auth).set('Idempotency-Key', key).send(body);
+  const pay = (key: string, body: Record<string, unknown>) =>
+    t.request.post('/v1/transactions').set(org.auth).set('Idempotency-Key', key).send(body);
   const countTransactions = async () => {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where customer_id = ${customer.id}`.execute(t.storage.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where customer_id = ${customer.id}`.execute(
+      t.storage.db,
+    );
     return rows[0].n;
   };
   const countCommissions = async () => {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from commissions where customer_id = ${customer.id}`.execute(t.storage.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from commissions where customer_id = ${customer.id}`.execute(
+      t.storage.db,
+    );
     return rows[0].n;
   };
 
@@ -79,7 +84,10 @@ describe('Idempotency-Key records commit with the change', () => {
   });
 
   it('a click recorded with a key commits with the request and is replayed, not recorded again', async () => {
-    const link = await t.request.post('/v1/links').set(org.auth).send({ param: 'ref', value: `atomic${++seq}`, partner_id: customer.partner_id });
+    const link = await t.request
+      .post('/v1/links')
+      .set(org.auth)
+      .send({ param: 'ref', value: `atomic${++seq}`, partner_id: customer.partner_id });
     expect(link.status).toBe(201);
     const key = newKey();
     const body = { param: 'ref', value: link.body.data[0].value, program_id: org.program_id };
@@ -88,7 +96,9 @@ describe('Idempotency-Key records commit with the change', () => {
     const again = await t.request.post('/v1/clicks').set(org.auth).set('Idempotency-Key', key).send(body);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body.data[0].id).toBe(first.body.data[0].id);
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from clicks where link_id = ${link.body.data[0].id}`.execute(t.storage.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from clicks where link_id = ${link.body.data[0].id}`.execute(
+      t.storage.db,
+    );
     expect(rows[0].n).toBe(1);
   });
 
@@ -130,7 +140,9 @@ describe('Idempotency-Key records commit with the change', () => {
       await sql`alter table idempotency_keys drop constraint refuse_records`.execute(t.storage.db);
     }
     await t.deps.mailer.drain();
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from email_outbox where to_address = ${email}`.execute(t.storage.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from email_outbox where to_address = ${email}`.execute(
+      t.storage.db,
+    );
     expect(rows[0].n).toBe(0);
 
     const committed = `committed-${seq}@example.com`;
@@ -141,7 +153,9 @@ describe('Idempotency-Key records commit with the change', () => {
       .send({ program_id: org.program_id, first_name: 'Com', last_name: 'Mitted', email: committed, send_welcome_email: true });
     expect(ok.status).toBe(201);
     await vi.waitFor(async () => {
-      const sent = await sql<{ n: number }>`select count(*)::int as n from email_outbox where to_address = ${committed} and sent_at is not null`.execute(t.storage.db);
+      const sent = await sql<{
+        n: number;
+      }>`select count(*)::int as n from email_outbox where to_address = ${committed} and sent_at is not null`.execute(t.storage.db);
       expect(sent.rows[0].n).toBe(1);
     });
   });
@@ -161,7 +175,9 @@ describe.skipIf(STORAGE === 'embedded')('a payment whose connection is terminate
   afterAll(() => t.close());
 
   const countTransactions = async () => {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where customer_id = ${customer.id}`.execute(t.storage.db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where customer_id = ${customer.id}`.execute(
+      t.storage.db,
+    );
     return rows[0].n;
   };
 

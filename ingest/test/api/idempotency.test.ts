@@ -102,7 +102,11 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     expect((await createProgram(key, { name: 'Keyed' })).status).toBe(201);
     const before = await groupCount();
-    const res = await t.request.post('/v1/groups').set(org.auth).set('Idempotency-Key', key).send({ program_id: org.program_id, name: 'Keyed' });
+    const res = await t.request
+      .post('/v1/groups')
+      .set(org.auth)
+      .set('Idempotency-Key', key)
+      .send({ program_id: org.program_id, name: 'Keyed' });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ type: 'invalid_request_error', param: 'Idempotency-Key' });
     expect(await groupCount()).toBe(before);
@@ -171,7 +175,11 @@ describe('Idempotency-Key', () => {
       try {
         // The first request holds its key once its insert waits on the lock.
         await vi.waitFor(async () => {
-          const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'relation' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(t.storage.db);
+          const { rows } = await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_locks where locktype = 'relation' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+            t.storage.db,
+          );
           expect(rows[0].n).toBeGreaterThan(0);
         });
         const concurrent = await createProgram(key, { name: 'Slow program' });

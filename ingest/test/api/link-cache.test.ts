@@ -20,7 +20,6 @@ import { createTestApp, type TestApp } from '../support/harness.js';
  * made through A must be seen by B at once.
  */
 
-
 /** Longer than the link cache's delayed second invalidation (1 s), so no pending one can interfere. */
 const settle = () => new Promise((r) => setTimeout(r, 1_300));
 
@@ -225,9 +224,18 @@ describe('link lookup cache', () => {
     it('answers 404 to another organization for every link operation, changing nothing', async () => {
       for (const app of [a, b]) {
         expectError(await app.request.get(`/v1/links/${link.id}`).set(otherOrg.auth), 404, 'not_found_error');
-        expectError(await app.request.put(`/v1/links/${link.id}`).set(otherOrg.auth).send({ value: uniqueLinkValue() }), 404, 'not_found_error');
+        expectError(
+          await app.request.put(`/v1/links/${link.id}`).set(otherOrg.auth).send({ value: uniqueLinkValue() }),
+          404,
+          'not_found_error',
+        );
         expectError(await app.request.delete(`/v1/links/${link.id}`).set(otherOrg.auth), 404, 'not_found_error');
-        expectError(await app.request.get(`/v1/links?program_id=${org.program_id}`).set(otherOrg.auth), 404, 'not_found_error', 'program_id');
+        expectError(
+          await app.request.get(`/v1/links?program_id=${org.program_id}`).set(otherOrg.auth),
+          404,
+          'not_found_error',
+          'program_id',
+        );
         expectError(
           await app.request.post('/v1/links').set(otherOrg.auth).send({ param: 'ref', value: uniqueLinkValue(), partner_id: partner.id }),
           404,
@@ -241,15 +249,23 @@ describe('link lookup cache', () => {
     });
 
     it('does not let another organization click with the first one’s partner, link, program or param/value', async () => {
-      const before = (await a.storage.db.selectFrom('clicks').select('id').where('organization_id', '=', otherOrg.organization_id).execute()).length;
+      const before = (
+        await a.storage.db.selectFrom('clicks').select('id').where('organization_id', '=', otherOrg.organization_id).execute()
+      ).length;
       for (const app of [a, b]) {
         expectError(await clickOn(app, { partner_id: partner.id }, otherOrg), 404, 'not_found_error', 'partner_id');
         expectError(await clickOn(app, { partner_id: otherPartner.id, link_id: link.id }, otherOrg), 404, 'not_found_error', 'link_id');
-        expectError(await clickOn(app, { param: 'ref', value: link.value, program_id: org.program_id }, otherOrg), 404, 'not_found_error', 'program_id');
+        expectError(
+          await clickOn(app, { param: 'ref', value: link.value, program_id: org.program_id }, otherOrg),
+          404,
+          'not_found_error',
+          'program_id',
+        );
         expectLinkNotFound(await clickOn(app, { param: 'ref', value: link.value }, otherOrg));
         expectLinkNotFound(await clickOn(app, { param: 'ref', value: link.value, program_id: otherOrg.program_id }, otherOrg));
       }
-      const after = (await a.storage.db.selectFrom('clicks').select('id').where('organization_id', '=', otherOrg.organization_id).execute()).length;
+      const after = (await a.storage.db.selectFrom('clicks').select('id').where('organization_id', '=', otherOrg.organization_id).execute())
+        .length;
       expect(after).toBe(before);
     });
 

@@ -36,18 +36,26 @@ describe('links API', () => {
   });
   afterAll(() => t.close());
 
-  const postLink = (body: unknown, who: TestOrg = org) => t.request.post('/v1/links').set(who.auth).send(body as object);
+  const postLink = (body: unknown, who: TestOrg = org) =>
+    t.request
+      .post('/v1/links')
+      .set(who.auth)
+      .send(body as object);
   const getLink = (id: string, who: TestOrg = org, query = '') => t.request.get(`/v1/links/${id}${query}`).set(who.auth);
-  const putLink = (id: string, body: unknown, who: TestOrg = org) => t.request.put(`/v1/links/${id}`).set(who.auth).send(body as object);
+  const putLink = (id: string, body: unknown, who: TestOrg = org) =>
+    t.request
+      .put(`/v1/links/${id}`)
+      .set(who.auth)
+      .send(body as object);
   const deleteLink = (id: string, who: TestOrg = org) => t.request.delete(`/v1/links/${id}`).set(who.auth);
 
   /** The link row straight from SQL (deleted or not). */
   const linkRow = (id: string) => t.storage.db.selectFrom('links').selectAll().where('id', '=', id).executeTakeFirst();
   /** Live link rows of a program with this value, compared case-insensitively, straight from SQL. */
   const liveRowsWithValue = async (programId: string, value: string) =>
-    (await t.storage.db.selectFrom('links').selectAll().where('program_id', '=', programId).where('deleted_at', 'is', null).execute()).filter(
-      (r) => r.value.toLowerCase() === value.toLowerCase(),
-    );
+    (
+      await t.storage.db.selectFrom('links').selectAll().where('program_id', '=', programId).where('deleted_at', 'is', null).execute()
+    ).filter((r) => r.value.toLowerCase() === value.toLowerCase());
 
   describe('POST /v1/links', () => {
     it('creates a link with exactly the spec fields, in the partner’s program, and stores it', async () => {
@@ -59,7 +67,13 @@ describe('links API', () => {
       expect(res.body.data).toHaveLength(1);
       const link = res.body.data[0];
       expect(sorted(Object.keys(link))).toEqual(sorted(LINK_FIELDS));
-      expect(link).toMatchObject({ param: 'ref', value, partner_id: partner.id, program_id: org.program_id, organization_id: org.organization_id });
+      expect(link).toMatchObject({
+        param: 'ref',
+        value,
+        partner_id: partner.id,
+        program_id: org.program_id,
+        organization_id: org.organization_id,
+      });
       expect(link.id).toMatch(/^lnk_[0-9A-Za-z]{24}$/);
       expect(link.created_at).toMatch(ISO_MS);
       expect(link.updated_at).toBe(link.created_at);
@@ -139,7 +153,10 @@ describe('links API', () => {
       const p = await createPartner(t, org, { program_id: program.id });
       const refLink = await createLink(t, org, p, { param: 'ref' });
 
-      const put = await t.request.put(`/v1/programs/${program.id}`).set(org.auth).send({ url_params: ['via', 'aff'] });
+      const put = await t.request
+        .put(`/v1/programs/${program.id}`)
+        .set(org.auth)
+        .send({ url_params: ['via', 'aff'] });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
       expect(put.body.data[0].url_params).toEqual(['via', 'aff']);
 
@@ -202,8 +219,18 @@ describe('links API', () => {
 
     it('answers 404 for a partner of another organization, an unknown partner and a deleted partner', async () => {
       const foreignPartner = await createPartner(t, otherOrg);
-      expectError(await postLink({ param: 'ref', value: uniqueLinkValue(), partner_id: foreignPartner.id }), 404, 'not_found_error', 'partner_id');
-      expectError(await postLink({ param: 'ref', value: uniqueLinkValue(), partner_id: 'part_doesnotexist000000000' }), 404, 'not_found_error', 'partner_id');
+      expectError(
+        await postLink({ param: 'ref', value: uniqueLinkValue(), partner_id: foreignPartner.id }),
+        404,
+        'not_found_error',
+        'partner_id',
+      );
+      expectError(
+        await postLink({ param: 'ref', value: uniqueLinkValue(), partner_id: 'part_doesnotexist000000000' }),
+        404,
+        'not_found_error',
+        'partner_id',
+      );
 
       const gone = await createPartner(t, org);
       expect((await t.request.delete(`/v1/partners/${gone.id}`).set(org.auth)).status).toBe(200);
@@ -254,7 +281,11 @@ describe('links API', () => {
       }
       // Distinct, known creation times make the order and the date filters exact.
       for (const [i, l] of created.entries()) {
-        await t.storage.db.updateTable('links').set({ created_at: minute(i) }).where('id', '=', l.id).execute();
+        await t.storage.db
+          .updateTable('links')
+          .set({ created_at: minute(i) })
+          .where('id', '=', l.id)
+          .execute();
       }
       seeded = created.map((l, i) => ({ ...l, created_at: minute(i).toISOString() }));
       // Noise that must never show up: a link of another program and a deleted link of this one.
@@ -274,32 +305,35 @@ describe('links API', () => {
       expect(res.body.data[0]).toEqual(seeded[COUNT - 1]);
     });
 
-    it.each([['asc'], ['desc']] as const)('walks every link once in %s order with starting_after, and back with ending_before', async (order) => {
-      const expected = order === 'asc' ? ids(seeded) : ids(seeded).reverse();
-      const pages: string[][] = [];
-      let cursor: string | undefined;
-      for (;;) {
-        const res = await list(`order=${order}&limit=10${cursor ? `&starting_after=${cursor}` : ''}`);
-        expect(res.status, JSON.stringify(res.body)).toBe(200);
-        expect(res.body.total_count).toBe(COUNT);
-        pages.push(ids(res.body.data));
-        expect(res.body.has_more).toBe(pages.flat().length < COUNT);
-        if (!res.body.has_more) break;
-        cursor = res.body.data.at(-1).id;
-        expect(pages.length).toBeLessThan(5);
-      }
-      expect(pages.map((p) => p.length)).toEqual([10, 10, 7]);
-      expect(pages.flat()).toEqual(expected);
+    it.each([['asc'], ['desc']] as const)(
+      'walks every link once in %s order with starting_after, and back with ending_before',
+      async (order) => {
+        const expected = order === 'asc' ? ids(seeded) : ids(seeded).reverse();
+        const pages: string[][] = [];
+        let cursor: string | undefined;
+        for (;;) {
+          const res = await list(`order=${order}&limit=10${cursor ? `&starting_after=${cursor}` : ''}`);
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          expect(res.body.total_count).toBe(COUNT);
+          pages.push(ids(res.body.data));
+          expect(res.body.has_more).toBe(pages.flat().length < COUNT);
+          if (!res.body.has_more) break;
+          cursor = res.body.data.at(-1).id;
+          expect(pages.length).toBeLessThan(5);
+        }
+        expect(pages.map((p) => p.length)).toEqual([10, 10, 7]);
+        expect(pages.flat()).toEqual(expected);
 
-      // Backwards from the last page: the page before it, still in list order.
-      const back = await list(`order=${order}&limit=10&ending_before=${pages[2][0]}`);
-      expect(back.status).toBe(200);
-      expect(ids(back.body.data)).toEqual(pages[1]);
-      expect(back.body.has_more).toBe(true);
-      const first = await list(`order=${order}&limit=10&ending_before=${pages[1][0]}`);
-      expect(ids(first.body.data)).toEqual(pages[0]);
-      expect(first.body.has_more).toBe(false);
-    });
+        // Backwards from the last page: the page before it, still in list order.
+        const back = await list(`order=${order}&limit=10&ending_before=${pages[2][0]}`);
+        expect(back.status).toBe(200);
+        expect(ids(back.body.data)).toEqual(pages[1]);
+        expect(back.body.has_more).toBe(true);
+        const first = await list(`order=${order}&limit=10&ending_before=${pages[1][0]}`);
+        expect(ids(first.body.data)).toEqual(pages[0]);
+        expect(first.body.has_more).toBe(false);
+      },
+    );
 
     it('filters by partner_id', async () => {
       const res = await list(`partner_id=${partnerB.id}&order=asc&limit=100`);
@@ -394,7 +428,12 @@ describe('links API', () => {
     it('requires program_id, and answers 404 for another organization’s or an unknown program', async () => {
       expectError(await t.request.get('/v1/links').set(org.auth), 400, 'invalid_request_error', 'program_id');
       expectError(await list('', otherOrg), 404, 'not_found_error', 'program_id');
-      expectError(await t.request.get('/v1/links?program_id=prg_nosuchprogram00000000000').set(org.auth), 404, 'not_found_error', 'program_id');
+      expectError(
+        await t.request.get('/v1/links?program_id=prg_nosuchprogram00000000000').set(org.auth),
+        404,
+        'not_found_error',
+        'program_id',
+      );
     });
 
     it('never lists another organization’s links, even when filtering by its partner', async () => {

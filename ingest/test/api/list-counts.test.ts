@@ -40,7 +40,11 @@ describe('list total_count at scale', () => {
   }
 
   const liveRows = async (list: List) =>
-    (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(list)} where program_id = ${program.id} and deleted_at is null`.execute(t.storage.db)).rows[0].n;
+    (
+      await sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.table(list)} where program_id = ${program.id} and deleted_at is null`.execute(t.storage.db)
+    ).rows[0].n;
 
   async function expectExact(): Promise<void> {
     for (const list of LISTS) expect(await totalCount(list), list).toBe(await liveRows(list));
@@ -60,12 +64,15 @@ describe('list total_count at scale', () => {
     expect((await t.request.put(`/v1/transactions/${transactions[0].id}/refund`).set(org.auth).send({ amount: 1000 })).status).toBe(200);
     expect((await t.request.delete(`/v1/transactions/${transactions[1].id}`).set(org.auth)).status).toBe(200);
     expect((await t.request.delete(`/v1/customers/${customers[2].id}`).set(org.auth)).status).toBe(200);
-    const commission = (await t.request.get(`/v1/commissions?program_id=${program.id}&transaction_id=${transactions[3].id}`).set(org.auth)).body.data[0];
+    const commission = (await t.request.get(`/v1/commissions?program_id=${program.id}&transaction_id=${transactions[3].id}`).set(org.auth))
+      .body.data[0];
     expect((await t.request.delete(`/v1/commissions/${commission.id}`).set(org.auth)).status).toBe(200);
     await expectExact();
 
     // One UPDATE and one DELETE statement over many rows, as an operator might run by hand.
-    await sql`update customers set deleted_at = now() where program_id = ${program.id} and id in (${customers[3].id}, ${customers[4].id})`.execute(t.storage.db);
+    await sql`update customers set deleted_at = now() where program_id = ${program.id} and id in (${customers[3].id}, ${customers[4].id})`.execute(
+      t.storage.db,
+    );
     await sql`delete from commissions where program_id = ${program.id} and type = 'refund'`.execute(t.storage.db);
     await expectExact();
   });

@@ -4,7 +4,12 @@ import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** The OpenAPI document is generated from the same route definitions that serve the API. */
 
-type Operation = { security?: unknown[]; responses: Record<string, unknown>; parameters?: Array<{ name: string; in: string }>; requestBody?: unknown };
+type Operation = {
+  security?: unknown[];
+  responses: Record<string, unknown>;
+  parameters?: Array<{ name: string; in: string }>;
+  requestBody?: unknown;
+};
 type OpenApiDoc = {
   openapi: string;
   info: { title: string; version: string };

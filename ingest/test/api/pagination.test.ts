@@ -31,7 +31,8 @@ describe('list pagination', () => {
   let groupsAsc: Item[];
   let partnersAsc: Item[];
   const groupList = (query: string) => t.request.get(`/v1/groups?program_id=${org.program_id}${query ? `&${query}` : ''}`).set(org.auth);
-  const partnerList = (query: string) => t.request.get(`/v1/partners?program_id=${org.program_id}${query ? `&${query}` : ''}`).set(org.auth);
+  const partnerList = (query: string) =>
+    t.request.get(`/v1/partners?program_id=${org.program_id}${query ? `&${query}` : ''}`).set(org.auth);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -39,13 +40,18 @@ describe('list pagination', () => {
 
     const groupIds: string[] = [];
     for (let i = 0; i < GROUPS_CREATED; i++) {
-      const res = await t.request.post('/v1/groups').set(org.auth).send({ program_id: org.program_id, name: `Group ${i}` });
+      const res = await t.request
+        .post('/v1/groups')
+        .set(org.auth)
+        .send({ program_id: org.program_id, name: `Group ${i}` });
       expect(res.status).toBe(201);
       groupIds.push(res.body.data[0].id);
     }
     // Ties on created_at are ordered by id: give six consecutive groups the very same instant.
     const tied = groupIds.slice(10, 10 + TIED);
-    await sql`update groups set created_at = (select created_at from groups where id = ${tied[0]}) where id in (${sql.join(tied)})`.execute(t.storage.db);
+    await sql`update groups set created_at = (select created_at from groups where id = ${tied[0]}) where id in (${sql.join(tied)})`.execute(
+      t.storage.db,
+    );
     for (let i = 0; i < PARTNERS_CREATED; i++) {
       const res = await t.request
         .post('/v1/partners')
@@ -239,7 +245,10 @@ describe('list pagination', () => {
       expect(after.body.total_count).toBe(2);
       expect(ids(after.body.data)).not.toContain(gid);
       // and is no longer a valid cursor
-      expectBadRequest(await t.request.get(`/v1/groups?program_id=${other.program_id}&starting_after=${gid}`).set(org.auth), 'starting_after');
+      expectBadRequest(
+        await t.request.get(`/v1/groups?program_id=${other.program_id}&starting_after=${gid}`).set(org.auth),
+        'starting_after',
+      );
     });
   });
 
@@ -250,7 +259,10 @@ describe('list pagination', () => {
       expect(program.status).toBe(201);
       const programId: string = program.body.data[0].id;
       for (let i = 0; i < 101; i++) {
-        const res = await t.request.post('/v1/groups').set(org.auth).send({ program_id: programId, name: `Crowd ${i}` });
+        const res = await t.request
+          .post('/v1/groups')
+          .set(org.auth)
+          .send({ program_id: programId, name: `Crowd ${i}` });
         expect(res.status).toBe(201);
       }
       return programId;
@@ -276,9 +288,7 @@ describe('list pagination', () => {
       expect(hundred.body.data).toHaveLength(100);
       expect(hundred.body.has_more).toBe(true);
       expect(hundred.body.total_count).toBe(102);
-      const rest = await t.request
-        .get(`/v1/groups?program_id=${big}&limit=100&starting_after=${hundred.body.data[99].id}`)
-        .set(org.auth);
+      const rest = await t.request.get(`/v1/groups?program_id=${big}&limit=100&starting_after=${hundred.body.data[99].id}`).set(org.auth);
       expect(rest.body.data).toHaveLength(2);
       expect(rest.body.has_more).toBe(false);
     });
@@ -370,10 +380,13 @@ describe('list pagination', () => {
       expect(all.body.total_count).toBe(groupsAsc.length);
     });
 
-    it.each(['yesterday', '2024-13-01T00:00:00Z', '1700000000', '2024-01-01'])('created_gte=%s (not an ISO timestamp) answers 400', async (v) => {
-      expectBadRequest(await groupList(`created_gte=${v}`), 'created_gte');
-      expectBadRequest(await groupList(`created_lte=${v}`), 'created_lte');
-    });
+    it.each(['yesterday', '2024-13-01T00:00:00Z', '1700000000', '2024-01-01'])(
+      'created_gte=%s (not an ISO timestamp) answers 400',
+      async (v) => {
+        expectBadRequest(await groupList(`created_gte=${v}`), 'created_gte');
+        expectBadRequest(await groupList(`created_lte=${v}`), 'created_lte');
+      },
+    );
   });
 
   describe('order and repeated parameters', () => {
@@ -448,12 +461,15 @@ describe('list pagination', () => {
       expect(Object.keys(res.body.data.group).sort()).toEqual(['created_at', 'default', 'description', 'id', 'name', 'public_key']);
     });
 
-    it.each(['expand=bogus', 'expand[]=group&expand[]=bogus', 'expand[]=', 'expand[]=customer'])('%s answers 400 naming expand', async (q) => {
-      const res = await partnerList(q);
-      expectBadRequest(res, 'expand');
-      expect(res.body.error.message).toBe('Invalid expand: must be one or more of: group, program');
-      expectBadRequest(await t.request.get(`/v1/partners/${partnerId()}?${q}`).set(org.auth), 'expand');
-    });
+    it.each(['expand=bogus', 'expand[]=group&expand[]=bogus', 'expand[]=', 'expand[]=customer'])(
+      '%s answers 400 naming expand',
+      async (q) => {
+        const res = await partnerList(q);
+        expectBadRequest(res, 'expand');
+        expect(res.body.error.message).toBe('Invalid expand: must be one or more of: group, program');
+        expectBadRequest(await t.request.get(`/v1/partners/${partnerId()}?${q}`).set(org.auth), 'expand');
+      },
+    );
 
     it('an unknown include value answers 400 naming include', async () => {
       expectBadRequest(await partnerList('include[]=everything'), 'include');

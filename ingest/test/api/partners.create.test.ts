@@ -25,7 +25,11 @@ describe('POST /v1/partners', () => {
   });
   afterAll(() => t.close());
 
-  const post = (body: unknown, who: TestOrg = org) => t.request.post('/v1/partners').set(who.auth).send(body as object);
+  const post = (body: unknown, who: TestOrg = org) =>
+    t.request
+      .post('/v1/partners')
+      .set(who.auth)
+      .send(body as object);
 
   /** Live partner rows of the organization, read straight from SQL. */
   const partnerCount = async (who: TestOrg = org) =>
@@ -141,7 +145,10 @@ describe('POST /v1/partners', () => {
       ['paypal', { email: 'pp@example.com' }],
       ['wise', { email: 'wise@example.com' }],
       ['crypto', { wallet_address: '0x52908400098527886E0F7030069857D2E4169EE7', network: 'ethereum', currency: 'USDC' }],
-      ['bank_transfer', { account_holder_name: 'Pat Partner', iban: 'DE89370400440532013000', swift_bic: 'COBADEFFXXX', country_code: 'DE' }],
+      [
+        'bank_transfer',
+        { account_holder_name: 'Pat Partner', iban: 'DE89370400440532013000', swift_bic: 'COBADEFFXXX', country_code: 'DE' },
+      ],
       ['wire', { account_number: '123456789', routing_number: '021000021', bank_name: 'Chase', address: '1 Main St' }],
       ['paypal', {}],
     ])('accepts %s payout details that fit the method: %j', async (method, details) => {
@@ -317,7 +324,11 @@ describe('POST /v1/partners', () => {
       expect(again.status).toBe(201);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toEqual(first.body);
-      const rows = await t.storage.db.selectFrom('partners').select('id').where('email', '=', body.email as string).execute();
+      const rows = await t.storage.db
+        .selectFrom('partners')
+        .select('id')
+        .where('email', '=', body.email as string)
+        .execute();
       expect(rows.map((r) => r.id)).toEqual([first.body.data[0].id]);
     });
   });

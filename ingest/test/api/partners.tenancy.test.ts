@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGroup, createOrganization, createPartner, getPartner, partnerInput, type ApiObject, type TestOrg } from '../support/factories.js';
+import {
+  createGroup,
+  createOrganization,
+  createPartner,
+  getPartner,
+  partnerInput,
+  type ApiObject,
+  type TestOrg,
+} from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** Another organization's partners, programs and groups are indistinguishable from missing ones. */
@@ -38,7 +46,13 @@ describe('partners across organizations', () => {
   });
 
   it('PUT /v1/partners/:id answers 404 and changes nothing', async () => {
-    for (const body of [{ first_name: 'Hacked' }, { email: 'hacked@example.com' }, { status: 'suspended' }, { payout_method: 'none' }, {}]) {
+    for (const body of [
+      { first_name: 'Hacked' },
+      { email: 'hacked@example.com' },
+      { status: 'suspended' },
+      { payout_method: 'none' },
+      {},
+    ]) {
       const res = await t.request.put(`/v1/partners/${partner.id}`).set(intruder.auth).send(body);
       expect(res.status, JSON.stringify(body)).toBe(404);
       expect(res.body).toEqual(missingPartnerBody(partner.id));
@@ -73,17 +87,27 @@ describe('partners across organizations', () => {
   });
 
   it("POST /v1/partners answers 404 for the other organization's program and creates nothing there", async () => {
-    const res = await t.request.post('/v1/partners').set(intruder.auth).send(partnerInput(owner, { send_welcome_email: true }));
+    const res = await t.request
+      .post('/v1/partners')
+      .set(intruder.auth)
+      .send(partnerInput(owner, { send_welcome_email: true }));
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ type: 'not_found_error', param: 'program_id' });
     const rows = await t.storage.db.selectFrom('partners').select('id').where('program_id', '=', owner.program_id).execute();
     expect(rows.map((r) => r.id)).toEqual([partner.id]);
-    const mails = await t.storage.db.selectFrom('email_outbox').select('id').where('organization_id', '=', intruder.organization_id).execute();
+    const mails = await t.storage.db
+      .selectFrom('email_outbox')
+      .select('id')
+      .where('organization_id', '=', intruder.organization_id)
+      .execute();
     expect(mails).toEqual([]);
   });
 
   it("POST /v1/partners with the partner's e-mail in the other program is no conflict and reveals nothing", async () => {
-    const res = await t.request.post('/v1/partners').set(intruder.auth).send(partnerInput(intruder, { email: partner.email }));
+    const res = await t.request
+      .post('/v1/partners')
+      .set(intruder.auth)
+      .send(partnerInput(intruder, { email: partner.email }));
     expect(res.status).toBe(201);
     expect(res.body.data[0].id).not.toBe(partner.id);
     expect(res.body.data[0].organization_id).toBe(intruder.organization_id);
@@ -91,7 +115,10 @@ describe('partners across organizations', () => {
   });
 
   it("answers 404 for the other organization's group on create and on update", async () => {
-    const create = await t.request.post('/v1/partners').set(intruder.auth).send(partnerInput(intruder, { group_id: group.id }));
+    const create = await t.request
+      .post('/v1/partners')
+      .set(intruder.auth)
+      .send(partnerInput(intruder, { group_id: group.id }));
     expect(create.status).toBe(404);
     expect(create.body.error).toMatchObject({ type: 'not_found_error', param: 'group_id' });
 

@@ -26,7 +26,11 @@ describe('PUT and DELETE /v1/partners/:id', () => {
   });
   afterAll(() => t.close());
 
-  const put = (id: string, body: unknown) => t.request.put(`/v1/partners/${id}`).set(org.auth).send(body as object);
+  const put = (id: string, body: unknown) =>
+    t.request
+      .put(`/v1/partners/${id}`)
+      .set(org.auth)
+      .send(body as object);
   const del = (id: string) => t.request.delete(`/v1/partners/${id}`).set(org.auth);
 
   describe('update', () => {
@@ -86,7 +90,11 @@ describe('PUT and DELETE /v1/partners/:id', () => {
         new_customer_email_active: false,
         payout_paid_email_active: false,
       });
-      const res = await put(partner.id, { first_customer_email_active: true, new_customer_email_active: true, payout_paid_email_active: true });
+      const res = await put(partner.id, {
+        first_customer_email_active: true,
+        new_customer_email_active: true,
+        payout_paid_email_active: true,
+      });
       expect(res.status).toBe(200);
       expect(await getPartner(t, org, partner.id)).toMatchObject({
         first_customer_email_active: true,
@@ -153,7 +161,10 @@ describe('PUT and DELETE /v1/partners/:id', () => {
       const res = await put(partner.id, { payout_method: 'wise', payout_details: { email: 'wise@example.com' } });
       expect(res.status).toBe(200);
       expect(payoutOf(res.body.data[0])).toEqual({ payout_method: 'wise', payout_details: { email: 'wise@example.com' } });
-      expect(payoutOf(await getPartner(t, org, partner.id))).toEqual({ payout_method: 'wise', payout_details: { email: 'wise@example.com' } });
+      expect(payoutOf(await getPartner(t, org, partner.id))).toEqual({
+        payout_method: 'wise',
+        payout_details: { email: 'wise@example.com' },
+      });
     });
 
     it('clears the payout details when the method changes without new details', async () => {
@@ -177,7 +188,10 @@ describe('PUT and DELETE /v1/partners/:id', () => {
       const partner = await createPartner(t, org, { payout_method: 'paypal', payout_details: { email: 'pp@example.com' } });
       const res = await put(partner.id, { payout_details: { email: 'new-pp@example.com' } });
       expect(res.status).toBe(200);
-      expect(payoutOf(await getPartner(t, org, partner.id))).toEqual({ payout_method: 'paypal', payout_details: { email: 'new-pp@example.com' } });
+      expect(payoutOf(await getPartner(t, org, partner.id))).toEqual({
+        payout_method: 'paypal',
+        payout_details: { email: 'new-pp@example.com' },
+      });
     });
 
     it('answers 400 for details that do not fit the current method, and changes nothing', async () => {
@@ -267,15 +281,24 @@ describe('PUT and DELETE /v1/partners/:id', () => {
       const partner = await createPartner(t, org);
       expect((await del(partner.id)).status).toBe(200);
 
-      const res = await t.request.post('/v1/partners').set(org.auth).send(partnerInput(org, { email: partner.email.toUpperCase() }));
+      const res = await t.request
+        .post('/v1/partners')
+        .set(org.auth)
+        .send(partnerInput(org, { email: partner.email.toUpperCase() }));
       expect(res.status).toBe(201);
       const fresh = res.body.data[0];
       expect(fresh.id).not.toBe(partner.id);
 
-      const lookup = await t.request.get(`/v1/partners?program_id=${org.program_id}&email=${encodeURIComponent(partner.email)}`).set(org.auth);
+      const lookup = await t.request
+        .get(`/v1/partners?program_id=${org.program_id}&email=${encodeURIComponent(partner.email)}`)
+        .set(org.auth);
       expect(lookup.body.data.map((p: { id: string }) => p.id)).toEqual([fresh.id]);
 
-      const rows = await t.storage.db.selectFrom('partners').select(['id', 'deleted_at']).where('program_id', '=', org.program_id).execute();
+      const rows = await t.storage.db
+        .selectFrom('partners')
+        .select(['id', 'deleted_at'])
+        .where('program_id', '=', org.program_id)
+        .execute();
       const mine = rows.filter((r) => r.id === partner.id || r.id === fresh.id);
       expect(mine).toHaveLength(2);
     });

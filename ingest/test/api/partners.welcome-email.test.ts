@@ -48,14 +48,25 @@ describe('welcome e-mail on POST /v1/partners', () => {
 
   it('commits the outbox row with the partner, ready to send', async () => {
     const email = uniqueEmail('committed');
-    const res = await t.request.post('/v1/partners').set(org.auth).send(partnerInput(org, { email, send_welcome_email: true }));
+    const res = await t.request
+      .post('/v1/partners')
+      .set(org.auth)
+      .send(partnerInput(org, { email, send_welcome_email: true }));
     expect(res.status).toBe(201);
     const partner = res.body.data[0];
 
     // Read straight after the 201, whether or not the background send has run yet.
     const [row] = await outboxRows(email);
-    expect(row).toMatchObject({ organization_id: org.organization_id, kind: 'partner_welcome', subject: `Welcome to the ${programName} partner program` });
-    const stored = await t.storage.db.selectFrom('partners').select(['id', 'created_at']).where('id', '=', partner.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      organization_id: org.organization_id,
+      kind: 'partner_welcome',
+      subject: `Welcome to the ${programName} partner program`,
+    });
+    const stored = await t.storage.db
+      .selectFrom('partners')
+      .select(['id', 'created_at'])
+      .where('id', '=', partner.id)
+      .executeTakeFirstOrThrow();
     expect(new Date(row.created_at).getTime()).toBeGreaterThanOrEqual(new Date(stored.created_at).getTime());
 
     expect(await emailsTo(email)).toHaveLength(1);
@@ -82,7 +93,10 @@ describe('welcome e-mail on POST /v1/partners', () => {
 
   it('writes no message when the create is refused', async () => {
     const existing = await createPartner(t, org);
-    const duplicate = await t.request.post('/v1/partners').set(org.auth).send(partnerInput(org, { email: existing.email, send_welcome_email: true }));
+    const duplicate = await t.request
+      .post('/v1/partners')
+      .set(org.auth)
+      .send(partnerInput(org, { email: existing.email, send_welcome_email: true }));
     expect(duplicate.status).toBe(409);
 
     const email = uniqueEmail('refused');
@@ -91,7 +105,10 @@ describe('welcome e-mail on POST /v1/partners', () => {
       .set(org.auth)
       .send(partnerInput(org, { email, group_id: 'grp_doesnotexist00000000000', send_welcome_email: true }));
     expect(badGroup.status).toBe(404);
-    const invalid = await t.request.post('/v1/partners').set(org.auth).send(partnerInput(org, { email, country_code: 'XX', send_welcome_email: true }));
+    const invalid = await t.request
+      .post('/v1/partners')
+      .set(org.auth)
+      .send(partnerInput(org, { email, country_code: 'XX', send_welcome_email: true }));
     expect(invalid.status).toBe(400);
 
     expect(await emailsTo(existing.email)).toEqual([]);
@@ -103,7 +120,12 @@ describe('welcome e-mail on POST /v1/partners', () => {
   it('sends a single welcome message when simultaneous creates race for one e-mail', async () => {
     const email = uniqueEmail('race');
     const responses = await Promise.all(
-      Array.from({ length: 5 }, () => t.request.post('/v1/partners').set(org.auth).send(partnerInput(org, { email, send_welcome_email: true }))),
+      Array.from({ length: 5 }, () =>
+        t.request
+          .post('/v1/partners')
+          .set(org.auth)
+          .send(partnerInput(org, { email, send_welcome_email: true })),
+      ),
     );
     expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     expect(await outboxRows(email)).toHaveLength(1);

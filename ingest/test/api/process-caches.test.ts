@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCustomer, createLink, createOrganization, createPartner, createTransaction, defaultFlowOf, type ApiObject, type TestOrg } from '../support/factories.js';
+import {
+  createCustomer,
+  createLink,
+  createOrganization,
+  createPartner,
+  createTransaction,
+  defaultFlowOf,
+  type ApiObject,
+  type TestOrg,
+} from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /**
@@ -75,7 +84,10 @@ describe('in-process caches across processes', () => {
     expect(await rewardOf(b)).toEqual([2000]); // the default 20 %, now cached in B
 
     const heard = heardOn(b, 'flows', program.id);
-    const put = await a.request.put(`/v1/flows/${flow.id}`).set(org.auth).send({ reward: { type: 'percentage', value: 35 } });
+    const put = await a.request
+      .put(`/v1/flows/${flow.id}`)
+      .set(org.auth)
+      .send({ reward: { type: 'percentage', value: 35 } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     await heard;
     expect(await rewardOf(b)).toEqual([3500]);

@@ -6,7 +6,6 @@ import { ISO_MS } from '../support/time.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
-
 describe('programs API', () => {
   let t: TestApp;
   let a: Org;
@@ -22,7 +21,11 @@ describe('programs API', () => {
   const db = () => t.storage.db;
   const countPrograms = async (organizationId: string) =>
     (await db().selectFrom('programs').select('id').where('organization_id', '=', organizationId).execute()).length;
-  const create = (body: unknown, org: Org = a) => t.request.post('/v1/programs').set(org.auth).send(body as object);
+  const create = (body: unknown, org: Org = a) =>
+    t.request
+      .post('/v1/programs')
+      .set(org.auth)
+      .send(body as object);
   const get = (id: string, org: Org = a) => t.request.get(`/v1/programs/${id}`).set(org.auth);
 
   describe('POST /v1/programs', () => {
@@ -270,16 +273,19 @@ describe('programs API', () => {
     it('updates the given fields, leaves the others, and the change reads back', async () => {
       const created = (await create({ name: 'To update' })).body.data[0];
       await new Promise((r) => setTimeout(r, 5));
-      const res = await t.request.put(`/v1/programs/${created.id}`).set(a.auth).send({
-        name: 'Updated',
-        cookie_duration: 60,
-        url_params: ['aff'],
-        currency_code: 'gbp',
-        payout_methods: ['wise'],
-        attribution_model: 'first_click',
-        status: 'inactive',
-        payout_term: '0',
-      });
+      const res = await t.request
+        .put(`/v1/programs/${created.id}`)
+        .set(a.auth)
+        .send({
+          name: 'Updated',
+          cookie_duration: 60,
+          url_params: ['aff'],
+          currency_code: 'gbp',
+          payout_methods: ['wise'],
+          attribution_model: 'first_click',
+          status: 'inactive',
+          payout_term: '0',
+        });
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(1);
       const updated = res.body.data[0];

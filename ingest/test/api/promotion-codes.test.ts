@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import { createGroup, createOrganization, createPartner, createProgram, uniqueSuffix, type ApiObject, type TestOrg, uniqueCode } from '../support/factories.js';
+import {
+  createGroup,
+  createOrganization,
+  createPartner,
+  createProgram,
+  uniqueSuffix,
+  type ApiObject,
+  type TestOrg,
+  uniqueCode,
+} from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
@@ -41,7 +50,8 @@ describe('/v1/promotion-codes', () => {
 
   const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/promotion-codes').set(who.auth).send(body);
   const get = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/promotion-codes/${id}${query}`).set(who.auth);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/promotion-codes/${id}`).set(who.auth).send(body);
+  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
+    t.request.put(`/v1/promotion-codes/${id}`).set(who.auth).send(body);
   const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/promotion-codes/${id}`).set(who.auth);
   const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/promotion-codes?${query}`).set(who.auth);
 
@@ -54,8 +64,14 @@ describe('/v1/promotion-codes', () => {
   const rowOf = (id: string) => t.storage.db.selectFrom('promotion_codes').selectAll().where('id', '=', id).executeTakeFirst();
   /** Rows (live or deleted) of the organization holding exactly this code text, from SQL. */
   const codeRowsNamed = async (code: string) =>
-    (await t.storage.db.selectFrom('promotion_codes').select('id').where('organization_id', '=', org.organization_id).where('code', '=', code).execute())
-      .length;
+    (
+      await t.storage.db
+        .selectFrom('promotion_codes')
+        .select('id')
+        .where('organization_id', '=', org.organization_id)
+        .where('code', '=', code)
+        .execute()
+    ).length;
 
   describe('create', () => {
     it('creates a partner-owned code with the documented object shape', async () => {
@@ -167,9 +183,24 @@ describe('/v1/promotion-codes', () => {
     });
 
     it('answers 404 for an unknown partner, group or program', async () => {
-      expectError(await post({ program_id: org.program_id, code: uniqueCode(), type: 'fixed', value: 1, partner_id: 'part_nope' }), 404, 'not_found_error', 'partner_id');
-      expectError(await post({ program_id: org.program_id, code: uniqueCode(), type: 'fixed', value: 1, group_id: 'grp_nope' }), 404, 'not_found_error', 'group_id');
-      expectError(await post({ program_id: 'prg_nope', code: uniqueCode(), type: 'fixed', value: 1 }), 404, 'not_found_error', 'program_id');
+      expectError(
+        await post({ program_id: org.program_id, code: uniqueCode(), type: 'fixed', value: 1, partner_id: 'part_nope' }),
+        404,
+        'not_found_error',
+        'partner_id',
+      );
+      expectError(
+        await post({ program_id: org.program_id, code: uniqueCode(), type: 'fixed', value: 1, group_id: 'grp_nope' }),
+        404,
+        'not_found_error',
+        'group_id',
+      );
+      expectError(
+        await post({ program_id: 'prg_nope', code: uniqueCode(), type: 'fixed', value: 1 }),
+        404,
+        'not_found_error',
+        'program_id',
+      );
     });
 
     it('answers 409 for a code already in the program, compared case-insensitively', async () => {
@@ -263,7 +294,12 @@ describe('/v1/promotion-codes', () => {
       expect(res.body.total_count).toBe(13);
       expect(res.body.has_more).toBe(true);
       expect(res.body.data).toHaveLength(10);
-      expect(res.body.data.map((c: ApiObject) => c.id)).toEqual([...codes].reverse().slice(0, 10).map((c) => c.id));
+      expect(res.body.data.map((c: ApiObject) => c.id)).toEqual(
+        [...codes]
+          .reverse()
+          .slice(0, 10)
+          .map((c) => c.id),
+      );
       expect(res.body.data[0]).toEqual(codes[12]);
     });
 
@@ -387,7 +423,7 @@ describe('/v1/promotion-codes', () => {
   });
 
   describe('tenant isolation', () => {
-    it("answers 404 to another organization for the code, and leaves it unchanged", async () => {
+    it('answers 404 to another organization for the code, and leaves it unchanged', async () => {
       const pc = await createCode({ partner_id: partner.id });
       expectError(await get(pc.id, '', otherOrg), 404, 'not_found_error');
       expectError(await put(pc.id, { active: false }, otherOrg), 404, 'not_found_error');
@@ -398,9 +434,15 @@ describe('/v1/promotion-codes', () => {
     it("refuses another organization's program, partner and group as owners", async () => {
       const group = await createGroup(t, org);
       const countOther = async () =>
-        (await t.storage.db.selectFrom('promotion_codes').select('id').where('organization_id', '=', otherOrg.organization_id).execute()).length;
+        (await t.storage.db.selectFrom('promotion_codes').select('id').where('organization_id', '=', otherOrg.organization_id).execute())
+          .length;
       const before = await countOther();
-      expectError(await post({ program_id: org.program_id, code: uniqueCode(), type: 'fixed', value: 1 }, otherOrg), 404, 'not_found_error', 'program_id');
+      expectError(
+        await post({ program_id: org.program_id, code: uniqueCode(), type: 'fixed', value: 1 }, otherOrg),
+        404,
+        'not_found_error',
+        'program_id',
+      );
       expectError(
         await post({ program_id: otherOrg.program_id, code: uniqueCode(), type: 'fixed', value: 1, partner_id: partner.id }, otherOrg),
         404,

@@ -67,7 +67,13 @@ describe('API rate limit', () => {
   it('refused writes change nothing', async () => {
     const org = await freshOrg('Writes');
     const results: Response[] = [];
-    for (let i = 0; i < LIMIT + 2; i++) results.push(await t.request.post('/v1/programs').set(org.auth).send({ name: `Write ${i}` }));
+    for (let i = 0; i < LIMIT + 2; i++)
+      results.push(
+        await t.request
+          .post('/v1/programs')
+          .set(org.auth)
+          .send({ name: `Write ${i}` }),
+      );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 429, 429]);
 
     // Read back with another key of the organization, whose budget is untouched.

@@ -70,7 +70,10 @@ describe('security headers', () => {
     expect(script.headers['access-control-allow-origin']).toBe('*');
 
     // An error from a track endpoint must be readable by the merchant's page as well.
-    const track = await t.request.post('/v1/track/click').set('Origin', 'https://www.shop.test').send({ key: 'pk_unknown', param: 'ref', value: 'x' });
+    const track = await t.request
+      .post('/v1/track/click')
+      .set('Origin', 'https://www.shop.test')
+      .send({ key: 'pk_unknown', param: 'ref', value: 'x' });
     expect(track.status).toBeGreaterThanOrEqual(400);
     expectHardened(track, '/v1/track/click');
     expect(track.headers['cross-origin-resource-policy']).toBe('cross-origin');
@@ -113,8 +116,20 @@ describe('security headers', () => {
       expect(page).toMatch(/<script src="\/docs\/scalar\.js\?v=[\w.-]+"><\/script>/);
       // The configuration is an attribute (no inline script), pointing at the OpenAPI document.
       const attr = /data-configuration="([^"]*)"/.exec(page)?.[1];
-      const configuration = JSON.parse(attr!.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
-      expect(configuration).toMatchObject({ url: '/v1/openapi.json', withDefaultFonts: false, showDeveloperTools: 'never', agent: { disabled: true }, hideClientButton: true });
+      const configuration = JSON.parse(
+        attr!
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&'),
+      );
+      expect(configuration).toMatchObject({
+        url: '/v1/openapi.json',
+        withDefaultFonts: false,
+        showDeveloperTools: 'never',
+        agent: { disabled: true },
+        hideClientButton: true,
+      });
       expect(configuration.proxyUrl).toBeUndefined();
     });
 

@@ -92,8 +92,19 @@ describe('partner and customer stats', () => {
   /** A new program of `org` whose only live flow is 10 % of every payment, approved at once (the default flow deleted). */
   async function programWithTenPercent(): Promise<ApiObject> {
     const program = await createProgram(t, org);
-    expect((await api().delete(`/v1/flows/${(await defaultFlowOf(t, org, program)).id}`).set(org.auth)).status).toBe(200);
-    await createFlow(t, org, { program_id: program.id, name: 'ten', reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' } });
+    expect(
+      (
+        await api()
+          .delete(`/v1/flows/${(await defaultFlowOf(t, org, program)).id}`)
+          .set(org.auth)
+      ).status,
+    ).toBe(200);
+    await createFlow(t, org, {
+      program_id: program.id,
+      name: 'ten',
+      reward: { type: 'percentage', value: 10 },
+      approval: { type: 'immediate' },
+    });
     return program;
   }
 
@@ -102,9 +113,22 @@ describe('partner and customer stats', () => {
     return res.body;
   }
   const refund = async (txn: ApiObject, amount?: number) =>
-    (await ok(await api().put(`/v1/transactions/${txn.id}/refund`).set(org.auth).send(amount === undefined ? {} : { amount }))).data[0];
-  const manualCommission = async (body: Record<string, unknown>) => (await ok(await api().post('/v1/commissions').set(org.auth).send(body), 201)).data[0];
-  const setCommission = (id: string, body: Record<string, unknown>) => api().put(`/v1/commissions/${id}`).set(org.auth).send(body).then((r) => ok(r));
+    (
+      await ok(
+        await api()
+          .put(`/v1/transactions/${txn.id}/refund`)
+          .set(org.auth)
+          .send(amount === undefined ? {} : { amount }),
+      )
+    ).data[0];
+  const manualCommission = async (body: Record<string, unknown>) =>
+    (await ok(await api().post('/v1/commissions').set(org.auth).send(body), 201)).data[0];
+  const setCommission = (id: string, body: Record<string, unknown>) =>
+    api()
+      .put(`/v1/commissions/${id}`)
+      .set(org.auth)
+      .send(body)
+      .then((r) => ok(r));
 
   describe('a scripted history, figure by figure', () => {
     it('counts clicks, non-lead customers, net revenue and live commission', async () => {
@@ -192,9 +216,24 @@ describe('partner and customer stats', () => {
       await expectStats(quiet, ZERO, 'the other partner');
 
       // Customer stats.
-      expect(await customerStats(t, org, a.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 1, last_order_at: '2030-01-01T00:00:00.000Z' });
-      expect(await customerStats(t, org, b.id)).toEqual({ total_revenue: 0, total_commission: 333, total_orders: 1, last_order_at: '2030-01-05T00:00:00.000Z' });
-      expect(await customerStats(t, org, g.id)).toEqual({ total_revenue: 1500, total_commission: 150, total_orders: 1, last_order_at: '2030-03-01T00:00:00.000Z' });
+      expect(await customerStats(t, org, a.id)).toEqual({
+        total_revenue: 0,
+        total_commission: 0,
+        total_orders: 1,
+        last_order_at: '2030-01-01T00:00:00.000Z',
+      });
+      expect(await customerStats(t, org, b.id)).toEqual({
+        total_revenue: 0,
+        total_commission: 333,
+        total_orders: 1,
+        last_order_at: '2030-01-05T00:00:00.000Z',
+      });
+      expect(await customerStats(t, org, g.id)).toEqual({
+        total_revenue: 1500,
+        total_commission: 150,
+        total_orders: 1,
+        last_order_at: '2030-03-01T00:00:00.000Z',
+      });
       expect(await customerStats(t, org, c.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
       expect(await customerStats(t, org, d.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
     });
@@ -205,19 +244,39 @@ describe('partner and customer stats', () => {
       const customer = await createCustomer(t, org, p, { status: 'active' });
       const plain = await api().get(`/v1/customers/${customer.id}`).set(org.auth);
       expect(plain.body.data).not.toHaveProperty('stats');
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
+      expect(await customerStats(t, org, customer.id)).toEqual({
+        total_revenue: 0,
+        total_commission: 0,
+        total_orders: 0,
+        last_order_at: null,
+      });
 
       const t1 = await createTransaction(t, org, customer, { amount: 1234, created_at: '2029-05-01T12:00:00.123Z' });
       const t2 = await createTransaction(t, org, customer, { amount: 4321, created_at: '2029-06-01T12:00:00.456Z' });
       // An older payment recorded later does not move last_order_at back.
       await createTransaction(t, org, customer, { amount: 1000, created_at: '2029-01-01T00:00:00.000Z' });
       // 10 % of 12.34 = 1.234 → 123; of 43.21 → 432; of 10.00 → 100.
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 6555, total_commission: 655, total_orders: 3, last_order_at: '2029-06-01T12:00:00.456Z' });
+      expect(await customerStats(t, org, customer.id)).toEqual({
+        total_revenue: 6555,
+        total_commission: 655,
+        total_orders: 3,
+        last_order_at: '2029-06-01T12:00:00.456Z',
+      });
 
       await refund(t1);
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 5321, total_commission: 532, total_orders: 3, last_order_at: '2029-06-01T12:00:00.456Z' });
+      expect(await customerStats(t, org, customer.id)).toEqual({
+        total_revenue: 5321,
+        total_commission: 532,
+        total_orders: 3,
+        last_order_at: '2029-06-01T12:00:00.456Z',
+      });
       await ok(await api().delete(`/v1/transactions/${t2.id}`).set(org.auth));
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 1000, total_commission: 100, total_orders: 2, last_order_at: '2029-05-01T12:00:00.123Z' });
+      expect(await customerStats(t, org, customer.id)).toEqual({
+        total_revenue: 1000,
+        total_commission: 100,
+        total_orders: 2,
+        last_order_at: '2029-05-01T12:00:00.123Z',
+      });
       const manual = await manualCommission({ customer_id: customer.id, amount: 5000, status: 'approved' });
       expect((await customerStats(t, org, customer.id)).total_commission).toBe(5100);
       await ok(await api().delete(`/v1/commissions/${manual.id}`).set(org.auth));
@@ -255,7 +314,9 @@ describe('partner and customer stats', () => {
       const foreign = await api().get(`/v1/partners/${theirs.id}`).query({ 'include[]': 'stats' }).set(org.auth);
       expect(foreign.status).toBe(404);
       expect(JSON.stringify(foreign.body)).not.toContain('total_');
-      expect((await api().get('/v1/partners').query({ program_id: otherOrg.program_id, 'include[]': 'stats' }).set(org.auth)).status).toBe(404);
+      expect((await api().get('/v1/partners').query({ program_id: otherOrg.program_id, 'include[]': 'stats' }).set(org.auth)).status).toBe(
+        404,
+      );
     });
 
     it('an unknown include value → 400', async () => {
@@ -280,13 +341,20 @@ describe('partner and customer stats', () => {
     }
 
     async function recountCustomer(customerId: string) {
-      const { rows } = await sql<{ total_revenue: number; total_commission: number; total_orders: number; last_order_at: Date | string | null }>`
+      const { rows } = await sql<{
+        total_revenue: number;
+        total_commission: number;
+        total_orders: number;
+        last_order_at: Date | string | null;
+      }>`
         select
           (select coalesce(sum(amount - refunded_amount), 0) from transactions where customer_id = ${customerId} and deleted_at is null)::int as total_revenue,
           (select coalesce(sum(amount), 0) from commissions
             where customer_id = ${customerId} and deleted_at is null and status not in ('rejected', 'refunded'))::int as total_commission,
           (select count(*) from transactions where customer_id = ${customerId} and deleted_at is null)::int as total_orders,
-          (select max(created_at) from transactions where customer_id = ${customerId} and deleted_at is null) as last_order_at`.execute(t.storage.db);
+          (select max(created_at) from transactions where customer_id = ${customerId} and deleted_at is null) as last_order_at`.execute(
+        t.storage.db,
+      );
       const r = rows[0];
       return { ...r, last_order_at: r.last_order_at === null ? null : new Date(r.last_order_at).toISOString() };
     }
@@ -323,10 +391,23 @@ describe('partner and customer stats', () => {
       const y = await createProgram(t, org);
       for (const body of [
         { reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' } },
-        { reward: { type: 'fixed', value: 300 }, approval: { type: 'manual' }, conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }] },
-        { reward: { type: 'percentage', value: 7.5, product_rates: [{ product_id: 'pro', type: 'fixed', value: 999 }] }, approval: { type: 'scheduled', delay_days: 3 } },
+        {
+          reward: { type: 'fixed', value: 300 },
+          approval: { type: 'manual' },
+          conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }],
+        },
+        {
+          reward: { type: 'percentage', value: 7.5, product_rates: [{ product_id: 'pro', type: 'fixed', value: 999 }] },
+          approval: { type: 'scheduled', delay_days: 3 },
+        },
       ]) {
-        await ok(await api().post('/v1/flows').set(org.auth).send({ program_id: y.id, name: `f ${uniqueSuffix()}`, ...body }), 201);
+        await ok(
+          await api()
+            .post('/v1/flows')
+            .set(org.auth)
+            .send({ program_id: y.id, name: `f ${uniqueSuffix()}`, ...body }),
+          201,
+        );
       }
       const z = await createProgram(t, org);
       const partners = [
@@ -334,14 +415,28 @@ describe('partner and customer stats', () => {
         ...(await Promise.all([0, 1].map(() => createPartner(t, org, { program_id: z.id })))),
       ];
 
-      interface Cust { id: string; partner: ApiObject; live: boolean }
-      interface Txn { id: string; left: number; live: boolean }
+      interface Cust {
+        id: string;
+        partner: ApiObject;
+        live: boolean;
+      }
+      interface Txn {
+        id: string;
+        left: number;
+        live: boolean;
+      }
       const customers: Cust[] = [];
       const txns: Txn[] = [];
       // Commission ids with their transaction: an update of a commission and a refund of its
       // transaction are not sent side by side (see the deadlock test below).
       const liveCommissions = () =>
-        t.storage.db.selectFrom('commissions').select(['id', 'transaction_id', 'type']).where('program_id', 'in', [y.id, z.id]).where('deleted_at', 'is', null).orderBy('id').execute();
+        t.storage.db
+          .selectFrom('commissions')
+          .select(['id', 'transaction_id', 'type'])
+          .where('program_id', 'in', [y.id, z.id])
+          .where('deleted_at', 'is', null)
+          .orderBy('id')
+          .execute();
 
       type Op = (busy: Set<string>) => Promise<void> | null;
       const claim = (busy: Set<string>, ...ids: string[]) => {
@@ -355,7 +450,16 @@ describe('partner and customer stats', () => {
       };
       let commissionPool: { id: string; transaction_id: string | null; type: string }[] = [];
       const ops: [number, Op][] = [
-        [6, () => api().post('/v1/clicks').set(org.auth).send({ partner_id: rnd.pick(partners).id }).then(expectOk).then(() => undefined)],
+        [
+          6,
+          () =>
+            api()
+              .post('/v1/clicks')
+              .set(org.auth)
+              .send({ partner_id: rnd.pick(partners).id })
+              .then(expectOk)
+              .then(() => undefined),
+        ],
         [
           4,
           () => {
@@ -369,7 +473,12 @@ describe('partner and customer stats', () => {
           (busy) => {
             const c = rnd.pick(customers.filter((x) => x.live));
             if (!c || !claim(busy, c.id)) return null;
-            return api().put(`/v1/customers/${c.id}`).set(org.auth).send({ status: rnd.pick(['lead', 'trialing', 'active', 'canceled']) }).then(expectOk).then(() => undefined);
+            return api()
+              .put(`/v1/customers/${c.id}`)
+              .set(org.auth)
+              .send({ status: rnd.pick(['lead', 'trialing', 'active', 'canceled']) })
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -378,7 +487,11 @@ describe('partner and customer stats', () => {
             const c = rnd.pick(customers.filter((x) => x.live));
             if (!c || !claim(busy, c.id)) return null;
             c.live = false;
-            return api().delete(`/v1/customers/${c.id}`).set(org.auth).then(expectOk).then(() => undefined);
+            return api()
+              .delete(`/v1/customers/${c.id}`)
+              .set(org.auth)
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -387,8 +500,11 @@ describe('partner and customer stats', () => {
             const c = rnd.pick(customers.filter((x) => x.live));
             if (!c || !claim(busy, c.id)) return null;
             const amount = rnd.pick([0, 1, 99, 1000, rnd.int(1, 20_000)]);
-            const extra = rnd.next() < 0.3 ? { product_id: 'pro' } : rnd.next() < 0.3 ? { billing_type: 'subscription', interval: 'month' } : {};
-            return createTransaction(t, org, { id: c.id }, { amount, ...extra }).then((x) => void txns.push({ id: x.id, left: amount, live: true }));
+            const extra =
+              rnd.next() < 0.3 ? { product_id: 'pro' } : rnd.next() < 0.3 ? { billing_type: 'subscription', interval: 'month' } : {};
+            return createTransaction(t, org, { id: c.id }, { amount, ...extra }).then(
+              (x) => void txns.push({ id: x.id, left: amount, live: true }),
+            );
           },
         ],
         [
@@ -398,7 +514,12 @@ describe('partner and customer stats', () => {
             if (!x || !claim(busy, x.id)) return null;
             const amount = rnd.next() < 0.4 ? undefined : rnd.int(1, x.left);
             x.left -= amount ?? x.left;
-            return api().put(`/v1/transactions/${x.id}/refund`).set(org.auth).send(amount === undefined ? {} : { amount }).then(expectOk).then(() => undefined);
+            return api()
+              .put(`/v1/transactions/${x.id}/refund`)
+              .set(org.auth)
+              .send(amount === undefined ? {} : { amount })
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -407,7 +528,11 @@ describe('partner and customer stats', () => {
             const x = rnd.pick(txns.filter((v) => v.live));
             if (!x || !claim(busy, x.id)) return null;
             x.live = false;
-            return api().delete(`/v1/transactions/${x.id}`).set(org.auth).then(expectOk).then(() => undefined);
+            return api()
+              .delete(`/v1/transactions/${x.id}`)
+              .set(org.auth)
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -419,7 +544,12 @@ describe('partner and customer stats', () => {
             const owner = owned.length && rnd.next() < 0.5 ? rnd.pick(owned) : undefined;
             if (owner && !claim(busy, owner.id)) return null;
             const body = owner ? { customer_id: owner.id } : { program_id: partner.program_id, partner_id: partner.id };
-            return api().post('/v1/commissions').set(org.auth).send({ ...body, amount: rnd.int(0, 5000), status }).then(expectOk).then(() => undefined);
+            return api()
+              .post('/v1/commissions')
+              .set(org.auth)
+              .send({ ...body, amount: rnd.int(0, 5000), status })
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -430,8 +560,15 @@ describe('partner and customer stats', () => {
             const id = picked.id;
             // A refund entry's amount is not editable.
             const body =
-              rnd.next() < 0.8 || picked.type === 'refund' ? { status: rnd.pick(['pending', 'approved', 'paid', 'rejected', 'refunded']) } : { amount: rnd.int(0, 3000) };
-            return api().put(`/v1/commissions/${id}`).set(org.auth).send(body).then(expectOk).then(() => undefined);
+              rnd.next() < 0.8 || picked.type === 'refund'
+                ? { status: rnd.pick(['pending', 'approved', 'paid', 'rejected', 'refunded']) }
+                : { amount: rnd.int(0, 3000) };
+            return api()
+              .put(`/v1/commissions/${id}`)
+              .set(org.auth)
+              .send(body)
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -441,7 +578,11 @@ describe('partner and customer stats', () => {
             if (!picked || !claim(busy, picked.id, ...(picked.transaction_id ? [picked.transaction_id] : []))) return null;
             const id = picked.id;
             commissionPool = commissionPool.filter((c) => c.id !== id);
-            return api().delete(`/v1/commissions/${id}`).set(org.auth).then(expectOk).then(() => undefined);
+            return api()
+              .delete(`/v1/commissions/${id}`)
+              .set(org.auth)
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
         [
@@ -449,7 +590,12 @@ describe('partner and customer stats', () => {
           (busy) => {
             const partner = rnd.pick(partners);
             if (!claim(busy, partner.id)) return null;
-            return api().put(`/v1/partners/${partner.id}`).set(org.auth).send({ status: rnd.pick(['active', 'active', 'suspended']) }).then(expectOk).then(() => undefined);
+            return api()
+              .put(`/v1/partners/${partner.id}`)
+              .set(org.auth)
+              .send({ status: rnd.pick(['active', 'active', 'suspended']) })
+              .then(expectOk)
+              .then(() => undefined);
           },
         ],
       ];
@@ -476,12 +622,26 @@ describe('partner and customer stats', () => {
       const ids = partners.map((p) => p.id);
       const expected = await recount(ids);
       // The workload really did something of every kind.
-      const totals = Object.values(expected).reduce((s, v) => stats(s.total_clicks + v.total_clicks, s.total_customers + v.total_customers, s.total_revenue + v.total_revenue, s.total_commission + v.total_commission), ZERO);
+      const totals = Object.values(expected).reduce(
+        (s, v) =>
+          stats(
+            s.total_clicks + v.total_clicks,
+            s.total_customers + v.total_customers,
+            s.total_revenue + v.total_revenue,
+            s.total_commission + v.total_commission,
+          ),
+        ZERO,
+      );
       expect(totals.total_clicks).toBeGreaterThan(5);
       expect(totals.total_customers).toBeGreaterThan(3);
       expect(totals.total_revenue).toBeGreaterThan(0);
       expect(totals.total_commission).not.toBe(0);
-      const refunds = await t.storage.db.selectFrom('commissions').select('id').where('program_id', '=', y.id).where('type', '=', 'refund').execute();
+      const refunds = await t.storage.db
+        .selectFrom('commissions')
+        .select('id')
+        .where('program_id', '=', y.id)
+        .where('type', '=', 'refund')
+        .execute();
       expect(refunds.length).toBeGreaterThan(0);
 
       const listed = { ...(await listedStats(y.id)), ...(await listedStats(z.id)) };
@@ -498,7 +658,9 @@ describe('partner and customer stats', () => {
       }
 
       const shards = await sql<{ partner_id: string; n: number }>`
-        select partner_id, count(*)::int as n from partner_stats where partner_id in (${sql.join(ids)}) group by partner_id`.execute(t.storage.db);
+        select partner_id, count(*)::int as n from partner_stats where partner_id in (${sql.join(ids)}) group by partner_id`.execute(
+        t.storage.db,
+      );
       for (const { n } of shards.rows) expect(n).toBeLessThanOrEqual(16);
     });
   });
@@ -541,7 +703,9 @@ describe('partner and customer stats', () => {
         insert into clicks (id, organization_id, program_id, partner_id, created_at, updated_at)
         select ${prefix} || lpad(g::text, 8, '0'), ${org.organization_id}, ${program.id}, ${partner.id}, now(), now()
           from generate_series(1, ${N}) as g`.execute(t.storage.db);
-      const counted = await sql<{ n: number }>`select count(*)::int as n from clicks where partner_id = ${partner.id}`.execute(t.storage.db);
+      const counted = await sql<{ n: number }>`select count(*)::int as n from clicks where partner_id = ${partner.id}`.execute(
+        t.storage.db,
+      );
       expect(counted.rows[0].n).toBe(N + 2);
       if (STORAGE === 'postgres') await sql`analyze clicks`.execute(t.storage.db);
 
@@ -581,7 +745,9 @@ describe('partner and customer stats', () => {
     /** Single-connection databases, opened until two of them share a shard (backend pids equal modulo 16). */
     async function twinShardConnections(opened: { db: Db; pid: number }[]): Promise<[{ db: Db; pid: number }, { db: Db; pid: number }]> {
       for (let i = 0; i < 40; i++) {
-        const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: t.storage.databaseUrl, max: 1, idleTimeoutMillis: 0 }) }) });
+        const db = new Kysely<Database>({
+          dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: t.storage.databaseUrl, max: 1, idleTimeoutMillis: 0 }) }),
+        });
         const pid = (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0].pid;
         const twin = opened.find((o) => o.pid % 16 === pid % 16);
         opened.push({ db, pid });
@@ -598,12 +764,26 @@ describe('partner and customer stats', () => {
     it.skipIf(STORAGE !== 'postgres')('two multi-partner commission updates in opposite orders do not deadlock', async () => {
       const program = await programWithTenPercent();
       const partners: ApiObject[] = [];
-      for (let i = 0; i < 6; i++) partners.push(...(await Promise.all(Array.from({ length: 25 }, () => createPartner(t, org, { program_id: program.id })))));
+      for (let i = 0; i < 6; i++)
+        partners.push(...(await Promise.all(Array.from({ length: 25 }, () => createPartner(t, org, { program_id: program.id })))));
       partners.sort((a, b) => (a.id < b.id ? -1 : 1));
       const now = new Date();
-      const base = { organization_id: org.organization_id, program_id: program.id, type: 'reward', approval_type: 'manual', status: 'approved', amount: 100, created_at: now, updated_at: now };
+      const base = {
+        organization_id: org.organization_id,
+        program_id: program.id,
+        type: 'reward',
+        approval_type: 'manual',
+        status: 'approved',
+        amount: 100,
+        created_at: now,
+        updated_at: now,
+      };
       // Ids (and insertion order) make the first set run through the partners upwards, the second downwards.
-      const commission = (prefix: string) => (p: ApiObject, i: number) => ({ ...base, id: `comm_${prefix}${String(i).padStart(4, '0')}${uniqueSuffix()}`, partner_id: p.id });
+      const commission = (prefix: string) => (p: ApiObject, i: number) => ({
+        ...base,
+        id: `comm_${prefix}${String(i).padStart(4, '0')}${uniqueSuffix()}`,
+        partner_id: p.id,
+      });
       const up = partners.map(commission('up'));
       const down = [...partners].reverse().map(commission('dn'));
       await t.storage.db.insertInto('commissions').values(up).execute();
@@ -613,7 +793,15 @@ describe('partner and customer stats', () => {
       try {
         const [a, b] = await twinShardConnections(opened);
         const flip = (db: Db, rows: { id: string }[], status: string) =>
-          db.updateTable('commissions').set({ status }).where('id', 'in', rows.map((r) => r.id)).execute();
+          db
+            .updateTable('commissions')
+            .set({ status })
+            .where(
+              'id',
+              'in',
+              rows.map((r) => r.id),
+            )
+            .execute();
         const errors: string[] = [];
         for (const status of ['rejected', 'approved', 'rejected', 'approved']) {
           const outcomes = await Promise.allSettled([flip(a.db, up, status), flip(b.db, down, status)]);
@@ -632,55 +820,61 @@ describe('partner and customer stats', () => {
      * commissions; a commission update locks its row and then bumps the shard. Paused at the
      * right moment, the two wait on each other. The API should not answer one of them with a 500.
      */
-    it.skipIf(STORAGE !== 'postgres')('a refund and a commission update of one partner do not deadlock when their connections share a shard', async () => {
-      const program = await programWithTenPercent();
-      const partner = await createPartner(t, org, { program_id: program.id });
-      const customer = await createCustomer(t, org, partner, { status: 'active' });
-      const txn = await createTransaction(t, org, customer, { amount: 100_000 });
-      const [reward] = await commissionsOf(t, org, txn);
-      expect(reward).toMatchObject({ amount: 10_000, status: 'approved' });
+    it.skipIf(STORAGE !== 'postgres')(
+      'a refund and a commission update of one partner do not deadlock when their connections share a shard',
+      async () => {
+        const program = await programWithTenPercent();
+        const partner = await createPartner(t, org, { program_id: program.id });
+        const customer = await createCustomer(t, org, partner, { status: 'active' });
+        const txn = await createTransaction(t, org, customer, { amount: 100_000 });
+        const [reward] = await commissionsOf(t, org, txn);
+        expect(reward).toMatchObject({ amount: 10_000, status: 'approved' });
 
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      let reached!: () => void;
-      const paused = new Promise<void>((r) => (reached = r));
-      let gated = false;
-      const opened: { db: Db; pid: number }[] = [];
-      try {
-        const [refunder, updater] = await twinShardConnections(opened);
-        const seen = new WeakSet<object>();
-        const refunderDb = refunder.db.withPlugin({
-          transformQuery: (args) => {
-            if (!gated && args.node.kind === 'UpdateQueryNode' && JSON.stringify(args.node.table).includes('"transactions"')) seen.add(args.queryId);
-            return args.node;
-          },
-          transformResult: async (args) => {
-            if (seen.has(args.queryId)) {
-              gated = true;
-              reached();
-              await gate;
-            }
-            return args.result;
-          },
-        });
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let reached!: () => void;
+        const paused = new Promise<void>((r) => (reached = r));
+        let gated = false;
+        const opened: { db: Db; pid: number }[] = [];
+        try {
+          const [refunder, updater] = await twinShardConnections(opened);
+          const seen = new WeakSet<object>();
+          const refunderDb = refunder.db.withPlugin({
+            transformQuery: (args) => {
+              if (!gated && args.node.kind === 'UpdateQueryNode' && JSON.stringify(args.node.table).includes('"transactions"'))
+                seen.add(args.queryId);
+              return args.node;
+            },
+            transformResult: async (args) => {
+              if (seen.has(args.queryId)) {
+                gated = true;
+                reached();
+                await gate;
+              }
+              return args.result;
+            },
+          });
 
-        const refunding = refundTransaction(refunderDb, org.organization_id, txn.id, 1000);
-        await paused; // the transaction row is updated and its shard bumped, uncommitted
-        const updating = updateCommission(updater.db, org.organization_id, reward.id, { status: 'rejected' });
-        // Wait until the update is blocked on a lock, then let the refund go on.
-        for (let i = 0; i < 100; i++) {
-          const r = await sql<{ w: string | null }>`select wait_event_type as w from pg_stat_activity where pid = ${updater.pid}`.execute(t.storage.db);
-          if (r.rows[0]?.w === 'Lock') break;
-          await new Promise((r) => setTimeout(r, 20));
+          const refunding = refundTransaction(refunderDb, org.organization_id, txn.id, 1000);
+          await paused; // the transaction row is updated and its shard bumped, uncommitted
+          const updating = updateCommission(updater.db, org.organization_id, reward.id, { status: 'rejected' });
+          // Wait until the update is blocked on a lock, then let the refund go on.
+          for (let i = 0; i < 100; i++) {
+            const r = await sql<{ w: string | null }>`select wait_event_type as w from pg_stat_activity where pid = ${updater.pid}`.execute(
+              t.storage.db,
+            );
+            if (r.rows[0]?.w === 'Lock') break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          release();
+          const outcomes = await Promise.allSettled([refunding, updating]);
+          const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));
+          expect(errors).toEqual([]);
+        } finally {
+          release?.();
+          await Promise.all(opened.map((o) => o.db.destroy()));
         }
-        release();
-        const outcomes = await Promise.allSettled([refunding, updating]);
-        const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));
-        expect(errors).toEqual([]);
-      } finally {
-        release?.();
-        await Promise.all(opened.map((o) => o.db.destroy()));
-      }
-    });
+      },
+    );
   });
 });

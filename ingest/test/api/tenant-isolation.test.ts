@@ -122,7 +122,12 @@ describe('tenant isolation', () => {
     const x = as(intruder);
     expectNotFound(await x.post('/v1/groups', { program_id: owner.program_id, name: 'Planted' }), 'create group');
     expectNotFound(
-      await x.post('/v1/partners', { program_id: owner.program_id, first_name: 'Planted', last_name: 'Partner', email: 'planted@intruder.example' }),
+      await x.post('/v1/partners', {
+        program_id: owner.program_id,
+        first_name: 'Planted',
+        last_name: 'Partner',
+        email: 'planted@intruder.example',
+      }),
       'create partner in owner program',
     );
     const crossGroup = await x.post('/v1/partners', {
@@ -136,7 +141,12 @@ describe('tenant isolation', () => {
     expect(crossGroup.body.error.param).toBe('group_id');
 
     // Nor can an existing partner of the intruder be moved into the owner's group.
-    const mine = await x.post('/v1/partners', { program_id: intruder.program_id, first_name: 'Own', last_name: 'Partner', email: 'own@intruder.example' });
+    const mine = await x.post('/v1/partners', {
+      program_id: intruder.program_id,
+      first_name: 'Own',
+      last_name: 'Partner',
+      email: 'own@intruder.example',
+    });
     expect(mine.status).toBe(201);
     expectNotFound(await x.put(`/v1/partners/${mine.body.data[0].id}`, { group_id: ownerGroup.id }), 'move partner to owner group');
     expect((await x.get(`/v1/partners/${mine.body.data[0].id}`)).body.data.group_id).toBe(intruder.group_id);

@@ -38,7 +38,11 @@ const DATA_FIELDS = ['click_id', 'cookie_duration', 'partner_id', 'program_id', 
 const COOKIE_SECONDS = 30 * 86_400;
 
 /** A successful track/click answer, with exactly the documented fields. */
-function expectTracked(res: Response, expected: { partner_id: string; program_id: string; customer_id?: string | null }, maxAge = COOKIE_SECONDS): ApiObject {
+function expectTracked(
+  res: Response,
+  expected: { partner_id: string; program_id: string; customer_id?: string | null },
+  maxAge = COOKIE_SECONDS,
+): ApiObject {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);
   expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -81,12 +85,20 @@ describe('POST /v1/track/click', () => {
       .set(headers)
       .send(JSON.stringify(body));
 
-  const clickBody = (link: ApiObject, extra: Record<string, unknown> = {}, key = org.public_key) => ({ key, param: link.param, value: link.value, ...extra });
+  const clickBody = (link: ApiObject, extra: Record<string, unknown> = {}, key = org.public_key) => ({
+    key,
+    param: link.param,
+    value: link.value,
+    ...extra,
+  });
 
   const clickRow = (id: string) => t.storage.db.selectFrom('clicks').selectAll().where('id', '=', id).executeTakeFirst();
-  const clicksOfLink = (linkId: string) => t.storage.db.selectFrom('clicks').selectAll().where('link_id', '=', linkId).orderBy('created_at').execute();
+  const clicksOfLink = (linkId: string) =>
+    t.storage.db.selectFrom('clicks').selectAll().where('link_id', '=', linkId).orderBy('created_at').execute();
   const ageClick = (id: string, interval: string) =>
-    sql`update clicks set created_at = now() - ${interval}::interval, updated_at = now() - ${interval}::interval where id = ${id}`.execute(t.storage.db);
+    sql`update clicks set created_at = now() - ${interval}::interval, updated_at = now() - ${interval}::interval where id = ${id}`.execute(
+      t.storage.db,
+    );
 
   /** A fresh link of a fresh partner of the org's first program (so per-link dedup never crosses tests). */
   async function freshLink(p: ApiObject = partner, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
@@ -213,7 +225,9 @@ describe('POST /v1/track/click', () => {
         answers[name] = `${res.status} ${res.body?.error?.type}: ${res.body?.error?.message}`;
         expect(res.headers['access-control-allow-origin']).toBe('*');
       }
-      expect(answers).toEqual(Object.fromEntries(Object.keys(cases).map((name) => [name, '401 authentication_error: Invalid public key provided'])));
+      expect(answers).toEqual(
+        Object.fromEntries(Object.keys(cases).map((name) => [name, '401 authentication_error: Invalid public key provided'])),
+      );
       expect(await clicksOfLink(link.id)).toHaveLength(0);
     });
 
@@ -246,7 +260,7 @@ describe('POST /v1/track/click', () => {
       });
     });
 
-    it("answers 404 for a link of another program of the same organization (the key names one program)", async () => {
+    it('answers 404 for a link of another program of the same organization (the key names one program)', async () => {
       const program = await createProgram(t, org);
       const elsewhere = await createPartner(t, org, { program_id: program.id });
       const link = await createLink(t, org, elsewhere);
@@ -297,15 +311,24 @@ describe('POST /v1/track/click', () => {
 
     it('classifies desktop and tablet User-Agents', async () => {
       const link = await freshLink();
-      const desktop = expectTracked(await track(clickBody(link), { 'User-Agent': UA.linuxFirefox }), { partner_id: partner.id, program_id: org.program_id });
-      const tablet = expectTracked(await track(clickBody(link), { 'User-Agent': UA.ipad }), { partner_id: partner.id, program_id: org.program_id });
+      const desktop = expectTracked(await track(clickBody(link), { 'User-Agent': UA.linuxFirefox }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
+      const tablet = expectTracked(await track(clickBody(link), { 'User-Agent': UA.ipad }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
       expect(await clickRow(desktop.click_id)).toMatchObject({ device: 'desktop', browser: 'Firefox', page: null, referrer: null });
       expect(await clickRow(tablet.click_id)).toMatchObject({ device: 'tablet', browser: 'Safari' });
     });
 
     it('ignores a country header when SVC_COUNTRY_HEADER is not configured', async () => {
       const link = await freshLink();
-      const data = expectTracked(await track(clickBody(link), { 'cf-ipcountry': 'DE' }), { partner_id: partner.id, program_id: org.program_id });
+      const data = expectTracked(await track(clickBody(link), { 'cf-ipcountry': 'DE' }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
       expect((await clickRow(data.click_id))?.country).toBeNull();
     });
 
@@ -357,15 +380,24 @@ describe('POST /v1/track/click', () => {
 
     it('another User-Agent from the same IP is another visitor: a new click', async () => {
       const link = await freshLink();
-      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.desktopChrome }), { partner_id: partner.id, program_id: org.program_id });
-      const second = expectTracked(await track(clickBody(link), { 'User-Agent': UA.linuxFirefox }), { partner_id: partner.id, program_id: org.program_id });
+      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.desktopChrome }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
+      const second = expectTracked(await track(clickBody(link), { 'User-Agent': UA.linuxFirefox }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
       expect(second.click_id).not.toBe(first.click_id);
       expect((await clicksOfLink(link.id)).map((c) => c.id).sort()).toEqual([first.click_id, second.click_id].sort());
     });
 
     it('the click_id of the visitor’s cookie within the hour gets the same click, even from another User-Agent', async () => {
       const link = await freshLink();
-      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.desktopChrome }), { partner_id: partner.id, program_id: org.program_id });
+      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.desktopChrome }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
       const res = await track(clickBody(link, { click_id: first.click_id }), { 'User-Agent': UA.macSafari });
       expect(expectTracked(res, { partner_id: partner.id, program_id: org.program_id }).click_id).toBe(first.click_id);
       expect((await clicksOfLink(link.id)).map((c) => c.id)).toEqual([first.click_id]);
@@ -373,7 +405,10 @@ describe('POST /v1/track/click', () => {
 
     it('a click_id older than an hour no longer deduplicates: a new click', async () => {
       const link = await freshLink();
-      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.desktopChrome }), { partner_id: partner.id, program_id: org.program_id });
+      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.desktopChrome }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
       await ageClick(first.click_id, '2 hours');
       // Another User-Agent, so that only the body's click_id could match (the IP + User-Agent memory lasts an hour of real time).
       const res = await track(clickBody(link, { click_id: first.click_id }), { 'User-Agent': UA.ipad });
@@ -417,8 +452,13 @@ describe('POST /v1/track/click', () => {
 
     it('a repeat of a click that already converted answers its customer_id', async () => {
       const link = await freshLink();
-      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.linuxFirefox }), { partner_id: partner.id, program_id: org.program_id });
-      const signup = await t.request.post('/v1/track/signup').send({ key: org.public_key, click_id: first.click_id, identifier: uniqueEmail('repeat') });
+      const first = expectTracked(await track(clickBody(link), { 'User-Agent': UA.linuxFirefox }), {
+        partner_id: partner.id,
+        program_id: org.program_id,
+      });
+      const signup = await t.request
+        .post('/v1/track/signup')
+        .send({ key: org.public_key, click_id: first.click_id, identifier: uniqueEmail('repeat') });
       expect(signup.status, JSON.stringify(signup.body)).toBe(201);
       const again = expectTracked(await track(clickBody(link, { click_id: first.click_id }), { 'User-Agent': UA.linuxFirefox }), {
         partner_id: partner.id,
@@ -457,8 +497,14 @@ describe('POST /v1/track/click', () => {
       try {
         const p = await createPartner(t, org);
         const link = await freshLink(p);
-        const headless = expectTracked(await track(clickBody(link), { 'User-Agent': UA.headlessChrome }, open), { partner_id: p.id, program_id: org.program_id });
-        const curl = expectTracked(await track(clickBody(link), { 'User-Agent': UA.curl }, open), { partner_id: p.id, program_id: org.program_id });
+        const headless = expectTracked(await track(clickBody(link), { 'User-Agent': UA.headlessChrome }, open), {
+          partner_id: p.id,
+          program_id: org.program_id,
+        });
+        const curl = expectTracked(await track(clickBody(link), { 'User-Agent': UA.curl }, open), {
+          partner_id: p.id,
+          program_id: org.program_id,
+        });
         expect(curl.click_id).not.toBe(headless.click_id);
         expect((await clicksOfLink(link.id)).map((c) => c.id).sort()).toEqual([headless.click_id, curl.click_id].sort());
         expect((await partnerStats(t, org, p.id)).total_clicks).toBe(2);
@@ -591,20 +637,28 @@ describe('POST /v1/track/click', () => {
     it('first_click ignores a click_id of another program', async () => {
       const { lb } = await pair();
       const elsewhere = expectTracked(await track(clickBody(await freshLink())), { partner_id: partner.id, program_id: org.program_id });
-      const data = expectTracked(await track(clickBody(lb, { click_id: elsewhere.click_id }, firstClick.public_key)), { partner_id: b.id, program_id: firstClick.id });
+      const data = expectTracked(await track(clickBody(lb, { click_id: elsewhere.click_id }, firstClick.public_key)), {
+        partner_id: b.id,
+        program_id: firstClick.id,
+      });
       expect(data.click_id).not.toBe(elsewhere.click_id);
     });
 
     it('first_click ignores an unknown click_id', async () => {
       const { lb } = await pair();
-      const data = expectTracked(await track(clickBody(lb, { click_id: 'clk_doesnotexist' }, firstClick.public_key)), { partner_id: b.id, program_id: firstClick.id });
+      const data = expectTracked(await track(clickBody(lb, { click_id: 'clk_doesnotexist' }, firstClick.public_key)), {
+        partner_id: b.id,
+        program_id: firstClick.id,
+      });
       expect((await clicksOfLink(lb.id)).map((c) => c.id)).toEqual([data.click_id]);
     });
 
     it('first_click answers the customer_id when the kept click already converted', async () => {
       const { la, lb } = await pair();
       const first = expectTracked(await track(clickBody(la, {}, firstClick.public_key)), { partner_id: a.id, program_id: firstClick.id });
-      const signup = await t.request.post('/v1/track/signup').send({ key: firstClick.public_key, click_id: first.click_id, identifier: uniqueEmail('first') });
+      const signup = await t.request
+        .post('/v1/track/signup')
+        .send({ key: firstClick.public_key, click_id: first.click_id, identifier: uniqueEmail('first') });
       expect(signup.status, JSON.stringify(signup.body)).toBe(201);
       const kept = expectTracked(await track(clickBody(lb, { click_id: first.click_id }, firstClick.public_key)), {
         partner_id: a.id,
@@ -620,7 +674,10 @@ describe('POST /v1/track/click', () => {
       const la = await createLink(t, org, pa);
       const lb = await createLink(t, org, pb);
       const first = expectTracked(await track(clickBody(la)), { partner_id: pa.id, program_id: org.program_id });
-      const data = expectTracked(await track(clickBody(lb, { click_id: first.click_id })), { partner_id: pb.id, program_id: org.program_id });
+      const data = expectTracked(await track(clickBody(lb, { click_id: first.click_id })), {
+        partner_id: pb.id,
+        program_id: org.program_id,
+      });
       expect(data.click_id).not.toBe(first.click_id);
       expect((await clicksOfLink(lb.id)).map((c) => c.id)).toEqual([data.click_id]);
     });
@@ -640,7 +697,13 @@ describe('POST /v1/track/click', () => {
       expect(JSON.parse(decodeURIComponent(cookies.svc_data.value))).toEqual(data);
       expect(decodeURIComponent(cookies.svc_ref.value)).toBe(data.click_id);
       for (const c of Object.values(cookies)) {
-        expect(c.attrs).toMatchObject({ domain: 'shop.test', path: '/', secure: true, samesite: 'Lax', 'max-age': String(res.body.max_age) });
+        expect(c.attrs).toMatchObject({
+          domain: 'shop.test',
+          path: '/',
+          secure: true,
+          samesite: 'Lax',
+          'max-age': String(res.body.max_age),
+        });
         expect(c.attrs.httponly).toBeUndefined();
         const expires = Date.parse(String(c.attrs.expires));
         expect(Math.abs(expires - (Date.now() + res.body.max_age * 1000))).toBeLessThan(60_000);

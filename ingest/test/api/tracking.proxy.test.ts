@@ -45,7 +45,9 @@ describe('POST /v1/track/click from visitors who share an address', () => {
   it('a second person without the cookie never gets the customer of the first one who signed up: a click of their own', async () => {
     const link = await createLink(t, org, partner);
     const first = await clicked(await track(t, link));
-    const signup = await t.request.post('/v1/track/signup').send({ key: org.public_key, click_id: first.click_id, identifier: uniqueEmail('first') });
+    const signup = await t.request
+      .post('/v1/track/signup')
+      .send({ key: org.public_key, click_id: first.click_id, identifier: uniqueEmail('first') });
     expect(signup.status, JSON.stringify(signup.body)).toBe(201);
 
     const second = await clicked(await track(t, link));
@@ -60,7 +62,9 @@ describe('POST /v1/track/click from visitors who share an address', () => {
   it('a repeat that names its own converted click by cookie still answers its customer_id', async () => {
     const link = await createLink(t, org, partner);
     const first = await clicked(await track(t, link));
-    const signup = await t.request.post('/v1/track/signup').send({ key: org.public_key, click_id: first.click_id, identifier: uniqueEmail('own') });
+    const signup = await t.request
+      .post('/v1/track/signup')
+      .send({ key: org.public_key, click_id: first.click_id, identifier: uniqueEmail('own') });
     const again = await clicked(await track(t, link, {}, { click_id: first.click_id }));
     expect(again).toMatchObject({ click_id: first.click_id, customer_id: signup.body.data.customer_id });
   });

@@ -49,7 +49,10 @@ describe('GET /svc.js', () => {
   });
 
   /** Status, headers and the body exactly as sent (supertest would decompress it). */
-  async function rawGet(path: string, acceptEncoding: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  async function rawGet(
+    path: string,
+    acceptEncoding: string,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
     const server = http.createServer(createApp(t.deps));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -100,7 +103,8 @@ describe('GET /svc.js', () => {
   });
 
   describe('the versioned URL named by script/dist/svc.json', () => {
-    const manifest = async () => JSON.parse(await fs.readFile(BUILT.replace(/\.js$/, '.json'), 'utf8')) as { versioned: string; integrity: string };
+    const manifest = async () =>
+      JSON.parse(await fs.readFile(BUILT.replace(/\.js$/, '.json'), 'utf8')) as { versioned: string; integrity: string };
 
     it('names this build by its content and carries its Subresource Integrity hash', async () => {
       const { versioned, integrity } = await manifest();

@@ -124,7 +124,13 @@ describe('POST /v1/track/signup', () => {
       const data = expectSignedUp(await signup({ key: org.public_key, click_id: click.click_id, identifier }), click, identifier);
       const res = await t.request.get(`/v1/customers/${data.customer_id}`).set(org.auth);
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ id: data.customer_id, email: null, status: 'lead', partner_id: partner.id, click_id: click.click_id });
+      expect(res.body.data).toMatchObject({
+        id: data.customer_id,
+        email: null,
+        status: 'lead',
+        partner_id: partner.id,
+        click_id: click.click_id,
+      });
       expect((await customersWithIdentifier(identifier))[0]).toMatchObject({ identifier, email: null });
     });
 
@@ -201,7 +207,12 @@ describe('POST /v1/track/signup', () => {
     it('answers 400 for an empty, blank or too long identifier, and a missing one', async () => {
       const click = await scriptClick();
       for (const identifier of ['', '   ', 'x'.repeat(256)]) {
-        expectError(await signup({ key: org.public_key, click_id: click.click_id, identifier }), 400, 'invalid_request_error', 'identifier');
+        expectError(
+          await signup({ key: org.public_key, click_id: click.click_id, identifier }),
+          400,
+          'invalid_request_error',
+          'identifier',
+        );
       }
       expectError(await signup({ key: org.public_key, click_id: click.click_id }), 400, 'invalid_request_error', 'identifier');
       const longest = `user_${'x'.repeat(250)}`;
@@ -227,7 +238,12 @@ describe('POST /v1/track/signup', () => {
       expect(res.body.error.message).toBe('Invalid public key provided');
       expect(res.headers['access-control-allow-origin']).toBe('*');
       // another organization's (valid) key does not reach this click
-      expectError(await signup({ key: otherOrg.public_key, click_id: click.click_id, identifier: email }), 404, 'not_found_error', 'click_id');
+      expectError(
+        await signup({ key: otherOrg.public_key, click_id: click.click_id, identifier: email }),
+        404,
+        'not_found_error',
+        'click_id',
+      );
       expect(await customersWithIdentifier(email)).toHaveLength(0);
     });
   });
@@ -238,12 +254,24 @@ describe('POST /v1/track/signup', () => {
       const flow = await t.request
         .post('/v1/flows')
         .set(org.auth)
-        .send({ program_id: program.id, name: 'Signup bonus', trigger: 'signup', reward: { type: 'fixed', value: 500 }, approval: { type: 'immediate' } });
+        .send({
+          program_id: program.id,
+          name: 'Signup bonus',
+          trigger: 'signup',
+          reward: { type: 'fixed', value: 500 },
+          approval: { type: 'immediate' },
+        });
       expect(flow.status, JSON.stringify(flow.body)).toBe(201);
       const payFlow = await t.request
         .post('/v1/flows')
         .set(org.auth)
-        .send({ program_id: program.id, name: 'Payments', trigger: 'payment', reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' } });
+        .send({
+          program_id: program.id,
+          name: 'Payments',
+          trigger: 'payment',
+          reward: { type: 'percentage', value: 10 },
+          approval: { type: 'immediate' },
+        });
       expect(payFlow.status, JSON.stringify(payFlow.body)).toBe(201);
 
       const p = await createPartner(t, org, { program_id: program.id });
@@ -273,7 +301,10 @@ describe('POST /v1/track/signup', () => {
       const click = await scriptClick(p);
       await sql`update clicks set created_at = now() - interval '5 days' where id = ${click.click_id}`.execute(t.storage.db);
       const email = uniqueEmail('same-site');
-      const res = await signup({ key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'shop.test' }, sameOrigin);
+      const res = await signup(
+        { key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'shop.test' },
+        sameOrigin,
+      );
       const data = expectSignedUp(res, click, email, 25 * 86_400);
       expect(res.body.cookie).toBe(true);
 
@@ -288,19 +319,31 @@ describe('POST /v1/track/signup', () => {
       });
       expect(decodeURIComponent(cookies.svc_ref.value)).toBe(click.click_id);
       for (const c of Object.values(cookies)) {
-        expect(c.attrs).toMatchObject({ domain: 'shop.test', path: '/', secure: true, samesite: 'Lax', 'max-age': String(res.body.max_age) });
+        expect(c.attrs).toMatchObject({
+          domain: 'shop.test',
+          path: '/',
+          secure: true,
+          samesite: 'Lax',
+          'max-age': String(res.body.max_age),
+        });
       }
     });
 
     it('sets no cookie without Sec-Fetch-Site: same-origin, nor on a 409', async () => {
       const click = await scriptClick();
       const email = uniqueEmail('cross-site');
-      const res = await signup({ key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'shop.test' }, { Origin: 'https://www.shop.test', 'Sec-Fetch-Site': 'cross-site' });
+      const res = await signup(
+        { key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'shop.test' },
+        { Origin: 'https://www.shop.test', 'Sec-Fetch-Site': 'cross-site' },
+      );
       expectSignedUp(res, click, email);
       expect(res.body.cookie).toBe(false);
       expect(res.headers['set-cookie']).toBeUndefined();
 
-      const dup = await signup({ key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'shop.test' }, sameOrigin);
+      const dup = await signup(
+        { key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'shop.test' },
+        sameOrigin,
+      );
       expect(dup.status).toBe(409);
       expect(dup.headers['set-cookie']).toBeUndefined();
     });
@@ -308,7 +351,10 @@ describe('POST /v1/track/signup', () => {
     it('leaves out Domain when cookie_domain is not a parent of the Origin host', async () => {
       const click = await scriptClick();
       const email = uniqueEmail('evil');
-      const res = await signup({ key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'evil.test' }, sameOrigin);
+      const res = await signup(
+        { key: org.public_key, click_id: click.click_id, identifier: email, cookie_domain: 'evil.test' },
+        sameOrigin,
+      );
       expectSignedUp(res, click, email);
       expect(res.body.cookie).toBe(true);
       for (const c of Object.values(setCookies(res))) expect(c.attrs.domain).toBeUndefined();

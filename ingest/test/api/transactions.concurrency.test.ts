@@ -44,7 +44,11 @@ describe('simultaneous transactions on two app instances', () => {
   /** The i-th request goes to instance a or b in turn. */
   const instance = (i: number) => (i % 2 === 0 ? a : b);
   const post = (i: number, body: Record<string, unknown>) => instance(i).request.post('/v1/transactions').set(org.auth).send(body);
-  const listTransactions = (query: Record<string, string>) => b.request.get('/v1/transactions').set(org.auth).query({ limit: '100', ...query });
+  const listTransactions = (query: Record<string, string>) =>
+    b.request
+      .get('/v1/transactions')
+      .set(org.auth)
+      .query({ limit: '100', ...query });
 
   /** A program of its own, its default flow switched off, with the given flows, a partner and a customer. */
   async function setup(flows: Record<string, unknown>[], customer: Record<string, unknown> = { status: 'active' }) {
@@ -68,12 +72,19 @@ describe('simultaneous transactions on two app instances', () => {
   }
 
   /** How many commissions of each amount. */
-  const countByAmount = (cs: ApiObject[]) => cs.reduce<Record<number, number>>((m, c) => ({ ...m, [c.amount]: (m[c.amount] ?? 0) + 1 }), {});
+  const countByAmount = (cs: ApiObject[]) =>
+    cs.reduce<Record<number, number>>((m, c) => ({ ...m, [c.amount]: (m[c.amount] ?? 0) + 1 }), {});
 
   function expectOneWinner(responses: Response[]): ApiObject {
     const statuses = responses.map((r) => r.status);
-    expect(statuses.filter((s) => s === 201), JSON.stringify(statuses)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 409), JSON.stringify(statuses)).toHaveLength(responses.length - 1);
+    expect(
+      statuses.filter((s) => s === 201),
+      JSON.stringify(statuses),
+    ).toHaveLength(1);
+    expect(
+      statuses.filter((s) => s === 409),
+      JSON.stringify(statuses),
+    ).toHaveLength(responses.length - 1);
     const winner = responses.find((r) => r.status === 201)!.body.data[0];
     for (const r of responses.filter((x) => x.status === 409)) {
       expectError(r, 409, 'conflict_error', 'charge_id');
@@ -92,7 +103,12 @@ describe('simultaneous transactions on two app instances', () => {
     ]);
     // Never matches either: the partner is not in this group.
     const vip = await createGroup(a, org, { program_id: s.program.id });
-    await createFlow(a, org, { program_id: s.program.id, group_id: vip.id, reward: { type: 'fixed', value: 200 }, approval: { type: 'immediate' } });
+    await createFlow(a, org, {
+      program_id: s.program.id,
+      group_id: vip.id,
+      reward: { type: 'fixed', value: 200 },
+      approval: { type: 'immediate' },
+    });
     const otherCustomer = await createCustomer(a, org, s.partner, { status: 'active' });
 
     const rounds = 3;
@@ -101,7 +117,12 @@ describe('simultaneous transactions on two app instances', () => {
       // The last round mixes two customers of the program: the charge is still one.
       const responses = await Promise.all(
         Array.from({ length: SIMULTANEOUS }, (_, i) =>
-          post(i, { amount: 10_000, customer_id: round === rounds - 1 && i % 3 === 1 ? otherCustomer.id : s.customer.id, charge_id: chargeId, source: 'stripe' }),
+          post(i, {
+            amount: 10_000,
+            customer_id: round === rounds - 1 && i % 3 === 1 ? otherCustomer.id : s.customer.id,
+            charge_id: chargeId,
+            source: 'stripe',
+          }),
         ),
       );
       const winner = expectOneWinner(responses);
@@ -133,7 +154,9 @@ describe('simultaneous transactions on two app instances', () => {
       {},
     );
     expect(s.customer.status).toBe('lead');
-    const responses = await Promise.all([0, 1].map((i) => post(i, { amount: 5000, customer_id: s.customer.id, charge_id: `ch_${uniqueSuffix()}` })));
+    const responses = await Promise.all(
+      [0, 1].map((i) => post(i, { amount: 5000, customer_id: s.customer.id, charge_id: `ch_${uniqueSuffix()}` })),
+    );
     expect(responses.map((r) => r.status)).toEqual([201, 201]);
     const [t0, t1] = responses.map((r) => r.body.data[0]);
     expect(t0.id).not.toBe(t1.id);
@@ -148,7 +171,12 @@ describe('simultaneous transactions on two app instances', () => {
     const customer = await customerWithStats(s.customer.id);
     expect(customer.status).toBe('active');
     expect(customer.stats).toMatchObject({ total_orders: 2, total_revenue: 10_000, total_commission: 2300 });
-    expect(await partnerStats(a, org, s.partner.id)).toEqual({ total_clicks: 0, total_customers: 1, total_revenue: 10_000, total_commission: 2300 });
+    expect(await partnerStats(a, org, s.partner.id)).toEqual({
+      total_clicks: 0,
+      total_customers: 1,
+      total_revenue: 10_000,
+      total_commission: 2300,
+    });
   });
 
   it(`keeps customer.transaction_count exact for ${SIMULTANEOUS} first payments at once: a first-payment-only flow pays once`, async () => {
@@ -162,7 +190,9 @@ describe('simultaneous transactions on two app instances', () => {
         {},
       );
       const responses = await Promise.all(
-        Array.from({ length: SIMULTANEOUS }, (_, i) => post(i, { amount: 2000, customer_id: s.customer.id, charge_id: `ch_${uniqueSuffix()}` })),
+        Array.from({ length: SIMULTANEOUS }, (_, i) =>
+          post(i, { amount: 2000, customer_id: s.customer.id, charge_id: `ch_${uniqueSuffix()}` }),
+        ),
       );
       expect(responses.map((r) => r.status)).toEqual(Array(SIMULTANEOUS).fill(201));
       expect(new Set(responses.map((r) => r.body.data[0].id)).size).toBe(SIMULTANEOUS);
@@ -171,7 +201,12 @@ describe('simultaneous transactions on two app instances', () => {
       expect(countByAmount(all)).toEqual({ 1000: 1, 100: 3, 7: 1 });
       // The first payment earned both the first-payment and the "first three" rewards.
       const first = all.find((c) => c.amount === 1000)!;
-      expect(all.filter((c) => c.transaction_id === first.transaction_id).map((c) => c.amount).sort((x, y) => x - y)).toEqual([100, 1000]);
+      expect(
+        all
+          .filter((c) => c.transaction_id === first.transaction_id)
+          .map((c) => c.amount)
+          .sort((x, y) => x - y),
+      ).toEqual([100, 1000]);
       expect(new Set(all.filter((c) => c.amount === 100).map((c) => c.transaction_id)).size).toBe(3);
 
       const customer = await customerWithStats(s.customer.id);

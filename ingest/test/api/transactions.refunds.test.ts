@@ -81,7 +81,11 @@ describe('PUT /v1/transactions/:id/refund', () => {
   /** Net commission and revenue as the partner and the customer stats show them. */
   async function expectTotals(s: { partner: ApiObject; customer: ApiObject }, commission: number, revenue: number): Promise<void> {
     expect(await partnerStats(t, org, s.partner.id)).toMatchObject({ total_commission: commission, total_revenue: revenue });
-    expect(await customerStats(t, org, s.customer.id)).toMatchObject({ total_commission: commission, total_revenue: revenue, total_orders: 1 });
+    expect(await customerStats(t, org, s.customer.id)).toMatchObject({
+      total_commission: commission,
+      total_revenue: revenue,
+      total_orders: 1,
+    });
   }
 
   /** The refund entries of a transaction (negative amounts), oldest first, in the full field set. */
@@ -123,7 +127,12 @@ describe('PUT /v1/transactions/:id/refund', () => {
       expect(Date.parse(after.refunded_at)).toBeLessThanOrEqual(Date.now() + 5);
       expect(await retrieve(s.transaction.id)).toEqual(after);
 
-      expect(await fullCommission(t, org, s.reward.id)).toEqual({ ...before, status: 'refunded', charge_status: 'refunded', updated_at: expect.stringMatching(ISO_MS) });
+      expect(await fullCommission(t, org, s.reward.id)).toEqual({
+        ...before,
+        status: 'refunded',
+        charge_status: 'refunded',
+        updated_at: expect.stringMatching(ISO_MS),
+      });
       const commissions = await commissionsOf(t, org, s.transaction);
       expect(commissions.map((c) => [c.id, c.amount, c.status, c.revenue])).toEqual([[s.reward.id, 2000, 'refunded', 10_000]]);
       await expectTotals(s, 0, 0);
@@ -194,7 +203,11 @@ describe('PUT /v1/transactions/:id/refund', () => {
         { reward: { type: 'percentage', value: 20 }, approval: SCHEDULED },
         { reward: { type: 'fixed', value: 150 }, approval: IMMEDIATE },
       ]);
-      const transaction = await createTransaction(t, org, s.customer, { amount: 10_000, created_at: '2020-01-10T00:00:00.000Z', source: 'paddle' });
+      const transaction = await createTransaction(t, org, s.customer, {
+        amount: 10_000,
+        created_at: '2020-01-10T00:00:00.000Z',
+        source: 'paddle',
+      });
       const rewards = await commissionsOf(t, org, transaction);
       expect(rewards.map((c) => [c.amount, c.status]).sort()).toEqual([
         [150, 'approved'],
@@ -232,14 +245,26 @@ describe('PUT /v1/transactions/:id/refund', () => {
         charge_status: 'partially_refunded',
       });
       // The rewards themselves are untouched but for charge_status.
-      expect(await fullCommission(t, org, scheduled.id)).toMatchObject({ amount: '2000', status: 'pending', type: 'reward', charge_status: 'partially_refunded' });
-      expect(await fullCommission(t, org, fixed.id)).toMatchObject({ amount: '150', status: 'approved', type: 'reward', charge_status: 'partially_refunded' });
+      expect(await fullCommission(t, org, scheduled.id)).toMatchObject({
+        amount: '2000',
+        status: 'pending',
+        type: 'reward',
+        charge_status: 'partially_refunded',
+      });
+      expect(await fullCommission(t, org, fixed.id)).toMatchObject({
+        amount: '150',
+        status: 'approved',
+        type: 'reward',
+        charge_status: 'partially_refunded',
+      });
       await expectTotals(s, 1500 + 112, 7500);
 
       // The entry is approved together with its commission when the date comes.
       expect(await approveDueCommissions(t.storage.db, new Date('2020-02-08T23:59:59.000Z'))).toBe(0);
       expect(await approveDueCommissions(t.storage.db, new Date('2020-02-09T00:00:00.000Z'))).toBe(2);
-      const statuses = (await commissionsOf(t, org, transaction)).map((c) => [c.amount, c.status]).sort((a, b) => (a[0] as number) - (b[0] as number));
+      const statuses = (await commissionsOf(t, org, transaction))
+        .map((c) => [c.amount, c.status])
+        .sort((a, b) => (a[0] as number) - (b[0] as number));
       expect(statuses).toEqual([
         [-500, 'approved'],
         [-38, 'approved'],
@@ -267,7 +292,12 @@ describe('PUT /v1/transactions/:id/refund', () => {
         flow_id: s.flow.id,
         charge_status: 'partially_refunded',
       });
-      expect(await fullCommission(t, org, s.reward.id)).toMatchObject({ status: 'paid', payout_id: payoutId, amount: '2000', charge_status: 'partially_refunded' });
+      expect(await fullCommission(t, org, s.reward.id)).toMatchObject({
+        status: 'paid',
+        payout_id: payoutId,
+        amount: '2000',
+        charge_status: 'partially_refunded',
+      });
       await expectTotals(s, 1800, 9000);
     });
 
@@ -373,7 +403,9 @@ describe('PUT /v1/transactions/:id/refund', () => {
 
       expectRefunded(await refund(s.transaction.id, { amount: 4000 }), s.transaction, 4000);
       const entries = await entriesOf(s.transaction);
-      expect(entries.map((e) => [e.amount, e.revenue, e.status, e.approval_type, e.flow_id])).toEqual([['-400', '-4000', 'pending', 'manual', null]]);
+      expect(entries.map((e) => [e.amount, e.revenue, e.status, e.approval_type, e.flow_id])).toEqual([
+        ['-400', '-4000', 'pending', 'manual', null],
+      ]);
       expect(await fullCommission(t, org, s.reward.id)).toMatchObject({ status: 'rejected', charge_status: 'partially_refunded' });
       await expectTotals(s, 600, 6000);
 
@@ -424,7 +456,8 @@ describe('PUT /v1/transactions/:id/refund', () => {
       return Promise.all(bodies.map((b) => refund(id, b)));
     }
     const statuses = (responses: Response[]) => responses.map((r) => r.status).sort();
-    const net = (cs: ApiObject[]) => cs.filter((c) => c.status !== 'rejected' && c.status !== 'refunded').reduce((sum, c) => sum + c.amount, 0);
+    const net = (cs: ApiObject[]) =>
+      cs.filter((c) => c.status !== 'rejected' && c.status !== 'refunded').reduce((sum, c) => sum + c.amount, 0);
 
     it('never refunds more than the amount: two refunds of 60 % → one 200, one 400', async () => {
       for (let round = 0; round < 3; round++) {

@@ -50,10 +50,13 @@ describe('/v1/transactions', () => {
   afterAll(() => t?.close());
 
   const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/transactions').set(who.auth).send(body);
-  const retrieve = (id: string, who: TestOrg = org, query = '') => t.request.get(`/v1/transactions/${id}${query ? `?${query}` : ''}`).set(who.auth);
-  const update = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/transactions/${id}`).set(who.auth).send(body);
+  const retrieve = (id: string, who: TestOrg = org, query = '') =>
+    t.request.get(`/v1/transactions/${id}${query ? `?${query}` : ''}`).set(who.auth);
+  const update = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
+    t.request.put(`/v1/transactions/${id}`).set(who.auth).send(body);
   const remove = (id: string, who: TestOrg = org) => t.request.delete(`/v1/transactions/${id}`).set(who.auth);
-  const refund = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/transactions/${id}/refund`).set(who.auth).send(body);
+  const refund = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
+    t.request.put(`/v1/transactions/${id}/refund`).set(who.auth).send(body);
   const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/transactions?${query}`).set(who.auth);
 
   /** A quiet program with one active partner and an active customer of it. */
@@ -133,7 +136,14 @@ describe('/v1/transactions', () => {
       // The default flow: 20 % (999.8 → 1000), pending until 30 days after the payment.
       const [commission, ...more] = await commissionsOf(t, org, txn);
       expect(more).toEqual([]);
-      expect(commission).toMatchObject({ amount: 1000, revenue: 4999, status: 'pending', charge_id: chargeId, source: 'stripe', customer_id: customer.id });
+      expect(commission).toMatchObject({
+        amount: 1000,
+        revenue: 4999,
+        status: 'pending',
+        charge_id: chargeId,
+        source: 'stripe',
+        customer_id: customer.id,
+      });
       const full = await fullCommission(t, org, commission.id);
       expect(full).toMatchObject({
         amount: '1000',
@@ -203,9 +213,24 @@ describe('/v1/transactions', () => {
     it('allows an interval only on a subscription', async () => {
       const { customer } = await quietSetup();
       expectError(await post({ amount: 100, customer_id: customer.id, interval: 'month' }), 400, 'invalid_request_error', 'interval');
-      expectError(await post({ amount: 100, customer_id: customer.id, billing_type: 'one_time', interval: 'year' }), 400, 'invalid_request_error', 'interval');
-      expectError(await post({ amount: 100, customer_id: customer.id, billing_type: 'subscription', interval: 'hour' }), 400, 'invalid_request_error', 'interval');
-      expectError(await post({ amount: 100, customer_id: customer.id, billing_type: 'monthly' }), 400, 'invalid_request_error', 'billing_type');
+      expectError(
+        await post({ amount: 100, customer_id: customer.id, billing_type: 'one_time', interval: 'year' }),
+        400,
+        'invalid_request_error',
+        'interval',
+      );
+      expectError(
+        await post({ amount: 100, customer_id: customer.id, billing_type: 'subscription', interval: 'hour' }),
+        400,
+        'invalid_request_error',
+        'interval',
+      );
+      expectError(
+        await post({ amount: 100, customer_id: customer.id, billing_type: 'monthly' }),
+        400,
+        'invalid_request_error',
+        'billing_type',
+      );
       for (const interval of ['day', 'week', 'month', 'year']) {
         const txn = await createTransaction(t, org, customer, { billing_type: 'subscription', interval });
         expect(txn).toMatchObject({ billing_type: 'subscription', interval });
@@ -284,7 +309,20 @@ describe('/v1/transactions', () => {
       expectError(await post({ customer_id: customer.id }), 400, 'invalid_request_error', 'amount');
       expectError(await post({ amount: 100 }), 400, 'invalid_request_error', 'customer_id');
       expectError(await post({ ...ok, customer_id: '' }), 400, 'invalid_request_error', 'customer_id');
-      for (const amount of [10.5, 0.01, -1, -100, 1_000_000_000_001, Number.MAX_SAFE_INTEGER + 2, '100', '1e3', null, true, [100], { v: 1 }]) {
+      for (const amount of [
+        10.5,
+        0.01,
+        -1,
+        -100,
+        1_000_000_000_001,
+        Number.MAX_SAFE_INTEGER + 2,
+        '100',
+        '1e3',
+        null,
+        true,
+        [100],
+        { v: 1 },
+      ]) {
         expectError(await post({ ...ok, amount }), 400, 'invalid_request_error', 'amount');
       }
       for (const created_at of ['yesterday', '2025-01-01', '2025-01-01T00:00:00', 1735689600000, '2025-13-01T00:00:00Z']) {
@@ -312,7 +350,12 @@ describe('/v1/transactions', () => {
       const [commission] = await commissionsOf(t, org, txn);
       expect(commission).toMatchObject({ amount: 500, status: 'pending', created_at: '2024-03-01T08:00:00.123Z' });
       expect((await fullCommission(t, org, commission.id)).scheduled_approval_date).toBe('2024-03-31T08:00:00.123Z');
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 2500, total_commission: 500, total_orders: 1, last_order_at: '2024-03-01T08:00:00.123Z' });
+      expect(await customerStats(t, org, customer.id)).toEqual({
+        total_revenue: 2500,
+        total_commission: 500,
+        total_orders: 1,
+        last_order_at: '2024-03-01T08:00:00.123Z',
+      });
     });
 
     it('answers 409 with the existing transaction for a repeated charge_id in the program, and pays only once', async () => {
@@ -322,7 +365,10 @@ describe('/v1/transactions', () => {
       const first = await createTransaction(t, org, customer, { amount: 3000, charge_id: chargeId });
       // Another customer of the same program, another amount: still the same charge.
       const other = await createCustomer(t, org, { id: customer.partner_id }, { status: 'active' });
-      for (const body of [{ amount: 3000, customer_id: customer.id, charge_id: chargeId }, { amount: 1, customer_id: other.id, charge_id: chargeId }]) {
+      for (const body of [
+        { amount: 3000, customer_id: customer.id, charge_id: chargeId },
+        { amount: 1, customer_id: other.id, charge_id: chargeId },
+      ]) {
         expect409(await post(body), first);
       }
       expect((await list(`program_id=${program.id}&charge_id=${chargeId}`)).body.total_count).toBe(1);
@@ -354,7 +400,8 @@ describe('/v1/transactions', () => {
       c3 = await createCustomer(t, org, p2, { status: 'active' });
       const owners = [c1, c2, c3, c1, c3, c2];
       txns = [];
-      for (const [i, c] of owners.entries()) txns.push(await createTransaction(t, org, c, { amount: 100 * (i + 1), created_at: `2024-01-0${i + 1}T00:00:00.000Z` }));
+      for (const [i, c] of owners.entries())
+        txns.push(await createTransaction(t, org, c, { amount: 100 * (i + 1), created_at: `2024-01-0${i + 1}T00:00:00.000Z` }));
     });
 
     const ids = (res: Response) => res.body.data.map((x: ApiObject) => x.id);
@@ -428,7 +475,10 @@ describe('/v1/transactions', () => {
         });
       }
       const one = await list(`program_id=${program.id}&customer_id=${c3.id}&expand=customer`);
-      expect(one.body.data.map((x: ApiObject) => Object.keys(x).filter((k) => !SORTED_FIELDS.includes(k)))).toEqual([['customer'], ['customer']]);
+      expect(one.body.data.map((x: ApiObject) => Object.keys(x).filter((k) => !SORTED_FIELDS.includes(k)))).toEqual([
+        ['customer'],
+        ['customer'],
+      ]);
       expect(one.body.data[0].customer.id).toBe(c3.id);
 
       const got = await retrieve(txns[4].id, org, 'expand[]=partner&expand[]=program');
@@ -476,7 +526,10 @@ describe('/v1/transactions', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, data: txn });
       const expanded = await retrieve(txn.id, org, 'expand=customer');
-      expect(expanded.body.data).toEqual({ ...txn, customer: { id: customer.id, email: customer.email, name: null, status: 'active', created_at: customer.created_at } });
+      expect(expanded.body.data).toEqual({
+        ...txn,
+        customer: { id: customer.id, email: customer.email, name: null, status: 'active', created_at: customer.created_at },
+      });
       expectError(await retrieve('txn_nope'), 404, 'not_found_error');
       expectError(await retrieve(txn.id, org, 'foo=1'), 400, 'invalid_request_error', 'foo');
     });
@@ -530,7 +583,10 @@ describe('/v1/transactions', () => {
       await createFlow(t, org, { program_id: program.id });
       const txn = await createTransaction(t, org, customer, { amount: 10_000 });
       expect((await refund(txn.id, { amount: 1000 })).status).toBe(200);
-      const own = await t.request.post('/v1/commissions').set(org.auth).send({ amount: 5, customer_id: customer.id, transaction_id: txn.id, charge_id: 'ch_own' });
+      const own = await t.request
+        .post('/v1/commissions')
+        .set(org.auth)
+        .send({ amount: 5, customer_id: customer.id, transaction_id: txn.id, charge_id: 'ch_own' });
       expect(own.status, JSON.stringify(own.body)).toBe(201);
       const before = await commissionsOf(t, org, txn);
       expect(before.map((c) => c.charge_id)).toEqual([txn.charge_id, txn.charge_id, 'ch_own']);
@@ -556,7 +612,18 @@ describe('/v1/transactions', () => {
     it('refuses amount and every other non-editable key as unknown, changing nothing', async () => {
       const customer = await createCustomer(t, org, alice, { status: 'active' });
       const txn = await createTransaction(t, org, customer, { amount: 1000 });
-      for (const key of ['amount', 'refunded_amount', 'status', 'currency', 'customer_id', 'partner_id', 'program_id', 'created_at', 'id', 'foo']) {
+      for (const key of [
+        'amount',
+        'refunded_amount',
+        'status',
+        'currency',
+        'customer_id',
+        'partner_id',
+        'program_id',
+        'created_at',
+        'id',
+        'foo',
+      ]) {
         const value = key === 'amount' || key === 'refunded_amount' ? 1 : key === 'created_at' ? '2024-01-01T00:00:00Z' : 'x';
         expectError(await update(txn.id, { [key]: value }), 400, 'invalid_request_error', key);
       }
@@ -596,7 +663,11 @@ describe('/v1/transactions', () => {
       const { program, partner, customer } = await quietSetup();
       await createFlow(t, org, { program_id: program.id, reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' } });
       await createFlow(t, org, { program_id: program.id, reward: { type: 'fixed', value: 300 }, approval: { type: 'manual' } });
-      await createFlow(t, org, { program_id: program.id, reward: { type: 'percentage', value: 5 }, approval: { type: 'scheduled', delay_days: 10 } });
+      await createFlow(t, org, {
+        program_id: program.id,
+        reward: { type: 'percentage', value: 5 },
+        approval: { type: 'scheduled', delay_days: 10 },
+      });
       await createFlow(t, org, { program_id: program.id, reward: { type: 'fixed', value: 250 }, approval: { type: 'immediate' } });
       const txn = await createTransaction(t, org, customer, { amount: 10_000 });
       const before = await commissionsOf(t, org, txn);
@@ -627,7 +698,12 @@ describe('/v1/transactions', () => {
       const clawback = await fullCommission(t, org, after.find((c) => c.amount === -1000)!.id);
       expect(clawback).toMatchObject({ type: 'refund', status: 'approved', revenue: '-10000', transaction_id: txn.id, payout_id: null });
       expect(await partnerStats(t, org, partner.id)).toMatchObject({ total_revenue: 0, total_commission: 0 });
-      expect(await customerStats(t, org, customer.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
+      expect(await customerStats(t, org, customer.id)).toEqual({
+        total_revenue: 0,
+        total_commission: 0,
+        total_orders: 0,
+        last_order_at: null,
+      });
 
       // The charge can be recorded again, and pays again.
       const again = await createTransaction(t, org, customer, { amount: 10_000, charge_id: txn.charge_id });
@@ -648,9 +724,14 @@ describe('/v1/transactions', () => {
       const expanded = async () => ({
         txn: (await retrieve(txn.id, org, 'expand[]=customer&expand[]=partner&expand[]=program')).body.data,
         listed: (await list(`program_id=${program.id}&expand[]=customer&expand[]=partner`)).body.data[0],
-        commission: (await t.request.get(`/v1/commissions/${commission.id}?expand[]=customer&expand[]=partner&expand[]=program`).set(org.auth)).body.data,
-        listedCommission: (await t.request.get(`/v1/commissions?program_id=${program.id}&expand[]=customer&expand[]=partner&expand[]=transaction`).set(org.auth)).body
-          .data[0],
+        commission: (
+          await t.request.get(`/v1/commissions/${commission.id}?expand[]=customer&expand[]=partner&expand[]=program`).set(org.auth)
+        ).body.data,
+        listedCommission: (
+          await t.request
+            .get(`/v1/commissions?program_id=${program.id}&expand[]=customer&expand[]=partner&expand[]=transaction`)
+            .set(org.auth)
+        ).body.data[0],
       });
       const before = await expanded();
       for (const o of Object.values(before)) expect(o.customer?.id).toBe(customer.id);
@@ -687,7 +768,9 @@ describe('/v1/transactions', () => {
       const statsBefore = await partnerStats(t, org, partner.id);
       // A real constraint of the database refuses this flow's commissions (no mock).
       const constraint = `refuse_${uniqueSuffix()}`;
-      await sql.raw(`alter table commissions add constraint ${constraint} check (flow_id is distinct from '${flow.id}') not valid`).execute(t.storage.db);
+      await sql
+        .raw(`alter table commissions add constraint ${constraint} check (flow_id is distinct from '${flow.id}') not valid`)
+        .execute(t.storage.db);
       try {
         const chargeId = charge();
         const res = await post({ amount: 10_000, customer_id: lead.id, charge_id: chargeId });
@@ -695,7 +778,12 @@ describe('/v1/transactions', () => {
         expect((await list(`program_id=${program.id}`)).body.total_count).toBe(0);
         expect(await getCustomer(lead.id)).toMatchObject({ status: 'lead', active_at: null });
         expect(await partnerStats(t, org, partner.id)).toEqual(statsBefore);
-        expect(await customerStats(t, org, lead.id)).toEqual({ total_revenue: 0, total_commission: 0, total_orders: 0, last_order_at: null });
+        expect(await customerStats(t, org, lead.id)).toEqual({
+          total_revenue: 0,
+          total_commission: 0,
+          total_orders: 0,
+          last_order_at: null,
+        });
         expect((await t.request.get(`/v1/commissions?program_id=${program.id}`).set(org.auth)).body.total_count).toBe(0);
 
         // The charge was never recorded: once the flow can pay, it is accepted and paid once.
@@ -732,9 +820,24 @@ describe('/v1/transactions', () => {
     it("answers 404 for another organization's transaction on retrieve, update, refund and delete, and changes nothing", async () => {
       const missing = 'txn_0000000000000000000000';
       expectSame404(await retrieve(foreignTxn.id), await retrieve(missing), foreignTxn.id, missing);
-      expectSame404(await retrieve(foreignTxn.id, org, 'expand=customer'), await retrieve(missing, org, 'expand=customer'), foreignTxn.id, missing);
-      expectSame404(await update(foreignTxn.id, { product_name: 'Mine' }), await update(missing, { product_name: 'Mine' }), foreignTxn.id, missing);
-      expectSame404(await update(foreignTxn.id, { charge_id: 'ch_x' }), await update(missing, { charge_id: 'ch_x' }), foreignTxn.id, missing);
+      expectSame404(
+        await retrieve(foreignTxn.id, org, 'expand=customer'),
+        await retrieve(missing, org, 'expand=customer'),
+        foreignTxn.id,
+        missing,
+      );
+      expectSame404(
+        await update(foreignTxn.id, { product_name: 'Mine' }),
+        await update(missing, { product_name: 'Mine' }),
+        foreignTxn.id,
+        missing,
+      );
+      expectSame404(
+        await update(foreignTxn.id, { charge_id: 'ch_x' }),
+        await update(missing, { charge_id: 'ch_x' }),
+        foreignTxn.id,
+        missing,
+      );
       expectSame404(await refund(foreignTxn.id, {}), await refund(missing, {}), foreignTxn.id, missing);
       expectSame404(await refund(foreignTxn.id, { amount: 1 }), await refund(missing, { amount: 1 }), foreignTxn.id, missing);
       expectSame404(await remove(foreignTxn.id), await remove(missing), foreignTxn.id, missing);
@@ -756,7 +859,13 @@ describe('/v1/transactions', () => {
         'customer_id',
       );
       const missingProgram = 'prg_0000000000000000000000';
-      expectSame404(await list(`program_id=${otherOrg.program_id}`), await list(`program_id=${missingProgram}`), otherOrg.program_id, missingProgram, 'program_id');
+      expectSame404(
+        await list(`program_id=${otherOrg.program_id}`),
+        await list(`program_id=${missingProgram}`),
+        otherOrg.program_id,
+        missingProgram,
+        'program_id',
+      );
       expectSame404(
         await list(`program_id=${otherOrg.program_id}&customer_id=${foreignCustomer.id}&expand=customer`),
         await list(`program_id=${missingProgram}&customer_id=${foreignCustomer.id}&expand=customer`),
@@ -771,7 +880,12 @@ describe('/v1/transactions', () => {
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ data: [], total_count: 0 });
       }
-      expectError(await list(`program_id=${org.program_id}&starting_after=${foreignTxn.id}`), 400, 'invalid_request_error', 'starting_after');
+      expectError(
+        await list(`program_id=${org.program_id}&starting_after=${foreignTxn.id}`),
+        400,
+        'invalid_request_error',
+        'starting_after',
+      );
 
       // A commission cannot point at their transaction.
       const mine = await createCustomer(t, org, alice, { status: 'active' });
@@ -783,7 +897,10 @@ describe('/v1/transactions', () => {
         missingTxn,
         'transaction_id',
       );
-      const theirCommissions = await t.request.get('/v1/commissions').set(org.auth).query({ program_id: org.program_id, transaction_id: foreignTxn.id });
+      const theirCommissions = await t.request
+        .get('/v1/commissions')
+        .set(org.auth)
+        .query({ program_id: org.program_id, transaction_id: foreignTxn.id });
       expect(theirCommissions.body).toMatchObject({ data: [], total_count: 0 });
 
       // Their charge_id is free in our program: no 409 carrying their transaction.

@@ -50,7 +50,11 @@ function collect(child: ChildProcess): Promise<Run> & { output: () => { stdout: 
 }
 
 function svc(dataDir: string, ...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: ROOT, env: cleanEnv({ SVC_DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SVC_BIN, ...args], {
+    cwd: ROOT,
+    env: cleanEnv({ SVC_DATA_DIR: dataDir }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return collect(child);
 }
 
@@ -111,143 +115,185 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
       dir = await mkdir('commands');
     });
 
-    it.sequential('svc migrate creates and migrates an empty embedded database', async () => {
-      const run = await svc(dir, 'migrate');
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout.trim()).toBe('Database is up to date.');
-      const tables = await withDataDir(dir, async (db) => {
-        const orgs = await db.selectFrom('organizations').select('id').execute();
-        const migrations = await db.selectFrom('kysely_migration' as never).selectAll().execute();
-        return { orgs: orgs.length, migrations: migrations.length };
-      });
-      expect(tables.orgs).toBe(0);
-      expect(tables.migrations).toBeGreaterThan(0);
-      // Running it again is a no-op that still succeeds.
-      const again = await svc(dir, 'migrate');
-      expect(again.code, again.stderr).toBe(0);
-    }, SLOW);
+    it.sequential(
+      'svc migrate creates and migrates an empty embedded database',
+      async () => {
+        const run = await svc(dir, 'migrate');
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout.trim()).toBe('Database is up to date.');
+        const tables = await withDataDir(dir, async (db) => {
+          const orgs = await db.selectFrom('organizations').select('id').execute();
+          const migrations = await db
+            .selectFrom('kysely_migration' as never)
+            .selectAll()
+            .execute();
+          return { orgs: orgs.length, migrations: migrations.length };
+        });
+        expect(tables.orgs).toBe(0);
+        expect(tables.migrations).toBeGreaterThan(0);
+        // Running it again is a no-op that still succeeds.
+        const again = await svc(dir, 'migrate');
+        expect(again.code, again.stderr).toBe(0);
+      },
+      SLOW,
+    );
 
-    it.sequential('svc init --json prints exactly one JSON object with the five keys and nothing else', async () => {
-      const run = await svc(dir, 'init', '--org', 'A', '--program', 'B', '--json');
-      expect(run.code, run.stderr).toBe(0);
-      expect(lines(run.stdout)).toHaveLength(1);
-      const parsed = JSON.parse(run.stdout);
-      expect(Object.keys(parsed).sort()).toEqual(['api_key', 'group_id', 'organization_id', 'program_id', 'public_key']);
-      expect(parsed.organization_id).toMatch(/^org_[0-9A-Za-z]{24}$/);
-      expect(parsed.program_id).toMatch(/^prg_[0-9A-Za-z]{24}$/);
-      expect(parsed.group_id).toMatch(/^grp_[0-9A-Za-z]{24}$/);
-      expect(parsed.api_key).toMatch(/^sk_[0-9A-Za-z]{32}$/);
-      expect(parsed.public_key).toMatch(/^pk_[0-9A-Za-z]{24}$/);
-      first = parsed;
+    it.sequential(
+      'svc init --json prints exactly one JSON object with the five keys and nothing else',
+      async () => {
+        const run = await svc(dir, 'init', '--org', 'A', '--program', 'B', '--json');
+        expect(run.code, run.stderr).toBe(0);
+        expect(lines(run.stdout)).toHaveLength(1);
+        const parsed = JSON.parse(run.stdout);
+        expect(Object.keys(parsed).sort()).toEqual(['api_key', 'group_id', 'organization_id', 'program_id', 'public_key']);
+        expect(parsed.organization_id).toMatch(/^org_[0-9A-Za-z]{24}$/);
+        expect(parsed.program_id).toMatch(/^prg_[0-9A-Za-z]{24}$/);
+        expect(parsed.group_id).toMatch(/^grp_[0-9A-Za-z]{24}$/);
+        expect(parsed.api_key).toMatch(/^sk_[0-9A-Za-z]{32}$/);
+        expect(parsed.public_key).toMatch(/^pk_[0-9A-Za-z]{24}$/);
+        first = parsed;
 
-      const stored = await withDataDir(dir, async (db) => ({
-        org: await db.selectFrom('organizations').selectAll().where('id', '=', parsed.organization_id).executeTakeFirst(),
-        program: await db.selectFrom('programs').selectAll().where('id', '=', parsed.program_id).executeTakeFirst(),
-        groups: await db.selectFrom('groups').selectAll().where('program_id', '=', parsed.program_id).execute(),
-        flows: await db.selectFrom('flows').selectAll().where('program_id', '=', parsed.program_id).execute(),
-        keys: await db.selectFrom('api_keys').selectAll().where('organization_id', '=', parsed.organization_id).execute(),
-      }));
-      expect(stored.org?.name).toBe('A');
-      expect(stored.program).toMatchObject({ name: 'B', organization_id: parsed.organization_id, public_key: parsed.public_key });
-      expect(stored.groups.map((g) => [g.id, g.is_default])).toEqual([[parsed.group_id, true]]);
-      expect(stored.flows).toHaveLength(1);
-      expect(stored.flows[0].is_default).toBe(true);
-      expect(stored.keys).toHaveLength(1);
-      expect(stored.keys[0].secret_hash).toBe(sha256(parsed.api_key));
-      expect(JSON.stringify(stored.keys)).not.toContain(parsed.api_key);
-    }, SLOW);
+        const stored = await withDataDir(dir, async (db) => ({
+          org: await db.selectFrom('organizations').selectAll().where('id', '=', parsed.organization_id).executeTakeFirst(),
+          program: await db.selectFrom('programs').selectAll().where('id', '=', parsed.program_id).executeTakeFirst(),
+          groups: await db.selectFrom('groups').selectAll().where('program_id', '=', parsed.program_id).execute(),
+          flows: await db.selectFrom('flows').selectAll().where('program_id', '=', parsed.program_id).execute(),
+          keys: await db.selectFrom('api_keys').selectAll().where('organization_id', '=', parsed.organization_id).execute(),
+        }));
+        expect(stored.org?.name).toBe('A');
+        expect(stored.program).toMatchObject({ name: 'B', organization_id: parsed.organization_id, public_key: parsed.public_key });
+        expect(stored.groups.map((g) => [g.id, g.is_default])).toEqual([[parsed.group_id, true]]);
+        expect(stored.flows).toHaveLength(1);
+        expect(stored.flows[0].is_default).toBe(true);
+        expect(stored.keys).toHaveLength(1);
+        expect(stored.keys[0].secret_hash).toBe(sha256(parsed.api_key));
+        expect(JSON.stringify(stored.keys)).not.toContain(parsed.api_key);
+      },
+      SLOW,
+    );
 
-    it.sequential('svc init without --json prints the ids and keys for people', async () => {
-      const run = await svc(dir, 'init', '--org', 'Second org', '--program', 'Second program');
-      expect(run.code, run.stderr).toBe(0);
-      expect(() => JSON.parse(run.stdout)).toThrow();
-      const org = /organization\s+(org_[0-9A-Za-z]{24})/.exec(run.stdout);
-      expect(org).not.toBeNull();
-      secondOrgId = org![1];
-      expect(run.stdout).toMatch(/secret key\s+sk_[0-9A-Za-z]{32}/);
-      expect(run.stdout).toMatch(/public key\s+pk_[0-9A-Za-z]{24}/);
-      expect(secondOrgId).not.toBe(first.organization_id);
-    }, SLOW);
+    it.sequential(
+      'svc init without --json prints the ids and keys for people',
+      async () => {
+        const run = await svc(dir, 'init', '--org', 'Second org', '--program', 'Second program');
+        expect(run.code, run.stderr).toBe(0);
+        expect(() => JSON.parse(run.stdout)).toThrow();
+        const org = /organization\s+(org_[0-9A-Za-z]{24})/.exec(run.stdout);
+        expect(org).not.toBeNull();
+        secondOrgId = org![1];
+        expect(run.stdout).toMatch(/secret key\s+sk_[0-9A-Za-z]{32}/);
+        expect(run.stdout).toMatch(/public key\s+pk_[0-9A-Za-z]{24}/);
+        expect(secondOrgId).not.toBe(first.organization_id);
+      },
+      SLOW,
+    );
 
-    it.sequential('svc keys needs --org once several organizations exist (exit 2)', async () => {
-      const run = await svc(dir, 'keys', 'list');
-      expect(run.code).toBe(2);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toContain('Several organizations exist: pass --org ID');
-    }, SLOW);
-
-    it.sequential('svc keys create|list|revoke manage the organization’s keys', async () => {
-      const created = await svc(dir, 'keys', 'create', '--org', first.organization_id, '--name', 'ci', '--json');
-      expect(created.code, created.stderr).toBe(0);
-      expect(lines(created.stdout)).toHaveLength(1);
-      const key = JSON.parse(created.stdout);
-      expect(key).toMatchObject({ name: 'ci', organization_id: first.organization_id });
-      expect(key.id).toMatch(/^key_/);
-      expect(key.secret).toMatch(/^sk_[0-9A-Za-z]{32}$/);
-      expect(key.redacted_key).toBe(`sk_…${key.secret.slice(-4)}`);
-
-      const listed = await svc(dir, 'keys', 'list', '--org', first.organization_id, '--json');
-      expect(listed.code, listed.stderr).toBe(0);
-      const keys = JSON.parse(listed.stdout) as Array<{ id: string; redacted_key: string; secret?: string }>;
-      expect(keys.map((k) => k.id)).toHaveLength(2);
-      expect(keys.map((k) => k.id)).toContain(key.id);
-      expect(listed.stdout).not.toContain(key.secret);
-      expect(listed.stdout).not.toContain(first.api_key);
-      for (const k of keys) expect(k.secret).toBeUndefined();
-
-      const revoked = await svc(dir, 'keys', 'revoke', key.id, '--org', first.organization_id);
-      expect(revoked.code, revoked.stderr).toBe(0);
-      expect(revoked.stdout.trim()).toBe(`Revoked ${key.id}.`);
-
-      const state = await withDataDir(dir, (db) =>
-        db.selectFrom('api_keys').select(['id', 'revoked_at', 'secret_hash']).where('organization_id', '=', first.organization_id).execute(),
-      );
-      expect(state).toHaveLength(2);
-      const revokedRow = state.find((k) => k.id === key.id)!;
-      expect(revokedRow.revoked_at).not.toBeNull();
-      expect(revokedRow.secret_hash).toBe(sha256(key.secret));
-      const active = state.filter((k) => k.revoked_at === null);
-      expect(active.map((k) => k.secret_hash)).toEqual([sha256(first.api_key)]);
-    }, SLOW);
-
-    it.sequential('svc keys revoke refuses the last active key and another organization’s key', async () => {
-      const [lastKey] = await withDataDir(dir, (db) =>
-        db.selectFrom('api_keys').select('id').where('organization_id', '=', first.organization_id).where('revoked_at', 'is', null).execute(),
-      );
-      const last = await svc(dir, 'keys', 'revoke', lastKey.id, '--org', first.organization_id);
-      expect(last.code).not.toBe(0);
-      expect(last.stderr).toContain('last active API key cannot be revoked');
-      const foreign = await svc(dir, 'keys', 'revoke', lastKey.id, '--org', secondOrgId);
-      expect(foreign.code).not.toBe(0);
-      expect(foreign.stderr).toContain('No such API key');
-      const still = await withDataDir(dir, (db) => db.selectFrom('api_keys').select('revoked_at').where('id', '=', lastKey.id).executeTakeFirstOrThrow());
-      expect(still.revoked_at).toBeNull();
-    }, SLOW);
-
-    it.sequential('bad usage exits 2 with a message on stderr', async () => {
-      // All of these are refused before the database is opened, so they may run side by side.
-      const cases: Array<[string[], string]> = [
-        [['frob'], 'Unknown command: frob'],
-        [['init', '--org', 'Only org'], 'init needs --org NAME and --program NAME'],
-        [['init', '--wat'], "Unknown option '--wat'"],
-        [['keys'], 'keys needs one of: create, list, revoke'],
-        [['keys', 'rotate', '--org', first.organization_id], 'keys needs one of: create, list, revoke'],
-        [['keys', 'revoke', '--org', first.organization_id], 'keys revoke needs a key id'],
-      ];
-      const runs = await Promise.all(cases.map(([args]) => svc(dir, ...args)));
-      runs.forEach((run, i) => {
-        expect(run.code, cases[i][0].join(' ')).toBe(2);
-        expect(run.stderr).toContain(cases[i][1]);
-        expect(run.stderr).toContain('svc --help');
+    it.sequential(
+      'svc keys needs --org once several organizations exist (exit 2)',
+      async () => {
+        const run = await svc(dir, 'keys', 'list');
+        expect(run.code).toBe(2);
         expect(run.stdout).toBe('');
-      });
-      const unknownOrg = await svc(dir, 'keys', 'list', '--org', 'org_unknown');
-      expect(unknownOrg.code).toBe(2);
-      expect(unknownOrg.stderr).toContain('No such organization: org_unknown');
-      const help = await svc(dir, '--help');
-      expect(help.code).toBe(0);
-      expect(help.stdout).toContain('Usage: svc <command>');
-    }, SLOW);
+        expect(run.stderr).toContain('Several organizations exist: pass --org ID');
+      },
+      SLOW,
+    );
+
+    it.sequential(
+      'svc keys create|list|revoke manage the organization’s keys',
+      async () => {
+        const created = await svc(dir, 'keys', 'create', '--org', first.organization_id, '--name', 'ci', '--json');
+        expect(created.code, created.stderr).toBe(0);
+        expect(lines(created.stdout)).toHaveLength(1);
+        const key = JSON.parse(created.stdout);
+        expect(key).toMatchObject({ name: 'ci', organization_id: first.organization_id });
+        expect(key.id).toMatch(/^key_/);
+        expect(key.secret).toMatch(/^sk_[0-9A-Za-z]{32}$/);
+        expect(key.redacted_key).toBe(`sk_…${key.secret.slice(-4)}`);
+
+        const listed = await svc(dir, 'keys', 'list', '--org', first.organization_id, '--json');
+        expect(listed.code, listed.stderr).toBe(0);
+        const keys = JSON.parse(listed.stdout) as Array<{ id: string; redacted_key: string; secret?: string }>;
+        expect(keys.map((k) => k.id)).toHaveLength(2);
+        expect(keys.map((k) => k.id)).toContain(key.id);
+        expect(listed.stdout).not.toContain(key.secret);
+        expect(listed.stdout).not.toContain(first.api_key);
+        for (const k of keys) expect(k.secret).toBeUndefined();
+
+        const revoked = await svc(dir, 'keys', 'revoke', key.id, '--org', first.organization_id);
+        expect(revoked.code, revoked.stderr).toBe(0);
+        expect(revoked.stdout.trim()).toBe(`Revoked ${key.id}.`);
+
+        const state = await withDataDir(dir, (db) =>
+          db
+            .selectFrom('api_keys')
+            .select(['id', 'revoked_at', 'secret_hash'])
+            .where('organization_id', '=', first.organization_id)
+            .execute(),
+        );
+        expect(state).toHaveLength(2);
+        const revokedRow = state.find((k) => k.id === key.id)!;
+        expect(revokedRow.revoked_at).not.toBeNull();
+        expect(revokedRow.secret_hash).toBe(sha256(key.secret));
+        const active = state.filter((k) => k.revoked_at === null);
+        expect(active.map((k) => k.secret_hash)).toEqual([sha256(first.api_key)]);
+      },
+      SLOW,
+    );
+
+    it.sequential(
+      'svc keys revoke refuses the last active key and another organization’s key',
+      async () => {
+        const [lastKey] = await withDataDir(dir, (db) =>
+          db
+            .selectFrom('api_keys')
+            .select('id')
+            .where('organization_id', '=', first.organization_id)
+            .where('revoked_at', 'is', null)
+            .execute(),
+        );
+        const last = await svc(dir, 'keys', 'revoke', lastKey.id, '--org', first.organization_id);
+        expect(last.code).not.toBe(0);
+        expect(last.stderr).toContain('last active API key cannot be revoked');
+        const foreign = await svc(dir, 'keys', 'revoke', lastKey.id, '--org', secondOrgId);
+        expect(foreign.code).not.toBe(0);
+        expect(foreign.stderr).toContain('No such API key');
+        const still = await withDataDir(dir, (db) =>
+          db.selectFrom('api_keys').select('revoked_at').where('id', '=', lastKey.id).executeTakeFirstOrThrow(),
+        );
+        expect(still.revoked_at).toBeNull();
+      },
+      SLOW,
+    );
+
+    it.sequential(
+      'bad usage exits 2 with a message on stderr',
+      async () => {
+        // All of these are refused before the database is opened, so they may run side by side.
+        const cases: Array<[string[], string]> = [
+          [['frob'], 'Unknown command: frob'],
+          [['init', '--org', 'Only org'], 'init needs --org NAME and --program NAME'],
+          [['init', '--wat'], "Unknown option '--wat'"],
+          [['keys'], 'keys needs one of: create, list, revoke'],
+          [['keys', 'rotate', '--org', first.organization_id], 'keys needs one of: create, list, revoke'],
+          [['keys', 'revoke', '--org', first.organization_id], 'keys revoke needs a key id'],
+        ];
+        const runs = await Promise.all(cases.map(([args]) => svc(dir, ...args)));
+        runs.forEach((run, i) => {
+          expect(run.code, cases[i][0].join(' ')).toBe(2);
+          expect(run.stderr).toContain(cases[i][1]);
+          expect(run.stderr).toContain('svc --help');
+          expect(run.stdout).toBe('');
+        });
+        const unknownOrg = await svc(dir, 'keys', 'list', '--org', 'org_unknown');
+        expect(unknownOrg.code).toBe(2);
+        expect(unknownOrg.stderr).toContain('No such organization: org_unknown');
+        const help = await svc(dir, '--help');
+        expect(help.code).toBe(0);
+        expect(help.stdout).toContain('Usage: svc <command>');
+      },
+      SLOW,
+    );
   });
 
   describe('npm start on an empty data directory', () => {
@@ -276,63 +322,74 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
       return { child, run, base };
     }
 
-    it.sequential('bootstraps once: prints the keys, writes bootstrap.json (0600), the key works, SIGTERM exits 0', async () => {
-      const { child, run, base } = await start([TSX_CLI, 'ingest/src/main.ts']);
-      try {
+    it.sequential(
+      'bootstraps once: prints the keys, writes bootstrap.json (0600), the key works, SIGTERM exits 0',
+      async () => {
+        const { child, run, base } = await start([TSX_CLI, 'ingest/src/main.ts']);
+        try {
+          const file = path.join(dir, 'bootstrap.json');
+          const stat = await fs.stat(file);
+          expect(stat.mode & 0o777).toBe(0o600);
+          boot = JSON.parse(await fs.readFile(file, 'utf8'));
+          expect(Object.keys(boot).sort()).toEqual(['api_key', 'group_id', 'organization_id', 'program_id', 'public_key']);
+          expect(boot.api_key).toMatch(/^sk_[0-9A-Za-z]{32}$/);
+          expect(boot.public_key).toMatch(/^pk_[0-9A-Za-z]{24}$/);
+
+          const { stdout } = run.output();
+          expect(stdout.split(boot.api_key)).toHaveLength(2); // printed exactly once
+          expect(stdout.split(boot.public_key)).toHaveLength(2);
+          expect(stdout).toContain(boot.organization_id);
+          expect(stdout).toContain(boot.program_id);
+          expect(stdout).toContain(file);
+
+          const res = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.api_key}` } });
+          expect(res.status).toBe(200);
+          const body = (await res.json()) as {
+            data: Array<{ id: string; public_key: string; default_group_id: string }>;
+            total_count: number;
+          };
+          expect(body.total_count).toBe(1);
+          expect(body.data[0]).toMatchObject({ id: boot.program_id, public_key: boot.public_key, default_group_id: boot.group_id });
+
+          const denied = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.public_key}` } });
+          expect(denied.status).toBe(401);
+        } finally {
+          child.kill('SIGTERM');
+        }
+        const exit = await run;
+        expect(exit.signal).toBeNull();
+        expect(exit.code, exit.stderr).toBe(0);
+      },
+      SLOW,
+    );
+
+    it.sequential(
+      'a second start on the same data directory (svc serve) does not bootstrap again',
+      async () => {
+        expect(boot, 'needs the first start').toBeDefined();
         const file = path.join(dir, 'bootstrap.json');
-        const stat = await fs.stat(file);
-        expect(stat.mode & 0o777).toBe(0o600);
-        boot = JSON.parse(await fs.readFile(file, 'utf8'));
-        expect(Object.keys(boot).sort()).toEqual(['api_key', 'group_id', 'organization_id', 'program_id', 'public_key']);
-        expect(boot.api_key).toMatch(/^sk_[0-9A-Za-z]{32}$/);
-        expect(boot.public_key).toMatch(/^pk_[0-9A-Za-z]{24}$/);
-
-        const { stdout } = run.output();
-        expect(stdout.split(boot.api_key)).toHaveLength(2); // printed exactly once
-        expect(stdout.split(boot.public_key)).toHaveLength(2);
-        expect(stdout).toContain(boot.organization_id);
-        expect(stdout).toContain(boot.program_id);
-        expect(stdout).toContain(file);
-
-        const res = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.api_key}` } });
-        expect(res.status).toBe(200);
-        const body = (await res.json()) as { data: Array<{ id: string; public_key: string; default_group_id: string }>; total_count: number };
-        expect(body.total_count).toBe(1);
-        expect(body.data[0]).toMatchObject({ id: boot.program_id, public_key: boot.public_key, default_group_id: boot.group_id });
-
-        const denied = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.public_key}` } });
-        expect(denied.status).toBe(401);
-      } finally {
-        child.kill('SIGTERM');
-      }
-      const exit = await run;
-      expect(exit.signal).toBeNull();
-      expect(exit.code, exit.stderr).toBe(0);
-    }, SLOW);
-
-    it.sequential('a second start on the same data directory (svc serve) does not bootstrap again', async () => {
-      expect(boot, 'needs the first start').toBeDefined();
-      const file = path.join(dir, 'bootstrap.json');
-      const before = await fs.stat(file);
-      const { child, run, base } = await start([SVC_BIN, 'serve']);
-      try {
-        const { stdout } = run.output();
-        expect(stdout).not.toContain('sk_');
-        expect(stdout).not.toContain('created your first organization');
-        const res = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.api_key}` } });
-        expect(res.status).toBe(200);
-        const body = (await res.json()) as { data: Array<{ id: string }>; total_count: number };
-        expect(body.data.map((p) => p.id)).toEqual([boot.program_id]);
-      } finally {
-        child.kill('SIGTERM');
-      }
-      const exit = await run;
-      expect(exit.code, exit.stderr).toBe(0);
-      const after = await fs.stat(file);
-      expect(after.mtimeMs).toBe(before.mtimeMs);
-      expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual(boot);
-      const orgs = await withDataDir(dir, (db) => db.selectFrom('organizations').select('id').execute());
-      expect(orgs.map((o) => o.id)).toEqual([boot.organization_id]);
-    }, SLOW);
+        const before = await fs.stat(file);
+        const { child, run, base } = await start([SVC_BIN, 'serve']);
+        try {
+          const { stdout } = run.output();
+          expect(stdout).not.toContain('sk_');
+          expect(stdout).not.toContain('created your first organization');
+          const res = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.api_key}` } });
+          expect(res.status).toBe(200);
+          const body = (await res.json()) as { data: Array<{ id: string }>; total_count: number };
+          expect(body.data.map((p) => p.id)).toEqual([boot.program_id]);
+        } finally {
+          child.kill('SIGTERM');
+        }
+        const exit = await run;
+        expect(exit.code, exit.stderr).toBe(0);
+        const after = await fs.stat(file);
+        expect(after.mtimeMs).toBe(before.mtimeMs);
+        expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual(boot);
+        const orgs = await withDataDir(dir, (db) => db.selectFrom('organizations').select('id').execute());
+        expect(orgs.map((o) => o.id)).toEqual([boot.organization_id]);
+      },
+      SLOW,
+    );
   });
 });

@@ -20,7 +20,11 @@ describe('request transaction', () => {
 
   const db = () => storage.db;
   const bodies = async () => (await sql<{ body: string }>`select body from notes order by id`.execute(db())).rows.map((r) => r.body);
-  const insert = (id: number, body: string) => db().insertInto('notes' as never).values({ id, body } as never).execute();
+  const insert = (id: number, body: string) =>
+    db()
+      .insertInto('notes' as never)
+      .values({ id, body } as never)
+      .execute();
 
   it('commits what every statement inside it wrote, together', async () => {
     await sql`delete from notes`.execute(db());
@@ -29,7 +33,10 @@ describe('request transaction', () => {
       expect(inRequestTransaction()).toBe(true);
       await insert(1, 'one');
       await inTransaction(db(), async (t) => {
-        await t.insertInto('notes' as never).values({ id: 2, body: 'two' } as never).execute();
+        await t
+          .insertInto('notes' as never)
+          .values({ id: 2, body: 'two' } as never)
+          .execute();
       });
     });
     expect(inRequestTransaction()).toBe(false);
@@ -42,7 +49,12 @@ describe('request transaction', () => {
     const trx = await beginRequestTransaction(db());
     await trx.run(async () => {
       await insert(1, 'one');
-      await inTransaction(db(), (t) => t.insertInto('notes' as never).values({ id: 2, body: 'two' } as never).execute());
+      await inTransaction(db(), (t) =>
+        t
+          .insertInto('notes' as never)
+          .values({ id: 2, body: 'two' } as never)
+          .execute(),
+      );
     });
     await trx.rollback();
     expect(await bodies()).toEqual([]);
@@ -54,7 +66,12 @@ describe('request transaction', () => {
     await trx.run(async () => {
       await insert(1, 'one');
       await expect(insert(1, 'again')).rejects.toMatchObject({ code: '23505' });
-      expect((await db().selectFrom('notes' as never).select(sql`count(*)::int`.as('n')).executeTakeFirstOrThrow()) as { n: number }).toEqual({ n: 1 });
+      expect(
+        (await db()
+          .selectFrom('notes' as never)
+          .select(sql`count(*)::int`.as('n'))
+          .executeTakeFirstOrThrow()) as { n: number },
+      ).toEqual({ n: 1 });
       await insert(2, 'two');
     });
     await trx.commit();
@@ -68,7 +85,10 @@ describe('request transaction', () => {
       await insert(1, 'kept');
       await expect(
         inTransaction(db(), async (t) => {
-          await t.insertInto('notes' as never).values({ id: 2, body: 'undone' } as never).execute();
+          await t
+            .insertInto('notes' as never)
+            .values({ id: 2, body: 'undone' } as never)
+            .execute();
           throw new Error('the service gave up');
         }),
       ).rejects.toThrow('the service gave up');

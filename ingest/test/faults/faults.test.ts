@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../bench/faults/private-servers.js';
-import { killProcess, killRedis, restartPostgres, startBeforePostgres, terminateConnections, type FaultReport } from '../../bench/faults/scenarios.js';
+import {
+  killProcess,
+  killRedis,
+  restartPostgres,
+  startBeforePostgres,
+  terminateConnections,
+  type FaultReport,
+} from '../../bench/faults/scenarios.js';
 
 /**
  * Real faults under mixed traffic on two real ingest processes (README, Reliability): the
@@ -33,40 +40,60 @@ describe.skipIf(!ADMIN_URL)('surviving faults under load, on two ingest processe
   }, LONG);
   afterAll(() => redis?.close());
 
-  it('PostgreSQL terminating every connection: no exit, 503s only while it happens, serving again at once', async () => {
-    const r = await terminateConnections(ADMIN_URL, redis.url);
-    expectSurvived(r);
-    expect(r.duringFault.longestMs).toBeLessThan(2500);
-    expect(r.recoveryMs).toBeLessThan(3000);
-  }, LONG);
+  it(
+    'PostgreSQL terminating every connection: no exit, 503s only while it happens, serving again at once',
+    async () => {
+      const r = await terminateConnections(ADMIN_URL, redis.url);
+      expectSurvived(r);
+      expect(r.duringFault.longestMs).toBeLessThan(2500);
+      expect(r.recoveryMs).toBeLessThan(3000);
+    },
+    LONG,
+  );
 
-  it('PostgreSQL restarting: 503 within about 2 s while it is down, every process serving again within seconds', async () => {
-    const r = await restartPostgres(redis.url);
-    expectSurvived(r);
-    // Requests need SQL, and SQL is down: they are refused fast, not held.
-    expect(r.duringFault.byStatus['503'] ?? 0).toBeGreaterThan(0);
-    expect(r.duringFault.longestMs).toBeLessThan(3000);
-    expect(r.recoveryMs).toBeLessThan(5000);
-  }, LONG);
+  it(
+    'PostgreSQL restarting: 503 within about 2 s while it is down, every process serving again within seconds',
+    async () => {
+      const r = await restartPostgres(redis.url);
+      expectSurvived(r);
+      // Requests need SQL, and SQL is down: they are refused fast, not held.
+      expect(r.duringFault.byStatus['503'] ?? 0).toBeGreaterThan(0);
+      expect(r.duringFault.longestMs).toBeLessThan(3000);
+      expect(r.recoveryMs).toBeLessThan(5000);
+    },
+    LONG,
+  );
 
-  it('Redis killed and restarted: nothing refused, no request held past the bound, shared state back within about 2 s', async () => {
-    const r = await killRedis(ADMIN_URL);
-    expectSurvived(r);
-    expect(r.summary.byStatus['503'] ?? 0).toBe(0);
-    expect(r.summary.byStatus['no answer'] ?? 0).toBe(0);
-    expect(r.summary.longestMs).toBeLessThan(2000);
-    expect(r.recoveryMs).toBeLessThan(3000);
-  }, LONG);
+  it(
+    'Redis killed and restarted: nothing refused, no request held past the bound, shared state back within about 2 s',
+    async () => {
+      const r = await killRedis(ADMIN_URL);
+      expectSurvived(r);
+      expect(r.summary.byStatus['503'] ?? 0).toBe(0);
+      expect(r.summary.byStatus['no answer'] ?? 0).toBe(0);
+      expect(r.summary.longestMs).toBeLessThan(2000);
+      expect(r.recoveryMs).toBeLessThan(3000);
+    },
+    LONG,
+  );
 
-  it('an ingest process killed mid-burst: no click id handed out that was never saved, nothing lost or doubled', async () => {
-    const r = await killProcess(ADMIN_URL, redis.url);
-    expectSurvived(r);
-  }, LONG);
+  it(
+    'an ingest process killed mid-burst: no click id handed out that was never saved, nothing lost or doubled',
+    async () => {
+      const r = await killProcess(ADMIN_URL, redis.url);
+      expectSurvived(r);
+    },
+    LONG,
+  );
 
-  it('a process started before its PostgreSQL waits for it, saying so, and serves once it is up', async () => {
-    const r = await startBeforePostgres(redis.url);
-    expect(r.exited, r.logs).toBe(false);
-    expect(r.logs).toContain('waiting for PostgreSQL at 127.0.0.1:');
-    expect(r.servedAfterMs).toBeLessThan(10_000);
-  }, LONG);
+  it(
+    'a process started before its PostgreSQL waits for it, saying so, and serves once it is up',
+    async () => {
+      const r = await startBeforePostgres(redis.url);
+      expect(r.exited, r.logs).toBe(false);
+      expect(r.logs).toContain('waiting for PostgreSQL at 127.0.0.1:');
+      expect(r.servedAfterMs).toBeLessThan(10_000);
+    },
+    LONG,
+  );
 });

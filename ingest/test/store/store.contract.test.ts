@@ -212,7 +212,11 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         const mine: (string | null)[] = [];
         const theirs: (string | null)[] = [];
         const elsewhere: (string | null)[] = [];
-        const offs = [store.subscribe(channel, (m) => mine.push(m)), other.subscribe(channel, (m) => theirs.push(m)), other.subscribe(key('ch'), (m) => elsewhere.push(m))];
+        const offs = [
+          store.subscribe(channel, (m) => mine.push(m)),
+          other.subscribe(channel, (m) => theirs.push(m)),
+          other.subscribe(key('ch'), (m) => elsewhere.push(m)),
+        ];
         await subscribed();
         await store.publish(channel, 'lnk:1');
         expect(mine.filter(Boolean)).toEqual(['lnk:1']); // its own subscribers at once
@@ -317,7 +321,9 @@ async function privateRedis(): Promise<PrivateRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     async start() {
-      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: 'ignore',
+      });
       spawned.add(server);
       await answersOn(port);
     },
@@ -466,10 +472,13 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       await redis.start();
       const late = open(redis.url);
       await vi.waitFor(() => expect(heard).toContain(null), { timeout: 5_000 }); // subscribed once Redis answered
-      await vi.waitFor(async () => {
-        await late.publish('changes', 'after the outage');
-        expect(heard).toContain('after the outage');
-      }, { timeout: 5_000 });
+      await vi.waitFor(
+        async () => {
+          await late.publish('changes', 'after the outage');
+          expect(heard).toContain('after the outage');
+        },
+        { timeout: 5_000 },
+      );
       await vi.waitFor(() => expect(early.broadcasting).toBe(true), { timeout: 5_000 });
     });
 
@@ -596,7 +605,11 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
         const reads = async () => Number(/total_reads_processed:(\d+)/.exec(await raw.info('stats'))![1]);
         const before = await reads();
         // What 20 click requests arriving together ask: 60 commands.
-        await Promise.all(Array.from({ length: 20 }, (_, i) => Promise.all([limiter.consume(`ip-${i}`), store.get(`link-${i}`), store.setIfAbsent(`visit-${i}`, 'c', 10_000)])));
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            Promise.all([limiter.consume(`ip-${i}`), store.get(`link-${i}`), store.setIfAbsent(`visit-${i}`, 'c', 10_000)]),
+          ),
+        );
         // One read for them all (a few at most, should the kernel split the write), one for INFO.
         expect((await reads()) - before).toBeLessThanOrEqual(4);
       } finally {

@@ -58,7 +58,10 @@ export function createOrganization(t: TestApp, names: { org?: string; program?: 
 
 /** POST /v1/programs in the organization; returns the created program. */
 export async function createProgram(t: TestApp, org: TestOrg, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
-  const res = await t.request.post('/v1/programs').set(org.auth).send({ name: `Program ${uniqueSuffix()}`, ...overrides });
+  const res = await t.request
+    .post('/v1/programs')
+    .set(org.auth)
+    .send({ name: `Program ${uniqueSuffix()}`, ...overrides });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data[0];
 }
@@ -146,7 +149,12 @@ export function uniqueLinkValue(prefix = 'v'): string {
 }
 
 /** POST /v1/links for the partner (expects 201); param defaults to `ref`, value to a fresh one. */
-export async function createLink(t: TestApp, org: TestOrg, partner: ApiObject, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+export async function createLink(
+  t: TestApp,
+  org: TestOrg,
+  partner: ApiObject,
+  overrides: Record<string, unknown> = {},
+): Promise<ApiObject> {
   const res = await t.request
     .post('/v1/links')
     .set(org.auth)
@@ -161,7 +169,12 @@ export function postClick(t: TestApp, org: TestOrg, body: Record<string, unknown
 }
 
 /** POST /v1/clicks (expects 201); returns the recorded click. */
-export async function createClick(t: TestApp, org: TestOrg, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<ApiObject> {
+export async function createClick(
+  t: TestApp,
+  org: TestOrg,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<ApiObject> {
   const res = await postClick(t, org, body, headers);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data[0];
@@ -191,7 +204,12 @@ export async function createPromotionCode(t: TestApp, org: TestOrg, overrides: R
 }
 
 /** POST /v1/customers (expects 201) for the partner, with a fresh e-mail; returns the customer. */
-export async function createCustomer(t: TestApp, org: TestOrg, partner: ApiObject, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+export async function createCustomer(
+  t: TestApp,
+  org: TestOrg,
+  partner: ApiObject,
+  overrides: Record<string, unknown> = {},
+): Promise<ApiObject> {
   const res = await t.request
     .post('/v1/customers')
     .set(org.auth)
@@ -205,13 +223,24 @@ export async function createFlow(t: TestApp, org: TestOrg, overrides: Record<str
   const res = await t.request
     .post('/v1/flows')
     .set(org.auth)
-    .send({ program_id: org.program_id, name: `Flow ${uniqueSuffix()}`, reward: { type: 'percentage', value: 10 }, approval: { type: 'immediate' }, ...overrides });
+    .send({
+      program_id: org.program_id,
+      name: `Flow ${uniqueSuffix()}`,
+      reward: { type: 'percentage', value: 10 },
+      approval: { type: 'immediate' },
+      ...overrides,
+    });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data[0];
 }
 
 /** POST /v1/transactions (expects 201) for the customer, with a fresh charge id; returns the transaction. */
-export async function createTransaction(t: TestApp, org: TestOrg, customer: ApiObject, overrides: Record<string, unknown> = {}): Promise<ApiObject> {
+export async function createTransaction(
+  t: TestApp,
+  org: TestOrg,
+  customer: ApiObject,
+  overrides: Record<string, unknown> = {},
+): Promise<ApiObject> {
   const res = await t.request
     .post('/v1/transactions')
     .set(org.auth)

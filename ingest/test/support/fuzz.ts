@@ -59,7 +59,17 @@ export interface Operation {
 }
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string; required?: boolean; schema: JsonSchema }[]; requestBody?: { content: Record<string, { schema: JsonSchema }> }; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; required?: boolean; schema: JsonSchema }[];
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        security?: unknown[];
+      }
+    >
+  >;
   components?: { schemas?: Record<string, JsonSchema> };
 }
 
@@ -89,7 +99,9 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         method: method as Method,
         path,
         pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
-        query: new Map(params.filter((p) => p.in === 'query').map((p) => [p.name, { schema: resolve(p.schema), required: Boolean(p.required) }])),
+        query: new Map(
+          params.filter((p) => p.in === 'query').map((p) => [p.name, { schema: resolve(p.schema), required: Boolean(p.required) }]),
+        ),
         body: body && resolve(body),
         security: op.security?.length ? 'secret' : 'public',
       });
@@ -212,7 +224,8 @@ const pathText = (path: (string | number)[]) => path.join('.');
 /** Query string of ordered pairs; each part is written exactly as given (already encoded). */
 export const rawQuery = (pairs: [string, string][]) => (pairs.length ? `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}` : '');
 /** Percent-encodes text for a URL; lone surrogates (which encodeURIComponent refuses) become U+FFFD, as a URL cannot carry them. */
-export const enc = (s: string) => encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+export const enc = (s: string) =>
+  encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
 
 export interface RequestParts {
   op: Operation;
@@ -228,7 +241,14 @@ export function pathOf(op: Operation, params: Record<string, string> = {}, segme
 /** Builds a request from the baseline, changing only what the caller gives. */
 export function build(
   { op, baseline, auth }: RequestParts,
-  change: { what: string; segment?: string; query?: [string, string][]; headers?: Record<string, string>; body?: Buffer | null; contentType?: string | null },
+  change: {
+    what: string;
+    segment?: string;
+    query?: [string, string][];
+    headers?: Record<string, string>;
+    body?: Buffer | null;
+    contentType?: string | null;
+  },
 ): FuzzRequest {
   const query = change.query ?? Object.entries(baseline.query ?? {}).map(([k, v]) => [enc(k), enc(v)] as [string, string]);
   const headers: Record<string, string> = { ...auth, ...baseline.headers, ...change.headers };
@@ -272,7 +292,10 @@ export function expectErrorEnvelope(res: Response, context: string): void {
   expect(res.headers['content-type'], context).toMatch(/^application\/json/);
   const body = res.body as Record<string, unknown>;
   expect(body?.success, context).toBe(false);
-  expect(Object.keys(body).every((k) => ['success', 'error', 'data'].includes(k)), context).toBe(true);
+  expect(
+    Object.keys(body).every((k) => ['success', 'error', 'data'].includes(k)),
+    context,
+  ).toBe(true);
   const error = body.error as unknown;
   if (typeof error !== 'string') {
     expect(typeof error, context).toBe('object');
@@ -280,7 +303,10 @@ export function expectErrorEnvelope(res: Response, context: string): void {
     expect(typeof e.message, context).toBe('string');
     expect(typeof e.type, context).toBe('string');
     expect(e.param === undefined || typeof e.param === 'string', context).toBe(true);
-    expect(Object.keys(e).every((k) => ['message', 'type', 'param'].includes(k)), context).toBe(true);
+    expect(
+      Object.keys(e).every((k) => ['message', 'type', 'param'].includes(k)),
+      context,
+    ).toBe(true);
     // The type is one of the error table's, and the status is the one it goes with.
     expect(ERROR_STATUS[e.type as ErrorType], context).toBe(res.status);
   }
@@ -364,11 +390,17 @@ export function recordObjects(schema: JsonSchema, baseline: unknown, path: (stri
   if (baseline === null || typeof baseline !== 'object' || Array.isArray(baseline)) return [];
   const s = branchFor(schema, baseline);
   if (!s.properties && typeof s.additionalProperties === 'object') return [path];
-  return Object.entries(s.properties ?? {}).flatMap(([name, sub]) => recordObjects(sub, (baseline as Record<string, unknown>)[name], [...path, name]));
+  return Object.entries(s.properties ?? {}).flatMap(([name, sub]) =>
+    recordObjects(sub, (baseline as Record<string, unknown>)[name], [...path, name]),
+  );
 }
 
 /** Objects in the baseline whose schema refuses unknown keys: where an unknown key must answer 400. */
-export function strictObjects(schema: JsonSchema, baseline: unknown, path: (string | number)[] = []): { path: (string | number)[]; known: Set<string> }[] {
+export function strictObjects(
+  schema: JsonSchema,
+  baseline: unknown,
+  path: (string | number)[] = [],
+): { path: (string | number)[]; known: Set<string> }[] {
   if (baseline === null || typeof baseline !== 'object') return [];
   const s = branchFor(schema, baseline);
   if (Array.isArray(baseline)) return s.items && baseline.length ? strictObjects(s.items, baseline[0], [...path, 0]) : [];
@@ -459,12 +491,39 @@ export const BAD_TIMESTAMPS = [
  * Timestamps a body may not store (README): years before 1000 (the embedded driver reads years
  * below 100 back as 19xx/20xx) and after 8999 (a date derived from one must keep four digits).
  */
-export const UNSTORABLE_TIMESTAMPS = ['0050-06-15T00:00:00Z', '0099-12-31T23:59:59Z', '0100-01-01T00:00:00Z', '0999-12-31T23:59:59.999Z', '9000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '0001-01-01T00:00:00Z'];
+export const UNSTORABLE_TIMESTAMPS = [
+  '0050-06-15T00:00:00Z',
+  '0099-12-31T23:59:59Z',
+  '0100-01-01T00:00:00Z',
+  '0999-12-31T23:59:59.999Z',
+  '9000-01-01T00:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '0001-01-01T00:00:00Z',
+];
 
-export const UNKNOWN_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'a[b]', 'a.b', '', ' ', '\u0000', 'id\u0000', '$where', 'x'.repeat(3000)];
+export const UNKNOWN_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'a[b]',
+  'a.b',
+  '',
+  ' ',
+  '\u0000',
+  'id\u0000',
+  '$where',
+  'x'.repeat(3000),
+];
 
 /** A string that breaks `schema` whatever the rest of the request holds; `null` when the schema takes any string. */
-export function invalidString(schema: JsonSchema, base: string, opts: { stored?: boolean } = {}): fc.Arbitrary<{ what: string; value: string }>[] {
+export function invalidString(
+  schema: JsonSchema,
+  base: string,
+  opts: { stored?: boolean } = {},
+): fc.Arbitrary<{ what: string; value: string }>[] {
   const out: fc.Arbitrary<{ what: string; value: string }>[] = [];
   const s = schema;
   if (s.maxLength !== undefined) {
@@ -473,7 +532,10 @@ export function invalidString(schema: JsonSchema, base: string, opts: { stored?:
     out.push(
       fc
         .tuple(fc.integer({ min: s.maxLength + 1, max: s.maxLength + 600 }), fc.string({ minLength: 1, maxLength: 6, unit: 'grapheme' }))
-        .map(([n, chunk]) => ({ what: `longer than maxLength ${s.maxLength}`, value: `${[...`z${chunk.repeat(n)}`].slice(0, n - 1).join('')}z` })),
+        .map(([n, chunk]) => ({
+          what: `longer than maxLength ${s.maxLength}`,
+          value: `${[...`z${chunk.repeat(n)}`].slice(0, n - 1).join('')}z`,
+        })),
     );
   }
   // Empty is below every minimum; a blank string would pass an untrimmed id field.
@@ -503,7 +565,8 @@ export function invalidString(schema: JsonSchema, base: string, opts: { stored?:
     const bad = opts.stored ? [...BAD_TIMESTAMPS, ...UNSTORABLE_TIMESTAMPS] : BAD_TIMESTAMPS;
     out.push(fc.constantFrom(...bad).map((value) => ({ what: 'not a storable ISO 8601 timestamp', value })));
   }
-  if (s.format === 'email') out.push(fc.constantFrom('no-at-sign', 'a@', '@b.co', 'a b@c.co', 'a@b@c.co').map((value) => ({ what: 'not an e-mail', value })));
+  if (s.format === 'email')
+    out.push(fc.constantFrom('no-at-sign', 'a@', '@b.co', 'a b@c.co', 'a@b@c.co').map((value) => ({ what: 'not an e-mail', value })));
   return out;
 }
 
@@ -515,7 +578,8 @@ export function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> | null {
   if (!allowed.has('number')) options.push(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0)));
   if (!allowed.has('boolean')) options.push(fc.boolean());
   if (!allowed.has('null')) options.push(fc.constant(null));
-  if (!allowed.has('object')) options.push(fc.oneof(fc.constant({}), fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })));
+  if (!allowed.has('object'))
+    options.push(fc.oneof(fc.constant({}), fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })));
   if (!allowed.has('array')) options.push(fc.oneof(fc.constant([]), fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 3 })));
   return options.length ? fc.oneof(...options) : null;
 }
@@ -523,7 +587,9 @@ export function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> | null {
 /** Nesting far deeper than any schema has, in place of a value: arrays, or objects under one key. */
 export const deepNesting = fc
   .tuple(fc.boolean(), fc.integer({ min: 40, max: 12_000 }))
-  .map(([arrays, depth]) => (arrays ? new RawJson('['.repeat(depth) + ']'.repeat(depth)) : new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))));
+  .map(([arrays, depth]) =>
+    arrays ? new RawJson('['.repeat(depth) + ']'.repeat(depth)) : new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+  );
 
 /** A malformed value for one body field: `null` when nothing is certainly invalid there. */
 export function invalidValue(slot: FieldSlot, opts: { lenient?: boolean } = {}): fc.Arbitrary<{ what: string; value: unknown }> | null {
@@ -547,13 +613,34 @@ export function invalidValue(slot: FieldSlot, opts: { lenient?: boolean } = {}):
   // A page or referrer the script reports is dropped when it is no URL, not refused (README).
   if (types.has('string') && !opts.lenient) {
     const base = typeof slot.current === 'string' ? slot.current : 'text';
-    arbs.push(fc.tuple(fc.nat(), fc.constantFrom('\u0000', 'a\u0000', '\u0000\u0000')).map(([at, nul]) => ({ what: 'NUL character', value: insertAt(base, at, nul) })));
-    arbs.push(fc.tuple(fc.nat(), fc.constantFrom(...LONE_SURROGATES)).map(([at, half]) => ({ what: 'lone surrogate', value: insertAt(base, at, half) })));
-    arbs.push(fc.tuple(fc.nat(), fc.constantFrom(Buffer.from([0xff]), Buffer.from([0xc0, 0x80]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xe2, 0x82]), Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]))).map(([at, bytes]) => {
-      const b = Buffer.from(JSON.stringify(base).slice(1, -1));
-      const cut = at % (b.length + 1);
-      return { what: 'bytes that are not UTF-8', value: new RawBytes(Buffer.concat([b.subarray(0, cut), bytes, b.subarray(cut)])) };
-    }));
+    arbs.push(
+      fc
+        .tuple(fc.nat(), fc.constantFrom('\u0000', 'a\u0000', '\u0000\u0000'))
+        .map(([at, nul]) => ({ what: 'NUL character', value: insertAt(base, at, nul) })),
+    );
+    arbs.push(
+      fc
+        .tuple(fc.nat(), fc.constantFrom(...LONE_SURROGATES))
+        .map(([at, half]) => ({ what: 'lone surrogate', value: insertAt(base, at, half) })),
+    );
+    arbs.push(
+      fc
+        .tuple(
+          fc.nat(),
+          fc.constantFrom(
+            Buffer.from([0xff]),
+            Buffer.from([0xc0, 0x80]),
+            Buffer.from([0xed, 0xa0, 0x80]),
+            Buffer.from([0xe2, 0x82]),
+            Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]),
+          ),
+        )
+        .map(([at, bytes]) => {
+          const b = Buffer.from(JSON.stringify(base).slice(1, -1));
+          const cut = at % (b.length + 1);
+          return { what: 'bytes that are not UTF-8', value: new RawBytes(Buffer.concat([b.subarray(0, cut), bytes, b.subarray(cut)])) };
+        }),
+    );
     // Every timestamp in a body is stored.
     if (isPlainString(schema)) for (const a of invalidString(schema, base, { stored: true })) arbs.push(a);
   }
@@ -585,10 +672,36 @@ export const WRONG_CONTENT_TYPES = [
 /** Bodies that are no JSON object (top-level scalars, truncated text, whitespace). */
 export function brokenJson(valid: Buffer): fc.Arbitrary<{ what: string; body: Buffer }> {
   return fc.oneof(
-    fc.constantFrom('[]', '[{}]', '"text"', '123', '-0', 'null', 'true', '1e400', '   ', '\n', '{', '}', '{"a":}', '{,}', "{'a':1}", '{"a":1,}', '{"a" 1}', 'NaN', '\u0000').map((text) => ({ what: `not a JSON object: ${JSON.stringify(text)}`, body: Buffer.from(text) })),
-    fc.integer({ min: 1, max: Math.max(1, valid.length - 1) }).map((n) => ({ what: `JSON cut after ${n} bytes`, body: valid.subarray(0, n) })),
+    fc
+      .constantFrom(
+        '[]',
+        '[{}]',
+        '"text"',
+        '123',
+        '-0',
+        'null',
+        'true',
+        '1e400',
+        '   ',
+        '\n',
+        '{',
+        '}',
+        '{"a":}',
+        '{,}',
+        "{'a':1}",
+        '{"a":1,}',
+        '{"a" 1}',
+        'NaN',
+        '\u0000',
+      )
+      .map((text) => ({ what: `not a JSON object: ${JSON.stringify(text)}`, body: Buffer.from(text) })),
+    fc
+      .integer({ min: 1, max: Math.max(1, valid.length - 1) })
+      .map((n) => ({ what: `JSON cut after ${n} bytes`, body: valid.subarray(0, n) })),
     deepNesting.map((raw) => ({ what: 'deeply nested top-level JSON', body: Buffer.from(raw.text) })),
-    fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => ({ what: 'random bytes with 0xFF', body: Buffer.concat([Buffer.from(bytes), Buffer.from([0xff])]) })),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 64 })
+      .map((bytes) => ({ what: 'random bytes with 0xFF', body: Buffer.concat([Buffer.from(bytes), Buffer.from([0xff])]) })),
   );
 }
 
@@ -596,9 +709,15 @@ export function brokenJson(valid: Buffer): fc.Arbitrary<{ what: string; body: Bu
 export function badEncoding(valid: Buffer): fc.Arbitrary<{ what: string; body: Buffer; encoding: string }> {
   const gz = zlib.gzipSync(valid);
   return fc.oneof(
-    fc.constantFrom('gzip', 'x-gzip', 'deflate', 'br').map((encoding) => ({ what: `${encoding} that is not compressed`, body: valid, encoding })),
-    fc.integer({ min: 1, max: gz.length - 1 }).map((n) => ({ what: `gzip cut after ${n} bytes`, body: gz.subarray(0, n), encoding: 'gzip' })),
-    fc.constantFrom('compress', 'zstd', 'gzip, br', 'identity, gzip', 'unknown').map((encoding) => ({ what: `Content-Encoding ${encoding}`, body: valid, encoding })),
+    fc
+      .constantFrom('gzip', 'x-gzip', 'deflate', 'br')
+      .map((encoding) => ({ what: `${encoding} that is not compressed`, body: valid, encoding })),
+    fc
+      .integer({ min: 1, max: gz.length - 1 })
+      .map((n) => ({ what: `gzip cut after ${n} bytes`, body: gz.subarray(0, n), encoding: 'gzip' })),
+    fc
+      .constantFrom('compress', 'zstd', 'gzip, br', 'identity, gzip', 'unknown')
+      .map((encoding) => ({ what: `Content-Encoding ${encoding}`, body: valid, encoding })),
   );
 }
 
@@ -616,12 +735,19 @@ export type Fingerprint = Map<string, string>;
 /** Row count and a hash of every row of every table in the public schema. */
 export async function fingerprint(db: Db): Promise<Fingerprint> {
   const tables = (
-    await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(db)
+    await sql<{
+      name: string;
+    }>`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(
+      db,
+    )
   ).rows
     .map((r) => r.name)
     .filter((name) => !EXEMPT_TABLES.has(name));
   const union = tables
-    .map((name) => `select '${name}' as name, count(*)::int as n, coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') as h from "${name}" x`)
+    .map(
+      (name) =>
+        `select '${name}' as name, count(*)::int as n, coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') as h from "${name}" x`,
+    )
     .join(' union all ');
   const { rows } = await sql.raw<{ name: string; n: number; h: string }>(union).execute(db);
   return new Map(rows.map((r) => [r.name, `${r.n} rows ${r.h}`]));

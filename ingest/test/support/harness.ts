@@ -37,7 +37,14 @@ export async function openTestStorage(): Promise<TestStorage> {
   if (STORAGE === 'embedded') {
     const db = await openMigratedPglite();
     const store = createMemoryStore();
-    return { db, openStore: () => store, close: async () => { await store.close(); await db.destroy(); } };
+    return {
+      db,
+      openStore: () => store,
+      close: async () => {
+        await store.close();
+        await db.destroy();
+      },
+    };
   }
   const adminUrl = process.env.DATABASE_URL;
   const redisUrl = process.env.REDIS_URL;

@@ -167,7 +167,9 @@ describe('rewardAmount', () => {
 describe('planCommissions: rewards', () => {
   it('creates one commission with the rounded percentage', () => {
     const f = flow({ reward: { type: 'percentage', value: 20 } });
-    expect(planCommissions([f], pay(4999))).toEqual([{ flow_id: f.id, amount: 1000, status: 'approved', approval_type: 'immediate', scheduled_approval_date: null }]);
+    expect(planCommissions([f], pay(4999))).toEqual([
+      { flow_id: f.id, amount: 1000, status: 'approved', approval_type: 'immediate', scheduled_approval_date: null },
+    ]);
   });
 
   it('creates nothing when the reward rounds to 0 cents', () => {
@@ -196,7 +198,9 @@ describe('planCommissions: rewards', () => {
 
   it('gives a signup flow its full fixed value', () => {
     const f = flow({ trigger: 'signup', reward: { type: 'fixed', value: 5000 } });
-    expect(planCommissions([f], signup())).toEqual([{ flow_id: f.id, amount: 5000, status: 'approved', approval_type: 'immediate', scheduled_approval_date: null }]);
+    expect(planCommissions([f], signup())).toEqual([
+      { flow_id: f.id, amount: 5000, status: 'approved', approval_type: 'immediate', scheduled_approval_date: null },
+    ]);
   });
 
   it('uses per-product rates (percentage and fixed) over the base rate; other products use the base', () => {
@@ -216,7 +220,9 @@ describe('planCommissions: rewards', () => {
     expect(amounts([f], pay(10_000, { transaction: { product_id: 'prod_basic' } }))).toEqual([2000]);
     expect(amounts([f], pay(10_000, { transaction: { product_id: null } }))).toEqual([2000]);
 
-    const fixedBase = flow({ reward: { type: 'fixed', value: 1000, product_rates: [{ product_id: 'prod_pro', type: 'percentage', value: 50 }] } });
+    const fixedBase = flow({
+      reward: { type: 'fixed', value: 1000, product_rates: [{ product_id: 'prod_pro', type: 'percentage', value: 50 }] },
+    });
     expect(amounts([fixedBase], pay(10_000, { transaction: { product_id: 'prod_pro' } }))).toEqual([5000]);
     expect(amounts([fixedBase], pay(10_000, { transaction: { product_id: 'prod_basic' } }))).toEqual([1000]);
   });
@@ -232,7 +238,10 @@ describe('planCommissions: which flows apply', () => {
   it('gives one commission per matching flow, in flow order', () => {
     const a = flow({ reward: { type: 'percentage', value: 10 } });
     const b = flow({ reward: { type: 'fixed', value: 250 }, approval: { type: 'manual' } });
-    const c = flow({ reward: { type: 'percentage', value: 5 }, conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }] });
+    const c = flow({
+      reward: { type: 'percentage', value: 5 },
+      conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }],
+    });
     const planned = planCommissions([a, b, c], pay(10_000));
     expect(planned.map((p) => [p.flow_id, p.amount, p.status])).toEqual([
       [a.id, 1000, 'approved'],
@@ -262,8 +271,13 @@ describe('planCommissions: which flows apply', () => {
     const mine = flow({ group_id: GROUP, reward: { type: 'fixed', value: 200 } });
     const other = flow({ group_id: 'grp_other', reward: { type: 'fixed', value: 300 } });
     expect(planCommissions([all, mine, other], pay(10_000)).map((p) => p.flow_id)).toEqual([all.id, mine.id]);
-    expect(planCommissions([all, mine, other], pay(10_000, { partner: { group_id: 'grp_other' } })).map((p) => p.flow_id)).toEqual([all.id, other.id]);
-    expect(planCommissions([all, mine, other], pay(10_000, { partner: { group_id: 'grp_third' } })).map((p) => p.flow_id)).toEqual([all.id]);
+    expect(planCommissions([all, mine, other], pay(10_000, { partner: { group_id: 'grp_other' } })).map((p) => p.flow_id)).toEqual([
+      all.id,
+      other.id,
+    ]);
+    expect(planCommissions([all, mine, other], pay(10_000, { partner: { group_id: 'grp_third' } })).map((p) => p.flow_id)).toEqual([
+      all.id,
+    ]);
     expect(planCommissions([mine, other], pay(10_000, { partner: { group_id: 'grp_third' } }))).toEqual([]);
   });
 
@@ -300,7 +314,11 @@ describe('planCommissions: which flows apply', () => {
   });
 
   it('applies partner conditions to a signup', () => {
-    const f = flow({ trigger: 'signup', reward: { type: 'fixed', value: 500 }, conditions: [{ subject: 'partner.total_customers', op: 'lte', value: 10 }] });
+    const f = flow({
+      trigger: 'signup',
+      reward: { type: 'fixed', value: 500 },
+      conditions: [{ subject: 'partner.total_customers', op: 'lte', value: 10 }],
+    });
     expect(amounts([f], signup({ partner: { total_customers: 10 } }))).toEqual([500]);
     expect(amounts([f], signup({ partner: { total_customers: 11 } }))).toEqual([]);
   });
@@ -329,7 +347,10 @@ describe('planCommissions: first payment only and recurring for N days', () => {
   it('counts days_since_lead by floor', () => {
     const lead = new Date('2025-06-15T18:00:00.000Z');
     const days = (ms: number, op: 'eq', value: number) =>
-      conditionHolds({ subject: 'customer.days_since_lead', op, value }, event({ at: new Date(lead.getTime() + ms), customer: { lead_at: lead } }));
+      conditionHolds(
+        { subject: 'customer.days_since_lead', op, value },
+        event({ at: new Date(lead.getTime() + ms), customer: { lead_at: lead } }),
+      );
     expect(days(DAY_MS - 1, 'eq', 0)).toBe(true);
     expect(days(DAY_MS, 'eq', 1)).toBe(true);
     expect(days(DAY_MS + 1, 'eq', 1)).toBe(true);
@@ -340,9 +361,16 @@ describe('planCommissions: first payment only and recurring for N days', () => {
 
   it('combines first-payment and recurring flows on the same payment', () => {
     const lead = new Date('2025-01-01T00:00:00.000Z');
-    const first = flow({ reward: { type: 'fixed', value: 1000 }, conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }] });
-    const recurring = flow({ reward: { type: 'percentage', value: 10 }, conditions: [{ subject: 'customer.days_since_lead', op: 'lte', value: 365 }] });
-    const ev = (count: number, days: number) => pay(5000, { at: new Date(lead.getTime() + days * DAY_MS), customer: { lead_at: lead, transaction_count: count } });
+    const first = flow({
+      reward: { type: 'fixed', value: 1000 },
+      conditions: [{ subject: 'customer.transaction_count', op: 'eq', value: 1 }],
+    });
+    const recurring = flow({
+      reward: { type: 'percentage', value: 10 },
+      conditions: [{ subject: 'customer.days_since_lead', op: 'lte', value: 365 }],
+    });
+    const ev = (count: number, days: number) =>
+      pay(5000, { at: new Date(lead.getTime() + days * DAY_MS), customer: { lead_at: lead, transaction_count: count } });
     expect(planCommissions([first, recurring], ev(1, 0)).map((p) => [p.flow_id, p.amount])).toEqual([
       [first.id, 1000],
       [recurring.id, 500],
@@ -354,7 +382,15 @@ describe('planCommissions: first payment only and recurring for N days', () => {
 
 describe('conditionHolds', () => {
   const ev = event({
-    transaction: { amount: 4900, billing_type: 'subscription', interval: 'month', product_id: 'prod_pro', product_name: 'Pro', source: 'stripe', currency: 'EUR' },
+    transaction: {
+      amount: 4900,
+      billing_type: 'subscription',
+      interval: 'month',
+      product_id: 'prod_pro',
+      product_name: 'Pro',
+      source: 'stripe',
+      currency: 'EUR',
+    },
     customer: { transaction_count: 3, lead_at: new Date(AT.getTime() - 40 * DAY_MS - 5) },
     partner: { country_code: 'DE', total_customers: 12 },
   });
@@ -457,18 +493,36 @@ describe('conditionHolds', () => {
 describe('planCommissions: approval', () => {
   it('immediate → approved, no date', () => {
     const f = flow({ approval: { type: 'immediate' } });
-    expect(planCommissions([f], pay(1000))[0]).toEqual({ flow_id: f.id, amount: 200, status: 'approved', approval_type: 'immediate', scheduled_approval_date: null });
+    expect(planCommissions([f], pay(1000))[0]).toEqual({
+      flow_id: f.id,
+      amount: 200,
+      status: 'approved',
+      approval_type: 'immediate',
+      scheduled_approval_date: null,
+    });
   });
 
   it('manual → pending, no date', () => {
     const f = flow({ approval: { type: 'manual' } });
-    expect(planCommissions([f], pay(1000))[0]).toEqual({ flow_id: f.id, amount: 200, status: 'pending', approval_type: 'manual', scheduled_approval_date: null });
+    expect(planCommissions([f], pay(1000))[0]).toEqual({
+      flow_id: f.id,
+      amount: 200,
+      status: 'pending',
+      approval_type: 'manual',
+      scheduled_approval_date: null,
+    });
   });
 
   it.each([0, 1, 30, 365, 3650])('scheduled %i days → pending, dated exactly at + delay_days days', (delay) => {
     const f = flow({ approval: { type: 'scheduled', delay_days: delay } });
     const [p] = planCommissions([f], pay(1000));
-    expect(p).toEqual({ flow_id: f.id, amount: 200, status: 'pending', approval_type: 'scheduled', scheduled_approval_date: new Date(AT.getTime() + delay * DAY_MS) });
+    expect(p).toEqual({
+      flow_id: f.id,
+      amount: 200,
+      status: 'pending',
+      approval_type: 'scheduled',
+      scheduled_approval_date: new Date(AT.getTime() + delay * DAY_MS),
+    });
   });
 
   it('scheduled 30 days from a concrete time (UTC, across a DST change elsewhere)', () => {
@@ -479,7 +533,10 @@ describe('planCommissions: approval', () => {
 
   it('a signup counts the delay from the event time (the customer creation)', () => {
     const at = new Date('2026-01-31T08:00:00.000Z');
-    const [p] = planCommissions([flow({ trigger: 'signup', reward: { type: 'fixed', value: 500 }, approval: { type: 'scheduled', delay_days: 1 } })], signup({ at }));
+    const [p] = planCommissions(
+      [flow({ trigger: 'signup', reward: { type: 'fixed', value: 500 }, approval: { type: 'scheduled', delay_days: 1 } })],
+      signup({ at }),
+    );
     expect(p.scheduled_approval_date!.toISOString()).toBe('2026-02-01T08:00:00.000Z');
     expect(p.status).toBe('pending');
   });
@@ -488,7 +545,9 @@ describe('planCommissions: approval', () => {
     const a = flow({ approval: { type: 'immediate' } });
     const b = flow({ approval: { type: 'scheduled', delay_days: 7 } });
     const c = flow({ approval: { type: 'manual' } });
-    expect(planCommissions([a, b, c], pay(1000)).map((p) => [p.status, p.approval_type, p.scheduled_approval_date?.toISOString() ?? null])).toEqual([
+    expect(
+      planCommissions([a, b, c], pay(1000)).map((p) => [p.status, p.approval_type, p.scheduled_approval_date?.toISOString() ?? null]),
+    ).toEqual([
       ['approved', 'immediate', null],
       ['pending', 'scheduled', new Date(AT.getTime() + 7 * DAY_MS).toISOString()],
       ['pending', 'manual', null],
@@ -498,7 +557,10 @@ describe('planCommissions: approval', () => {
 
 describe('factsRead: the counts a caller must load (and lock for)', () => {
   it('asks for nothing when no condition reads a count', () => {
-    expect(factsRead([flow(), flow({ conditions: [{ subject: 'transaction.amount', op: 'gte', value: 100 }] })])).toEqual({ transactionCount: false, partnerCustomers: false });
+    expect(factsRead([flow(), flow({ conditions: [{ subject: 'transaction.amount', op: 'gte', value: 100 }] })])).toEqual({
+      transactionCount: false,
+      partnerCustomers: false,
+    });
   });
 
   it('asks for the payment count when a flow counts payments, and the partner count when one reads it', () => {

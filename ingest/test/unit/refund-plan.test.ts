@@ -1,13 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { countsTowardsTotals } from '../../src/resources/commissions/cents.js';
-import { type CommissionState, followsItsReward, planRefund, type RefundEntry, type RewardWithEntries } from '../../src/resources/commissions/refund-plan.js';
+import {
+  type CommissionState,
+  followsItsReward,
+  planRefund,
+  type RefundEntry,
+  type RewardWithEntries,
+} from '../../src/resources/commissions/refund-plan.js';
 
 /**
  * The refund planner alone (README, "Transactions"): each live reward is brought to
  * amount − round_half_up(amount × refunded_total / transaction amount), cumulatively.
  */
 
-const reward = (id: string, amount: number, status: string, entries: CommissionState[] = []): RewardWithEntries => ({ reward: { id, amount, status }, entries });
+const reward = (id: string, amount: number, status: string, entries: CommissionState[] = []): RewardWithEntries => ({
+  reward: { id, amount, status },
+  entries,
+});
 
 /**
  * Replays refunds of `steps` cents one after the other on one reward, applying each plan the
@@ -86,21 +95,34 @@ describe('planRefund: a partial refund', () => {
       { refund_of: 'c', amount: -667, status: 'approved' },
     ]);
     // 5 × 1 / 2 = 2.5 → 3 (half up, not half even)
-    expect(planRefund({ transactionAmount: 2, refundedAfter: 1, rewards: [reward('c', 5, 'pending')] }).entries).toEqual([{ refund_of: 'c', amount: -3, status: 'pending' }]);
+    expect(planRefund({ transactionAmount: 2, refundedAfter: 1, rewards: [reward('c', 5, 'pending')] }).entries).toEqual([
+      { refund_of: 'c', amount: -3, status: 'pending' },
+    ]);
     // 7 × 1 / 2 = 3.5 → 4
-    expect(planRefund({ transactionAmount: 2, refundedAfter: 1, rewards: [reward('c', 7, 'pending')] }).entries).toEqual([{ refund_of: 'c', amount: -4, status: 'pending' }]);
+    expect(planRefund({ transactionAmount: 2, refundedAfter: 1, rewards: [reward('c', 7, 'pending')] }).entries).toEqual([
+      { refund_of: 'c', amount: -4, status: 'pending' },
+    ]);
     // 3 × 1 / 2 = 1.5 → 2
-    expect(planRefund({ transactionAmount: 2, refundedAfter: 1, rewards: [reward('c', 3, 'pending')] }).entries).toEqual([{ refund_of: 'c', amount: -2, status: 'pending' }]);
+    expect(planRefund({ transactionAmount: 2, refundedAfter: 1, rewards: [reward('c', 3, 'pending')] }).entries).toEqual([
+      { refund_of: 'c', amount: -2, status: 'pending' },
+    ]);
   });
 
   it('adds nothing when the refunded share rounds to 0 cents', () => {
     // 1 × 1000 / 3000 = 0.33 → 0
-    expect(planRefund({ transactionAmount: 3000, refundedAfter: 1000, rewards: [reward('c', 1, 'approved')] })).toEqual({ markRefunded: [], entries: [] });
+    expect(planRefund({ transactionAmount: 3000, refundedAfter: 1000, rewards: [reward('c', 1, 'approved')] })).toEqual({
+      markRefunded: [],
+      entries: [],
+    });
   });
 
   it('takes earlier refund entries into account (cumulative, not per call)', () => {
     // After 1000 of 3000: -333 exists. After 2000: target 1000 − 667 = 333, current 667 → −334.
-    const plan = planRefund({ transactionAmount: 3000, refundedAfter: 2000, rewards: [reward('c', 1000, 'pending', [{ id: 'r1', amount: -333, status: 'pending' }])] });
+    const plan = planRefund({
+      transactionAmount: 3000,
+      refundedAfter: 2000,
+      rewards: [reward('c', 1000, 'pending', [{ id: 'r1', amount: -333, status: 'pending' }])],
+    });
     expect(plan).toEqual({ markRefunded: [], entries: [{ refund_of: 'c', amount: -334, status: 'pending' }] });
   });
 
@@ -119,7 +141,11 @@ describe('planRefund: a partial refund', () => {
   });
 
   it('counts paid earlier refund entries as live', () => {
-    const plan = planRefund({ transactionAmount: 3000, refundedAfter: 2000, rewards: [reward('c', 1000, 'paid', [{ id: 'r1', amount: -333, status: 'paid' }])] });
+    const plan = planRefund({
+      transactionAmount: 3000,
+      refundedAfter: 2000,
+      rewards: [reward('c', 1000, 'paid', [{ id: 'r1', amount: -333, status: 'paid' }])],
+    });
     expect(plan).toEqual({ markRefunded: [], entries: [{ refund_of: 'c', amount: -334, status: 'approved' }] });
   });
 
@@ -127,7 +153,13 @@ describe('planRefund: a partial refund', () => {
     const plan = planRefund({
       transactionAmount: 10_000,
       refundedAfter: 5000,
-      rewards: [reward('a', 2000, 'pending'), reward('b', 333, 'approved'), reward('c', 999, 'paid'), reward('d', 500, 'rejected'), reward('e', 700, 'refunded')],
+      rewards: [
+        reward('a', 2000, 'pending'),
+        reward('b', 333, 'approved'),
+        reward('c', 999, 'paid'),
+        reward('d', 500, 'rejected'),
+        reward('e', 700, 'refunded'),
+      ],
     });
     expect(plan).toEqual({
       markRefunded: [],
@@ -140,12 +172,24 @@ describe('planRefund: a partial refund', () => {
   });
 
   it('is exact on 1e12-cent amounts', () => {
-    const plan = planRefund({ transactionAmount: 1_000_000_000_000, refundedAfter: 1, rewards: [reward('c', 999_999_999_999, 'approved')] });
+    const plan = planRefund({
+      transactionAmount: 1_000_000_000_000,
+      refundedAfter: 1,
+      rewards: [reward('c', 999_999_999_999, 'approved')],
+    });
     // 999 999 999 999 × 1 / 1e12 = 0.999999999999 → 1
     expect(plan.entries).toEqual([{ refund_of: 'c', amount: -1, status: 'approved' }]);
-    const half = planRefund({ transactionAmount: 999_999_999_999, refundedAfter: 333_333_333_333, rewards: [reward('c', 999_999_999_999, 'approved')] });
+    const half = planRefund({
+      transactionAmount: 999_999_999_999,
+      refundedAfter: 333_333_333_333,
+      rewards: [reward('c', 999_999_999_999, 'approved')],
+    });
     expect(half.entries).toEqual([{ refund_of: 'c', amount: -333_333_333_333, status: 'approved' }]);
-    const odd = planRefund({ transactionAmount: 999_999_999_999, refundedAfter: 500_000_000_000, rewards: [reward('c', 333_333_333_333, 'pending')] });
+    const odd = planRefund({
+      transactionAmount: 999_999_999_999,
+      refundedAfter: 500_000_000_000,
+      rewards: [reward('c', 333_333_333_333, 'pending')],
+    });
     // 333 333 333 333 × 500 000 000 000 / 999 999 999 999 = 166 666 666 666.83 → 166 666 666 667
     expect(odd.entries).toEqual([{ refund_of: 'c', amount: -166_666_666_667, status: 'pending' }]);
   });
@@ -163,7 +207,10 @@ describe('planRefund: a partial refund', () => {
 
 describe('planRefund: a full refund', () => {
   it.each(['pending', 'approved'])('of a %s commission marks it refunded, no entry', (status) => {
-    expect(planRefund({ transactionAmount: 10_000, refundedAfter: 10_000, rewards: [reward('c', 2000, status)] })).toEqual({ markRefunded: ['c'], entries: [] });
+    expect(planRefund({ transactionAmount: 10_000, refundedAfter: 10_000, rewards: [reward('c', 2000, status)] })).toEqual({
+      markRefunded: ['c'],
+      entries: [],
+    });
   });
 
   it('of an unpaid commission marks only the reward (its unpaid entries follow it)', () => {
@@ -188,7 +235,11 @@ describe('planRefund: a full refund', () => {
       entries: [{ refund_of: 'c', amount: -2000, status: 'approved' }],
     });
     expect(
-      planRefund({ transactionAmount: 10_000, refundedAfter: 10_000, rewards: [reward('c', 2000, 'paid', [{ id: 'r1', amount: -500, status: 'approved' }])] }),
+      planRefund({
+        transactionAmount: 10_000,
+        refundedAfter: 10_000,
+        rewards: [reward('c', 2000, 'paid', [{ id: 'r1', amount: -500, status: 'approved' }])],
+      }),
     ).toEqual({ markRefunded: [], entries: [{ refund_of: 'c', amount: -1500, status: 'approved' }] });
   });
 
@@ -202,14 +253,22 @@ describe('planRefund: a full refund', () => {
   });
 
   it('of a paid commission already fully offset adds nothing', () => {
-    expect(planRefund({ transactionAmount: 10_000, refundedAfter: 10_000, rewards: [reward('c', 2000, 'paid', [{ id: 'r1', amount: -2000, status: 'approved' }])] })).toEqual({
+    expect(
+      planRefund({
+        transactionAmount: 10_000,
+        refundedAfter: 10_000,
+        rewards: [reward('c', 2000, 'paid', [{ id: 'r1', amount: -2000, status: 'approved' }])],
+      }),
+    ).toEqual({
       markRefunded: [],
       entries: [],
     });
   });
 
   it('of a 0-cent transaction (as a delete settles it) brings a paid reward to 0', () => {
-    expect(planRefund({ transactionAmount: 0, refundedAfter: 0, rewards: [reward('c', 300, 'paid'), reward('d', 100, 'approved')] })).toEqual({
+    expect(
+      planRefund({ transactionAmount: 0, refundedAfter: 0, rewards: [reward('c', 300, 'paid'), reward('d', 100, 'approved')] }),
+    ).toEqual({
       markRefunded: ['d'],
       entries: [{ refund_of: 'c', amount: -300, status: 'approved' }],
     });
@@ -243,7 +302,11 @@ describe('planRefund: a full refund', () => {
 describe('planRefund: several partial refunds add up exactly', () => {
   it('commission 1000 on 3000 refunded 1000 + 1000 + 1000 (paid): −333, −334, −333, net 0', () => {
     const r = replay(3000, { id: 'c', amount: 1000, status: 'paid' }, [1000, 1000, 1000]);
-    expect(r.plans.map((p) => p.entries.map((e) => [e.amount, e.status]))).toEqual([[[-333, 'approved']], [[-334, 'approved']], [[-333, 'approved']]]);
+    expect(r.plans.map((p) => p.entries.map((e) => [e.amount, e.status]))).toEqual([
+      [[-333, 'approved']],
+      [[-334, 'approved']],
+      [[-333, 'approved']],
+    ]);
     expect(r.plans.every((p) => p.markRefunded.length === 0)).toBe(true);
     expect(r.entries.reduce((s, e) => s + e.amount, 0)).toBe(-1000);
     expect(r.net).toBe(0);

@@ -13,7 +13,9 @@ import { clearCookies, setURL, spyCookieWrites } from './dom';
 export const DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../dist/svc.js');
 
 /** The package version, which every payload carries as `v` (a build constant of the bundle). */
-export const VERSION: string = JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json'), 'utf8')).version;
+export const VERSION: string = JSON.parse(
+  readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../../package.json'), 'utf8'),
+).version;
 
 export type Loader = () => Promise<void>;
 

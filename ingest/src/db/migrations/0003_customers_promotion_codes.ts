@@ -20,8 +20,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deleted_at', ts)
     .addCheckConstraint('promotion_codes_one_owner', sql`partner_id is null or group_id is null`)
     .execute();
-  await db.schema.createIndex('promotion_codes_program_created').on('promotion_codes').columns(['program_id', 'created_at', 'id']).execute();
-  await sql`create unique index promotion_codes_program_code on promotion_codes (program_id, lower(code)) where deleted_at is null`.execute(db);
+  await db.schema
+    .createIndex('promotion_codes_program_created')
+    .on('promotion_codes')
+    .columns(['program_id', 'created_at', 'id'])
+    .execute();
+  await sql`create unique index promotion_codes_program_code on promotion_codes (program_id, lower(code)) where deleted_at is null`.execute(
+    db,
+  );
   await sql`create index promotion_codes_org_code on promotion_codes (organization_id, lower(code)) where deleted_at is null`.execute(db);
 
   await db.schema
@@ -48,8 +54,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('customers_program_created').on('customers').columns(['program_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('customers_partner').on('customers').columns(['partner_id', 'status']).execute();
   // One live customer per identifier (an e-mail or a user id, compared case-insensitively) and per integrator id.
-  await sql`create unique index customers_program_identifier on customers (program_id, lower(identifier)) where deleted_at is null`.execute(db);
-  await sql`create unique index customers_program_customer_id on customers (program_id, customer_id) where deleted_at is null and customer_id is not null`.execute(db);
+  await sql`create unique index customers_program_identifier on customers (program_id, lower(identifier)) where deleted_at is null`.execute(
+    db,
+  );
+  await sql`create unique index customers_program_customer_id on customers (program_id, customer_id) where deleted_at is null and customer_id is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

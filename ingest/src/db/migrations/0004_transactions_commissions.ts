@@ -160,7 +160,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('transactions_customer_created').on('transactions').columns(['customer_id', 'created_at']).execute();
   await db.schema.createIndex('transactions_partner_created').on('transactions').columns(['partner_id', 'created_at']).execute();
   // A charge is recorded once per program; this index is what makes a simultaneous repeat a 409.
-  await sql`create unique index transactions_program_charge on transactions (program_id, charge_id) where deleted_at is null and charge_id is not null`.execute(db);
+  await sql`create unique index transactions_program_charge on transactions (program_id, charge_id) where deleted_at is null and charge_id is not null`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('commissions')
@@ -196,8 +198,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('commissions_partner_created').on('commissions').columns(['partner_id', 'created_at']).execute();
   await db.schema.createIndex('commissions_refund_of').on('commissions').column('refund_of').execute();
   // One commission per flow and transaction, whatever happens (README, "Commissions").
-  await sql`create unique index commissions_transaction_flow on commissions (transaction_id, flow_id) where type = 'reward' and flow_id is not null and transaction_id is not null`.execute(db);
-  await sql`create index commissions_due_approval on commissions (scheduled_approval_date) where status = 'pending' and approval_type = 'scheduled' and deleted_at is null`.execute(db);
+  await sql`create unique index commissions_transaction_flow on commissions (transaction_id, flow_id) where type = 'reward' and flow_id is not null and transaction_id is not null`.execute(
+    db,
+  );
+  await sql`create index commissions_due_approval on commissions (scheduled_approval_date) where status = 'pending' and approval_type = 'scheduled' and deleted_at is null`.execute(
+    db,
+  );
   await sql`create index flows_program_trigger on flows (program_id, trigger) where deleted_at is null and active`.execute(db);
 
   await db.schema

@@ -35,7 +35,11 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     query: ApiKeyListQuery,
     status: 200,
     response: listResponse(ApiKey),
-    handler: async ({ res, query }) => envelope.list(await paginate(selectActiveKeys(db, authOf(res).organizationId), query, { createdAt: 'created_at', id: 'id' }), toApiKey),
+    handler: async ({ res, query }) =>
+      envelope.list(
+        await paginate(selectActiveKeys(db, authOf(res).organizationId), query, { createdAt: 'created_at', id: 'id' }),
+        toApiKey,
+      ),
   });
 
   api.route({

@@ -19,5 +19,7 @@ export const ApiKeyWithSecret = ApiKey.extend({
   secret: z
     .string()
     .optional()
-    .meta({ description: 'The secret key. Shown only in this response; store it now. Absent when the response is an Idempotency-Key replay.' }),
+    .meta({
+      description: 'The secret key. Shown only in this response; store it now. Absent when the response is an Idempotency-Key replay.',
+    }),
 }).meta({ id: 'ApiKeyWithSecret' });

@@ -18,7 +18,14 @@ export async function createApiKey(db: Db, organizationId: string, name: string 
   const secret = newSecretKey();
   const key = await db
     .insertInto('api_keys')
-    .values({ id: newId('apiKey'), organization_id: organizationId, name, secret_hash: sha256(secret), last4: secret.slice(-4), created_at: new Date() })
+    .values({
+      id: newId('apiKey'),
+      organization_id: organizationId,
+      name,
+      secret_hash: sha256(secret),
+      last4: secret.slice(-4),
+      created_at: new Date(),
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return { key, secret };

@@ -11,7 +11,7 @@ export const ClickCreate = z
     value: z.string().min(1).max(200).optional().meta({ description: 'Method 2: the tracking parameter value, e.g. alice' }),
     program_id: idField
       .optional()
-      .meta({ description: "Method 2: the program to look in; without it every program of the organization is searched" }),
+      .meta({ description: 'Method 2: the program to look in; without it every program of the organization is searched' }),
     country: countryCode.optional(),
     device: z.enum(DEVICES).optional().meta({ description: 'Taken from the User-Agent when not given' }),
     page: urlField.optional().meta({ description: 'URL where the click occurred' }),
@@ -39,4 +39,6 @@ export const Click = z
   .meta({ id: 'Click' });
 export type ClickObject = z.output<typeof Click>;
 
-export const LinkNotFoundResponse = z.object({ success: z.literal(false), error: z.literal('Link not found') }).meta({ id: 'LinkNotFound' });
+export const LinkNotFoundResponse = z
+  .object({ success: z.literal(false), error: z.literal('Link not found') })
+  .meta({ id: 'LinkNotFound' });

@@ -82,7 +82,11 @@ export async function recordClick(
   if (!byPartner && !byLink) throw badRequest('Give partner_id (method 1), or param and value (method 2)');
   const target = byPartner ? await attributeByPartner(db, organizationId, input) : await attributeByLink(db, store, organizationId, input);
 
-  return insertClick(write, { organizationId, ...target, country: input.country, device: input.device, page: input.page, referrer: input.referrer }, visitor);
+  return insertClick(
+    write,
+    { organizationId, ...target, country: input.country, device: input.device, page: input.page, referrer: input.referrer },
+    visitor,
+  );
 }
 
 export interface NewClick extends Attribution {
@@ -94,7 +98,13 @@ export interface NewClick extends Attribution {
 }
 
 /** Writes a click; browser and, unless given, device come from the User-Agent, country from the body or the CDN header. */
-export async function insertClick(write: ClickWriter, click: NewClick, visitor: VisitorContext, id = newId('click'), now = new Date()): Promise<ClickRow> {
+export async function insertClick(
+  write: ClickWriter,
+  click: NewClick,
+  visitor: VisitorContext,
+  id = newId('click'),
+  now = new Date(),
+): Promise<ClickRow> {
   const ua = parseUserAgent(visitor.userAgent);
   const row: ClickRow = {
     id,

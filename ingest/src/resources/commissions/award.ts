@@ -28,7 +28,13 @@ export async function loadEarner(db: Db, organizationId: string, customerId: str
     .innerJoin('partners as p', 'p.id', 'c.partner_id')
     .innerJoin('programs as pr', 'pr.id', 'c.program_id')
     .selectAll('c')
-    .select(['p.status as partner_status', 'p.deleted_at as partner_deleted_at', 'p.group_id as partner_group_id', 'p.country_code as partner_country_code', 'pr.currency_code'])
+    .select([
+      'p.status as partner_status',
+      'p.deleted_at as partner_deleted_at',
+      'p.group_id as partner_group_id',
+      'p.country_code as partner_country_code',
+      'pr.currency_code',
+    ])
     .where('c.id', '=', customerId)
     .where('c.organization_id', '=', organizationId)
     .where('c.deleted_at', 'is', null);
@@ -38,7 +44,12 @@ export async function loadEarner(db: Db, organizationId: string, customerId: str
   const { partner_status, partner_deleted_at, partner_group_id, partner_country_code, currency_code, ...customer } = row;
   return {
     customer,
-    partner: { status: partner_status, deleted: partner_deleted_at !== null, group_id: partner_group_id, country_code: partner_country_code },
+    partner: {
+      status: partner_status,
+      deleted: partner_deleted_at !== null,
+      group_id: partner_group_id,
+      country_code: partner_country_code,
+    },
     currency: currency_code,
   };
 }
@@ -55,10 +66,14 @@ export async function loadCountedFacts(db: Db, earner: Earner, flows: EngineFlow
   const row = await db
     .selectNoFrom([
       reads.transactionCount
-        ? sql<number>`(select count(*) from transactions t where t.customer_id = ${customer.id} and t.deleted_at is null)::int`.as('transaction_count')
+        ? sql<number>`(select count(*) from transactions t where t.customer_id = ${customer.id} and t.deleted_at is null)::int`.as(
+            'transaction_count',
+          )
         : sql<null>`null`.as('transaction_count'),
       reads.partnerCustomers
-        ? sql<number>`(select coalesce(sum(s.customers), 0) from partner_stats s where s.partner_id = ${customer.partner_id})::int`.as('partner_customers')
+        ? sql<number>`(select coalesce(sum(s.customers), 0) from partner_stats s where s.partner_id = ${customer.partner_id})::int`.as(
+            'partner_customers',
+          )
         : sql<null>`null`.as('partner_customers'),
     ])
     .executeTakeFirstOrThrow();
@@ -123,6 +138,9 @@ export async function awardSignupCommissions(trx: Db, customer: CustomerRow): Pr
   if (flows.length === 0) return [];
   const earner = await loadEarner(trx, customer.organization_id, customer.id);
   if (!earner) return [];
-  const rows = planRewards(flows, earner, await loadCountedFacts(trx, earner, flows), { trigger: 'signup', at: new Date(customer.created_at) });
+  const rows = planRewards(flows, earner, await loadCountedFacts(trx, earner, flows), {
+    trigger: 'signup',
+    at: new Date(customer.created_at),
+  });
   return rows.length ? trx.insertInto('commissions').values(rows).returningAll().execute() : [];
 }

@@ -20,7 +20,15 @@ export async function requireCommission(db: Db, organizationId: string, id: stri
 export async function lockCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow> {
   const commission = await selectCommissions(db, organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
   if (!commission) throw notFound('commission', id);
-  await db.selectFrom('commissions').select('id').where('refund_of', '=', commission.id).where('deleted_at', 'is', null).orderBy('created_at').orderBy('id').forUpdate().execute();
+  await db
+    .selectFrom('commissions')
+    .select('id')
+    .where('refund_of', '=', commission.id)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
   return commission;
 }
 

@@ -7,7 +7,14 @@ import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { requireCommission, selectCommissions } from './commissions.repository.js';
-import { Commission, CommissionCreate, CommissionListQuery, CommissionRetrieveQuery, CommissionUpdate, FullCommission } from './commissions.schema.js';
+import {
+  Commission,
+  CommissionCreate,
+  CommissionListQuery,
+  CommissionRetrieveQuery,
+  CommissionUpdate,
+  FullCommission,
+} from './commissions.schema.js';
 import { toFullCommission } from './commissions.serializer.js';
 import { createCommission, deleteCommission, presentCommissions, updateCommission } from './commissions.service.js';
 
@@ -74,7 +81,8 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
     body: CommissionUpdate,
     status: 200,
     response: manyResponse(FullCommission),
-    handler: async ({ res, params, body }) => envelope.many(toFullCommission(await updateCommission(db, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) =>
+      envelope.many(toFullCommission(await updateCommission(db, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -82,7 +90,8 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
     method: 'delete',
     path: '/v1/commissions/:id',
     summary: 'Delete a commission',
-    description: "Soft delete: hidden from the API and from partner and customer totals, with the reward's refund entries that are not paid.",
+    description:
+      "Soft delete: hidden from the API and from partner and customer totals, with the reward's refund entries that are not paid.",
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

@@ -23,7 +23,9 @@ const editableFields = {
 export const CommissionCreate = z
   .strictObject({
     ...editableFields,
-    customer_id: idField.nullable().meta({ description: 'Omit or null for a commission without a customer (then program_id and partner_id are required)' }),
+    customer_id: idField
+      .nullable()
+      .meta({ description: 'Omit or null for a commission without a customer (then program_id and partner_id are required)' }),
     program_id: idField,
     partner_id: idField,
   })
@@ -75,7 +77,10 @@ export const Commission = z
   .meta({ id: 'Commission' });
 export type CommissionObject = z.output<typeof Commission>;
 
-const centsString = z.string().regex(/^-?\d+$/).meta({ description: 'Cents, as a string', example: '980' });
+const centsString = z
+  .string()
+  .regex(/^-?\d+$/)
+  .meta({ description: 'Cents, as a string', example: '980' });
 
 /** The commission as create and update show it: every field, amount and revenue as strings. */
 export const FullCommission = z

@@ -45,9 +45,13 @@ function checkEditable(current: CommissionRow, input: CommissionUpdateInput): vo
     if (input.amount !== undefined && input.amount !== current.amount) {
       throw badRequest('amount of a refund entry cannot change: it is the refunded share of its reward', 'amount');
     }
-    if (movesTransaction) throw badRequest('transaction_id of a refund entry cannot change: it is the refunded transaction', 'transaction_id');
+    if (movesTransaction)
+      throw badRequest('transaction_id of a refund entry cannot change: it is the refunded transaction', 'transaction_id');
   } else if (current.flow_id !== null && movesTransaction) {
-    throw badRequest('transaction_id of a commission made by a flow cannot change: the flow earned it on that transaction', 'transaction_id');
+    throw badRequest(
+      'transaction_id of a commission made by a flow cannot change: the flow earned it on that transaction',
+      'transaction_id',
+    );
   }
 }
 
@@ -55,8 +59,10 @@ function checkEditable(current: CommissionRow, input: CommissionUpdateInput): vo
 async function ownerOf(db: Db, organizationId: string, input: CommissionCreateInput) {
   if (input.customer_id) {
     const customer: CustomerRow = await requireCustomer(db, organizationId, input.customer_id, 'customer_id');
-    if (input.program_id && input.program_id !== customer.program_id) throw badRequest("program_id is not the customer's program", 'program_id');
-    if (input.partner_id && input.partner_id !== customer.partner_id) throw badRequest("partner_id is not the customer's partner", 'partner_id');
+    if (input.program_id && input.program_id !== customer.program_id)
+      throw badRequest("program_id is not the customer's program", 'program_id');
+    if (input.partner_id && input.partner_id !== customer.partner_id)
+      throw badRequest("partner_id is not the customer's partner", 'partner_id');
     return { programId: customer.program_id, partnerId: customer.partner_id, customerId: customer.id as string | null };
   }
   if (!input.program_id) throw badRequest('program_id is required for a commission without a customer', 'program_id');
@@ -144,7 +150,11 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
 
 /** A transaction's new charge_id replaces its old one on the commissions that carried it, inside the caller's SQL transaction. */
 export async function replaceChargeId(trx: Db, transactionId: string, from: string | null, to: string | null): Promise<void> {
-  let query = trx.updateTable('commissions').set({ charge_id: to, updated_at: new Date() }).where('transaction_id', '=', transactionId).where('deleted_at', 'is', null);
+  let query = trx
+    .updateTable('commissions')
+    .set({ charge_id: to, updated_at: new Date() })
+    .where('transaction_id', '=', transactionId)
+    .where('deleted_at', 'is', null);
   query = from === null ? query.where('charge_id', 'is', null) : query.where('charge_id', '=', from);
   await query.execute();
 }
@@ -152,9 +162,26 @@ export async function replaceChargeId(trx: Db, transactionId: string, from: stri
 /** A page of commissions in the short field set, with the requested expansions loaded once per page. */
 export async function presentCommissions(db: Db, rows: CommissionRow[], expand: CommissionExpand[] = []) {
   const [base, customers, transactions] = await Promise.all([
-    presentWithPartnerAndProgram(db, rows, expand.filter((e) => e === 'partner' || e === 'program'), toCommission),
-    expand.includes('customer') ? loadByIds(db, 'customers', rows.flatMap((r) => (r.customer_id ? [r.customer_id] : []))) : null,
-    expand.includes('transaction') ? loadByIds(db, 'transactions', rows.flatMap((r) => (r.transaction_id ? [r.transaction_id] : []))) : null,
+    presentWithPartnerAndProgram(
+      db,
+      rows,
+      expand.filter((e) => e === 'partner' || e === 'program'),
+      toCommission,
+    ),
+    expand.includes('customer')
+      ? loadByIds(
+          db,
+          'customers',
+          rows.flatMap((r) => (r.customer_id ? [r.customer_id] : [])),
+        )
+      : null,
+    expand.includes('transaction')
+      ? loadByIds(
+          db,
+          'transactions',
+          rows.flatMap((r) => (r.transaction_id ? [r.transaction_id] : [])),
+        )
+      : null,
   ]);
   return base.map((commission, i) => {
     const customer = rows[i].customer_id ? customers?.get(rows[i].customer_id!) : undefined;

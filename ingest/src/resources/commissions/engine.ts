@@ -128,7 +128,11 @@ function approvalOf(approval: ApprovalDef, at: Date): Pick<PlannedCommission, 's
     case 'immediate':
       return { status: 'approved', approval_type: 'immediate', scheduled_approval_date: null };
     case 'scheduled':
-      return { status: 'pending', approval_type: 'scheduled', scheduled_approval_date: new Date(at.getTime() + approval.delay_days * DAY_MS) };
+      return {
+        status: 'pending',
+        approval_type: 'scheduled',
+        scheduled_approval_date: new Date(at.getTime() + approval.delay_days * DAY_MS),
+      };
     case 'manual':
       return { status: 'pending', approval_type: 'manual', scheduled_approval_date: null };
   }

@@ -30,7 +30,8 @@ export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: C
     const ids = [...wasCounted, ...wasVoid];
     if (ids.length) await entriesOf(ids).where('status', '<>', 'paid').set({ deleted_at: now, updated_at: now }).execute();
   } else if (countsTowardsTotals({ status: to })) {
-    if (wasVoid.length) await followers(wasVoid).set({ status: sql<string>`status_before_void`, status_before_void: null, updated_at: now }).execute();
+    if (wasVoid.length)
+      await followers(wasVoid).set({ status: sql<string>`status_before_void`, status_before_void: null, updated_at: now }).execute();
   } else {
     if (wasCounted.length) {
       await entriesOf(wasCounted)
@@ -50,10 +51,21 @@ function rewardsWithEntries(commissions: CommissionRow[]) {
 }
 
 /** Marks these rewards `status` (a void one) in the caller's SQL transaction; their unpaid entries follow. */
-async function voidRewards(trx: Db, commissions: CommissionRow[], ids: string[], status: 'refunded' | 'rejected', now: Date): Promise<void> {
+async function voidRewards(
+  trx: Db,
+  commissions: CommissionRow[],
+  ids: string[],
+  status: 'refunded' | 'rejected',
+  now: Date,
+): Promise<void> {
   if (ids.length === 0) return;
   await trx.updateTable('commissions').set({ status, updated_at: now }).where('id', 'in', ids).execute();
-  await moveRefundEntries(trx, commissions.filter((c) => ids.includes(c.id)), status, now);
+  await moveRefundEntries(
+    trx,
+    commissions.filter((c) => ids.includes(c.id)),
+    status,
+    now,
+  );
 }
 
 /** Writes the refund entries of a plan, each a copy of its reward with the entry's amount and status. */
@@ -98,13 +110,21 @@ async function insertRefundEntries(
  * row was updated.
  */
 export async function applyRefund(trx: Db, transaction: TransactionRow, refundedNow: number, commissions: CommissionRow[]): Promise<void> {
-  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.refunded_amount, rewards: rewardsWithEntries(commissions) });
+  const plan = planRefund({
+    transactionAmount: transaction.amount,
+    refundedAfter: transaction.refunded_amount,
+    rewards: rewardsWithEntries(commissions),
+  });
   const now = new Date();
   if (commissions.length > 0) {
     await trx
       .updateTable('commissions')
       .set({ charge_status: transaction.status, updated_at: now })
-      .where('id', 'in', commissions.map((c) => c.id))
+      .where(
+        'id',
+        'in',
+        commissions.map((c) => c.id),
+      )
       .execute();
   }
   await voidRewards(trx, commissions, plan.markRefunded, 'refunded', now);
@@ -118,7 +138,11 @@ export async function applyRefund(trx: Db, transaction: TransactionRow, refunded
  * recorded again does not pay the partner twice. Same locking as applyRefund.
  */
 export async function settleDeletedTransaction(trx: Db, transaction: TransactionRow, commissions: CommissionRow[]): Promise<void> {
-  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.amount, rewards: rewardsWithEntries(commissions) });
+  const plan = planRefund({
+    transactionAmount: transaction.amount,
+    refundedAfter: transaction.amount,
+    rewards: rewardsWithEntries(commissions),
+  });
   const now = new Date();
   await voidRewards(trx, commissions, plan.markRefunded, 'rejected', now);
   const revenue = -(transaction.amount - transaction.refunded_amount);

@@ -63,7 +63,11 @@ export function planRefund(q: { transactionAmount: number; refundedAfter: number
     const difference = target - current;
     if (difference === 0) continue;
     // Money already paid out is recovered from the next payout: the entry is approved at once.
-    plan.entries.push({ refund_of: reward.id, amount: difference, status: reward.status === 'paid' ? 'approved' : (reward.status as 'pending' | 'approved') });
+    plan.entries.push({
+      refund_of: reward.id,
+      amount: difference,
+      status: reward.status === 'paid' ? 'approved' : (reward.status as 'pending' | 'approved'),
+    });
   }
   return plan;
 }

@@ -14,7 +14,11 @@ export async function requireCustomer(db: Db, organizationId: string, customerId
 }
 
 /** The live customer that already holds this identifier or integrator id in the program. */
-export function findExistingCustomer(db: Db, programId: string, keys: { identifier?: string; customerId?: string | null }): Promise<CustomerRow | undefined> {
+export function findExistingCustomer(
+  db: Db,
+  programId: string,
+  keys: { identifier?: string; customerId?: string | null },
+): Promise<CustomerRow | undefined> {
   return db
     .selectFrom('customers')
     .selectAll()

@@ -11,7 +11,7 @@ const customerFields = {
   email: emailField,
   name: optionalText(200),
   subscription_id: externalId.nullable(),
-  customer_id: externalId.nullable().meta({ description: "Your own identifier for the customer, unique in the program" }),
+  customer_id: externalId.nullable().meta({ description: 'Your own identifier for the customer, unique in the program' }),
   click_id: idField,
   promotion_code: promotionCodeString.meta({ description: 'The code the customer used (the code text, not its id)' }),
   status: z.enum(CUSTOMER_STATUSES),
@@ -39,7 +39,12 @@ const expandParam = multiValue(['partner', 'program']);
 export const CustomerListQuery = listQuery({
   program_id: idField,
   partner_id: idField.optional(),
-  search: z.string().min(1).max(254).optional().meta({ description: 'Part of the e-mail address (case-insensitive; % and _ match literally)' }),
+  search: z
+    .string()
+    .min(1)
+    .max(254)
+    .optional()
+    .meta({ description: 'Part of the e-mail address (case-insensitive; % and _ match literally)' }),
   status: z.enum(CUSTOMER_STATUSES).optional(),
   expand: expandParam.optional(),
 });
@@ -81,7 +86,9 @@ export const Customer = z
 export type CustomerObject = z.output<typeof Customer>;
 
 /** The customer as expanded on commissions and transactions. */
-export const ExpandedCustomer = Customer.pick({ id: true, email: true, name: true, status: true, created_at: true }).meta({ id: 'ExpandedCustomer' });
+export const ExpandedCustomer = Customer.pick({ id: true, email: true, name: true, status: true, created_at: true }).meta({
+  id: 'ExpandedCustomer',
+});
 
 /** Create and update responses also show the identifier (the spec lists it for those only). */
 export const CustomerWithIdentifier = Customer.extend({ identifier: z.string() }).meta({ id: 'CustomerWithIdentifier' });

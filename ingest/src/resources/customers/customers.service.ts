@@ -152,26 +152,31 @@ export async function updateCustomer(db: Db, organizationId: string, id: string,
   const warnings: WarningObject[] = [];
   let promotionCodeId: string | undefined;
   if (promotion_code !== undefined) {
-    const applied = partner ? await applyPromotionCode(db, organizationId, partner, promotion_code) : { warning: notApplied(promotion_code) };
+    const applied = partner
+      ? await applyPromotionCode(db, organizationId, partner, promotion_code)
+      : { warning: notApplied(promotion_code) };
     if ('warning' in applied) warnings.push(applied.warning);
     else promotionCodeId = applied.promotionCodeId;
   }
 
   // active_at records the first time the customer became active, unless given.
   const becomesActive = input.status === 'active' && current.active_at === null && input.active_at === undefined;
-  const customer = await conflictOnUnique(['customers_program_customer_id'], customerTaken(db, current.program_id, { customerId: input.customer_id }), () =>
-    db
-      .updateTable('customers')
-      .set({
-        ...plain,
-        ...(click_id !== undefined ? { click_id } : {}),
-        ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
-        ...(becomesActive ? { active_at: new Date() } : {}),
-        updated_at: new Date(),
-      })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+  const customer = await conflictOnUnique(
+    ['customers_program_customer_id'],
+    customerTaken(db, current.program_id, { customerId: input.customer_id }),
+    () =>
+      db
+        .updateTable('customers')
+        .set({
+          ...plain,
+          ...(click_id !== undefined ? { click_id } : {}),
+          ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
+          ...(becomesActive ? { active_at: new Date() } : {}),
+          updated_at: new Date(),
+        })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow(),
   );
   return { customer, warnings };
 }

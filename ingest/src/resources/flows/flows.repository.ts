@@ -16,7 +16,12 @@ export async function requireFlow(db: Db, organizationId: string, id: string): P
 
 /** The program's active flows (of one trigger, when given), oldest first, as the engine reads them. */
 export async function activeFlows(db: Db, programId: string, trigger?: FlowTrigger): Promise<EngineFlow[]> {
-  let query = db.selectFrom('flows').selectAll().where('program_id', '=', programId).where('active', '=', true).where('deleted_at', 'is', null);
+  let query = db
+    .selectFrom('flows')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('active', '=', true)
+    .where('deleted_at', 'is', null);
   if (trigger) query = query.where('trigger', '=', trigger);
   const rows = await query.orderBy('created_at').orderBy('id').execute();
   return rows.map(toEngineFlow);

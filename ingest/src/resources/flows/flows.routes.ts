@@ -64,7 +64,8 @@ export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }:
     body: FlowUpdate,
     status: 200,
     response: manyResponse(Flow),
-    handler: async ({ res, params, body }) => envelope.many(toFlow(await updateFlow(db, store, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) =>
+      envelope.many(toFlow(await updateFlow(db, store, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({

@@ -6,7 +6,12 @@ export const FLOW_TRIGGERS = ['payment', 'signup'] as const;
 export type FlowTrigger = (typeof FLOW_TRIGGERS)[number];
 
 /** Condition subjects and the kind of value each holds (README, "Commission flows"). */
-export const NUMBER_SUBJECTS = ['transaction.amount', 'customer.transaction_count', 'customer.days_since_lead', 'partner.total_customers'] as const;
+export const NUMBER_SUBJECTS = [
+  'transaction.amount',
+  'customer.transaction_count',
+  'customer.days_since_lead',
+  'partner.total_customers',
+] as const;
 export const TEXT_SUBJECTS = [
   'transaction.billing_type',
   'transaction.interval',
@@ -23,7 +28,14 @@ export const CONDITION_OPS = ['eq', 'neq', 'in', 'gte', 'lte'] as const;
 const numberSubjects: ReadonlySet<string> = new Set(NUMBER_SUBJECTS);
 export const isNumberSubject = (s: string) => numberSubjects.has(s);
 
-const conditionValue = z.union([z.number(), z.string().max(255), z.array(z.union([z.number(), z.string().max(255)])).min(1).max(100)]);
+const conditionValue = z.union([
+  z.number(),
+  z.string().max(255),
+  z
+    .array(z.union([z.number(), z.string().max(255)]))
+    .min(1)
+    .max(100),
+]);
 
 export const Condition = z
   .strictObject({ subject: z.enum(SUBJECTS), op: z.enum(CONDITION_OPS), value: conditionValue })
@@ -35,8 +47,12 @@ export const Condition = z
       return;
     }
     const values = c.op === 'in' ? c.value : [c.value];
-    if (c.op === 'in' !== Array.isArray(c.value)) {
-      ctx.addIssue({ code: 'custom', path: ['value'], message: c.op === 'in' ? 'must be an array for op "in"' : 'must be a single value unless op is "in"' });
+    if ((c.op === 'in') !== Array.isArray(c.value)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['value'],
+        message: c.op === 'in' ? 'must be an array for op "in"' : 'must be a single value unless op is "in"',
+      });
     } else if (!(values as unknown[]).every((v) => typeof v === kind)) {
       ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.subject} compares ${kind}s` });
     }
@@ -49,7 +65,10 @@ const hasTwoDecimals = (v: number) => /^\d+(\.\d{1,2})?$/.test(String(v));
 const percentValue = z.number().min(0).max(100).refine(hasTwoDecimals, 'must have at most two decimals');
 const fixedValue = z.number().int('must be an integer number of cents').min(0).max(MAX_CENTS);
 
-const percentageRate = { type: z.literal('percentage'), value: percentValue.meta({ description: 'Percent of the transaction amount, 0–100' }) };
+const percentageRate = {
+  type: z.literal('percentage'),
+  value: percentValue.meta({ description: 'Percent of the transaction amount, 0–100' }),
+};
 const fixedRate = { type: z.literal('fixed'), value: fixedValue.meta({ description: 'Cents' }) };
 
 const ProductRate = z.discriminatedUnion('type', [
@@ -70,7 +89,8 @@ export const Reward = z
   ])
   .meta({
     id: 'FlowReward',
-    description: 'A percentage of the transaction amount (rounded half up to the cent) or a fixed amount in cents, never more than the transaction amount.',
+    description:
+      'A percentage of the transaction amount (rounded half up to the cent) or a fixed amount in cents, never more than the transaction amount.',
   });
 export type RewardDef = z.output<typeof Reward>;
 
@@ -80,7 +100,10 @@ export const Approval = z
     z.strictObject({ type: z.literal('scheduled'), delay_days: z.number().int().min(0).max(3650) }),
     z.strictObject({ type: z.literal('manual') }),
   ])
-  .meta({ id: 'FlowApproval', description: 'immediate: approved at once; scheduled: approved delay_days after the event; manual: pending until updated' });
+  .meta({
+    id: 'FlowApproval',
+    description: 'immediate: approved at once; scheduled: approved delay_days after the event; manual: pending until updated',
+  });
 export type ApprovalDef = z.output<typeof Approval>;
 
 export const DEFAULT_APPROVAL: ApprovalDef = { type: 'scheduled', delay_days: 30 };
@@ -109,7 +132,10 @@ export const FlowListQuery = listQuery({
   program_id: idField,
   group_id: idField.optional(),
   trigger: z.enum(FLOW_TRIGGERS).optional(),
-  active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  active: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
 });
 
 export const Flow = z

@@ -7,7 +7,14 @@ import { requireGroup } from '../groups/groups.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { forgetFlows } from './flow-cache.js';
 import { requireFlow, toEngineFlow } from './flows.repository.js';
-import { DEFAULT_APPROVAL, type ConditionDef, type FlowCreateInput, type FlowTrigger, type FlowUpdateInput, type RewardDef } from './flows.schema.js';
+import {
+  DEFAULT_APPROVAL,
+  type ConditionDef,
+  type FlowCreateInput,
+  type FlowTrigger,
+  type FlowUpdateInput,
+  type RewardDef,
+} from './flows.schema.js';
 
 /**
  * A signup has no payment: its reward is a fixed amount, and its conditions can only look at
@@ -15,8 +22,10 @@ import { DEFAULT_APPROVAL, type ConditionDef, type FlowCreateInput, type FlowTri
  */
 function checkSignupFlow(flow: { trigger: FlowTrigger; conditions: ConditionDef[]; reward: RewardDef }): void {
   if (flow.trigger !== 'signup') return;
-  if (flow.reward.type !== 'fixed') throw badRequest('A signup flow has no payment to take a percentage of: use a fixed reward', 'reward.type');
-  if (flow.reward.product_rates?.length) throw badRequest('A signup flow has no product: product_rates do not apply', 'reward.product_rates');
+  if (flow.reward.type !== 'fixed')
+    throw badRequest('A signup flow has no payment to take a percentage of: use a fixed reward', 'reward.type');
+  if (flow.reward.product_rates?.length)
+    throw badRequest('A signup flow has no product: product_rates do not apply', 'reward.product_rates');
   const i = flow.conditions.findIndex((c) => !c.subject.startsWith('partner.'));
   if (i >= 0) throw badRequest('A signup flow can only have partner.* conditions', `conditions.${i}.subject`);
 }
@@ -55,7 +64,11 @@ export async function updateFlow(db: Db, store: SharedStore, organizationId: str
   const current = await requireFlow(db, organizationId, id);
   if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: current.program_id, param: 'group_id' });
   const stored = toEngineFlow(current);
-  checkSignupFlow({ trigger: input.trigger ?? stored.trigger, conditions: input.conditions ?? stored.conditions, reward: input.reward ?? stored.reward });
+  checkSignupFlow({
+    trigger: input.trigger ?? stored.trigger,
+    conditions: input.conditions ?? stored.conditions,
+    reward: input.reward ?? stored.reward,
+  });
   const { conditions, reward, approval, ...plain } = input;
   const updated = await db
     .updateTable('flows')

@@ -29,7 +29,12 @@ export function selectGroups(db: Db, organizationId: string) {
 }
 
 /** A live group of the caller's organization, optionally required to be in a given program. */
-export async function requireGroup(db: Db, organizationId: string, groupId: string, opts: { programId?: string; param?: string } = {}): Promise<GroupRow> {
+export async function requireGroup(
+  db: Db,
+  organizationId: string,
+  groupId: string,
+  opts: { programId?: string; param?: string } = {},
+): Promise<GroupRow> {
   let q = selectGroups(db, organizationId).where('id', '=', groupId);
   if (opts.programId) q = q.where('program_id', '=', opts.programId);
   const group = await q.executeTakeFirst();

@@ -25,7 +25,10 @@ export function registerGroupRoutes(api: ApiBuilder, { db, secretGuards }: Route
     handler: async ({ res, query }) => {
       const { organizationId } = authOf(res);
       const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-      const page = await paginate(selectGroups(db, organizationId).where('program_id', '=', program.id), query, { createdAt: 'created_at', id: 'id' });
+      const page = await paginate(selectGroups(db, organizationId).where('program_id', '=', program.id), query, {
+        createdAt: 'created_at',
+        id: 'id',
+      });
       return envelope.list(page, toGroup);
     },
   });

@@ -18,7 +18,9 @@ export const GroupUpdate = z
     default: z
       .literal(true)
       .optional()
-      .meta({ description: 'Make this the default group; the previous default stops being one. A program always has exactly one default group.' }),
+      .meta({
+        description: 'Make this the default group; the previous default stops being one. A program always has exactly one default group.',
+      }),
   })
   .meta({ id: 'GroupUpdate' });
 
@@ -39,6 +41,13 @@ export const Group = z
   .meta({ id: 'Group' });
 
 /** The group as expanded on a partner (spec: id, name, description, created_at, public_key, default). */
-export const ExpandedGroup = Group.pick({ id: true, name: true, description: true, created_at: true, public_key: true, default: true }).meta({
+export const ExpandedGroup = Group.pick({
+  id: true,
+  name: true,
+  description: true,
+  created_at: true,
+  public_key: true,
+  default: true,
+}).meta({
   id: 'ExpandedGroup',
 });

@@ -49,7 +49,10 @@ export async function invalidateLinkLookups(
   store: SharedStore,
   link: { organization_id: string; program_id: string; param: string; value: string },
 ): Promise<void> {
-  const keys = [linkCacheKey(link.organization_id, link.program_id, link.param, link.value), linkCacheKey(link.organization_id, null, link.param, link.value)];
+  const keys = [
+    linkCacheKey(link.organization_id, link.program_id, link.param, link.value),
+    linkCacheKey(link.organization_id, null, link.param, link.value),
+  ];
   const giveUpAt = Date.now() + TTL_MS;
   const forget = (delayMs: number): Promise<void> =>
     Promise.all(keys.map((k) => store.delete(k))).then(

@@ -14,7 +14,8 @@ import { toLink } from './links.serializer.js';
 import { createLink, deleteLink, updateLink } from './links.service.js';
 
 export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
-  const present = async (link: LinkRow, expand?: PartnerProgramExpand[]) => (await presentWithPartnerAndProgram(db, [link], expand, toLink))[0];
+  const present = async (link: LinkRow, expand?: PartnerProgramExpand[]) =>
+    (await presentWithPartnerAndProgram(db, [link], expand, toLink))[0];
   const common = { tag: 'Links', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -92,4 +93,3 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     },
   });
 }
-

@@ -45,7 +45,13 @@ export async function createLink(db: Db, store: SharedStore, organizationId: str
   return link;
 }
 
-export async function updateLink(db: Db, store: SharedStore, organizationId: string, linkId: string, input: z.output<typeof LinkUpdate>): Promise<LinkRow> {
+export async function updateLink(
+  db: Db,
+  store: SharedStore,
+  organizationId: string,
+  linkId: string,
+  input: z.output<typeof LinkUpdate>,
+): Promise<LinkRow> {
   const current = await requireLink(db, organizationId, linkId);
   if (input.param !== undefined) {
     const program = await requireProgram(db, organizationId, current.program_id);

@@ -47,9 +47,10 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
       let base = selectPartners(db, organizationId).where('program_id', '=', program.id);
       if (query.group_id) base = base.where('group_id', '=', query.group_id);
       if (query.status) base = base.where('status', '=', query.status);
-      base = query.email !== undefined
-        ? base.where(sql`lower(email)`, '=', query.email.toLowerCase())
-        : base.where('completed_onboarding', '=', true);
+      base =
+        query.email !== undefined
+          ? base.where(sql`lower(email)`, '=', query.email.toLowerCase())
+          : base.where('completed_onboarding', '=', true);
       const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
       const data = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });
       return envelope.list({ ...page, rows: data }, (p) => p);
@@ -91,7 +92,8 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     method: 'delete',
     path: '/v1/partners/:id',
     summary: 'Delete a partner',
-    description: 'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted and stop resolving; its transactions and commissions remain.',
+    description:
+      'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted and stop resolving; its transactions and commissions remain.',
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

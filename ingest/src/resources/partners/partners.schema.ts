@@ -9,11 +9,26 @@ export const PARTNER_STATUSES = ['active', 'pending', 'suspended', 'rejected'] a
 const bankDetails = z.strictObject({
   account_holder_name: shortText(200).optional(),
   bank_name: shortText(200).optional(),
-  iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/, 'must be an IBAN without spaces').optional(),
-  account_number: z.string().regex(/^[0-9A-Za-z-]{4,34}$/).optional(),
-  routing_number: z.string().regex(/^[0-9A-Za-z-]{3,20}$/).optional(),
-  sort_code: z.string().regex(/^\d{6}$/).optional(),
-  swift_bic: z.string().regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'must be an 8 or 11 character BIC').optional(),
+  iban: z
+    .string()
+    .regex(/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/, 'must be an IBAN without spaces')
+    .optional(),
+  account_number: z
+    .string()
+    .regex(/^[0-9A-Za-z-]{4,34}$/)
+    .optional(),
+  routing_number: z
+    .string()
+    .regex(/^[0-9A-Za-z-]{3,20}$/)
+    .optional(),
+  sort_code: z
+    .string()
+    .regex(/^\d{6}$/)
+    .optional(),
+  swift_bic: z
+    .string()
+    .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'must be an 8 or 11 character BIC')
+    .optional(),
   country_code: countryCode.optional(),
   address: shortText(500).optional(),
 });
@@ -23,7 +38,10 @@ export const PAYOUT_DETAILS: Record<(typeof PAYOUT_METHODS)[number], z.ZodType<R
   paypal: z.strictObject({ email: emailField.optional() }),
   wise: z.strictObject({ email: emailField.optional() }),
   crypto: z.strictObject({
-    wallet_address: z.string().regex(/^[0-9A-Za-z:_-]{10,128}$/, 'must be a wallet address').optional(),
+    wallet_address: z
+      .string()
+      .regex(/^[0-9A-Za-z:_-]{10,128}$/, 'must be a wallet address')
+      .optional(),
     network: shortText(40).optional(),
     currency: shortText(12).optional(),
   }),
@@ -79,7 +97,11 @@ const includeParam = multiValue(['stats']);
 export const PartnerListQuery = listQuery({
   program_id: idField,
   group_id: idField.optional(),
-  email: z.string().max(254).optional().meta({ description: 'Exact address, compared case-insensitively; also finds partners still onboarding' }),
+  email: z
+    .string()
+    .max(254)
+    .optional()
+    .meta({ description: 'Exact address, compared case-insensitively; also finds partners still onboarding' }),
   status: z.enum(PARTNER_STATUSES).optional(),
   expand: expandParam.optional(),
   include: includeParam.optional(),

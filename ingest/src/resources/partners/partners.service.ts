@@ -22,7 +22,10 @@ export type PartnerExpand = 'group' | 'program';
 
 /** The spec's own shape for a duplicate e-mail: a plain message and the existing partner in `data`. */
 function partnerExists(existing: PartnerRow): ApiError {
-  return new ApiError('conflict_error', 'Partner with this email already exists', { plainMessage: true, extra: { data: toPartner(existing) } });
+  return new ApiError('conflict_error', 'Partner with this email already exists', {
+    plainMessage: true,
+    extra: { data: toPartner(existing) },
+  });
 }
 
 function checkPayoutDetails(method: PartnerRow['payout_method'], details: Record<string, string>): Record<string, string> {
@@ -36,7 +39,12 @@ const emailTaken = (db: Db, programId: string, email: string) => async () => {
   return existing && partnerExists(existing);
 };
 
-export async function createPartner(db: Db, organizationId: string, input: PartnerCreateInput, onEmailQueued: () => void): Promise<PartnerRow> {
+export async function createPartner(
+  db: Db,
+  organizationId: string,
+  input: PartnerCreateInput,
+  onEmailQueued: () => void,
+): Promise<PartnerRow> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
   const groupId = input.group_id
     ? (await requireGroup(db, organizationId, input.group_id, { programId: program.id, param: 'group_id' })).id
@@ -113,8 +121,7 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
   // Details belong to a payout method: a new method without new details starts empty.
   const method = input.payout_method ?? current.payout_method;
   const methodChanged = method !== current.payout_method;
-  const details =
-    input.payout_details !== undefined || methodChanged ? checkPayoutDetails(method, input.payout_details ?? {}) : undefined;
+  const details = input.payout_details !== undefined || methodChanged ? checkPayoutDetails(method, input.payout_details ?? {}) : undefined;
 
   const { payout_details: _ignored, ...plain } = input;
   return conflictOnUnique(['partners_program_email'], emailTaken(db, current.program_id, input.email ?? current.email), () =>
@@ -150,8 +157,20 @@ export async function presentPartners(
 ): Promise<PartnerObject[]> {
   const ids = rows.map((r) => r.id);
   const [groups, programs, stats] = await Promise.all([
-    expand.includes('group') ? loadByIds(db, 'groups', rows.map((r) => r.group_id)) : null,
-    expand.includes('program') ? loadByIds(db, 'programs', rows.map((r) => r.program_id)) : null,
+    expand.includes('group')
+      ? loadByIds(
+          db,
+          'groups',
+          rows.map((r) => r.group_id),
+        )
+      : null,
+    expand.includes('program')
+      ? loadByIds(
+          db,
+          'programs',
+          rows.map((r) => r.program_id),
+        )
+      : null,
     opts.include?.includes('stats') ? loadPartnerStats(db, ids) : null,
   ]);
   return rows.map((r) => {

@@ -8,7 +8,8 @@ const PROGRAM_CACHE = { name: 'programs', max: 10_000, ttlMs: 60_000 };
 /** Programs by public key, in process: the script's endpoints need one on every request. */
 export function programsByPublicKey(db: Db, store: SharedStore): (publicKey: string) => Promise<ProgramRow | undefined> {
   const cache = createLocalCache<ProgramRow>(store, PROGRAM_CACHE);
-  return (publicKey) => cache.get(publicKey, () => db.selectFrom('programs').selectAll().where('public_key', '=', publicKey).executeTakeFirst());
+  return (publicKey) =>
+    cache.get(publicKey, () => db.selectFrom('programs').selectAll().where('public_key', '=', publicKey).executeTakeFirst());
 }
 
 /** Every process reads the program afresh after a change. */

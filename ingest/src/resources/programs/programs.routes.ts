@@ -32,7 +32,8 @@ export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards
     method: 'post',
     path: '/v1/programs',
     summary: 'Create a program',
-    description: 'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script.',
+    description:
+      'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script.',
     body: ProgramCreate,
     status: 201,
     response: manyResponse(Program),
@@ -60,6 +61,7 @@ export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards
     status: 200,
     response: manyResponse(Program),
     errors: [404],
-    handler: async ({ res, params, body }) => envelope.many(toProgram(await updateProgram(db, store, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) =>
+      envelope.many(toProgram(await updateProgram(db, store, authOf(res).organizationId, params.id, body))),
   });
 }

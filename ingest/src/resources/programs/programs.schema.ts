@@ -28,9 +28,7 @@ const uniqueArray = <T extends z.ZodType>(item: T, max: number) =>
 const programFields = {
   name: shortText(200),
   product_name: shortText(200),
-  subdomain: z
-    .string()
-    .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: a-z, 0-9 and -, at most 63 characters'),
+  subdomain: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: a-z, 0-9 and -, at most 63 characters'),
   type: z.enum(PROGRAM_TYPES),
   status: z.enum(PROGRAM_STATUSES),
   currency_code: currencyCode,

@@ -71,7 +71,13 @@ export async function createProgram(db: Db, organizationId: string, input: Progr
   return requireProgram(db, organizationId, programId);
 }
 
-export async function updateProgram(db: Db, store: SharedStore, organizationId: string, programId: string, input: ProgramUpdateInput): Promise<ProgramWithDefaultGroup> {
+export async function updateProgram(
+  db: Db,
+  store: SharedStore,
+  organizationId: string,
+  programId: string,
+  input: ProgramUpdateInput,
+): Promise<ProgramWithDefaultGroup> {
   await requireProgram(db, organizationId, programId);
   const { url_params, payout_methods, ...plain } = input;
   await db

@@ -7,7 +7,13 @@ import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../
 import { requireProgram } from '../programs/programs.repository.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { requirePromotionCode, selectPromotionCodes } from './promotion-codes.repository.js';
-import { PromotionCode, PromotionCodeCreate, PromotionCodeListQuery, PromotionCodeRetrieveQuery, PromotionCodeUpdate } from './promotion-codes.schema.js';
+import {
+  PromotionCode,
+  PromotionCodeCreate,
+  PromotionCodeListQuery,
+  PromotionCodeRetrieveQuery,
+  PromotionCodeUpdate,
+} from './promotion-codes.schema.js';
 import { createPromotionCode, deletePromotionCode, toPromotionCode, updatePromotionCode } from './promotion-codes.service.js';
 
 export function registerPromotionCodeRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
@@ -55,7 +61,8 @@ export function registerPromotionCodeRoutes(api: ApiBuilder, { db, secretGuards 
     query: PromotionCodeRetrieveQuery,
     status: 200,
     response: oneResponse(PromotionCode),
-    handler: async ({ res, params, query }) => envelope.one(await present(await requirePromotionCode(db, authOf(res).organizationId, params.id), query.expand)),
+    handler: async ({ res, params, query }) =>
+      envelope.one(await present(await requirePromotionCode(db, authOf(res).organizationId, params.id), query.expand)),
   });
 
   api.route({
@@ -68,7 +75,8 @@ export function registerPromotionCodeRoutes(api: ApiBuilder, { db, secretGuards 
     status: 200,
     response: manyResponse(PromotionCode),
     errors: [404, 409],
-    handler: async ({ res, params, body }) => envelope.many(await present(await updatePromotionCode(db, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) =>
+      envelope.many(await present(await updatePromotionCode(db, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({

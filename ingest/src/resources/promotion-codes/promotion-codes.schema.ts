@@ -11,12 +11,7 @@ export const promotionCodeString = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1–64 characters of A-Z, a-z, 0-9, "_" or "-"')
   .meta({ example: 'ALICE20' });
 
-const value = z
-  .number()
-  .int()
-  .min(0)
-  .max(100_000_000)
-  .meta({ description: 'Cents for a fixed discount; 0–100 for a percentage' });
+const value = z.number().int().min(0).max(100_000_000).meta({ description: 'Cents for a fixed discount; 0–100 for a percentage' });
 
 /** A percentage is at most 100; cents have only the general cap. */
 function checkValue(input: { type?: string; value?: number }, ctx: z.RefinementCtx): void {
@@ -40,7 +35,12 @@ export const PromotionCodeCreate = z
   .meta({ id: 'PromotionCodeCreate' });
 
 export const PromotionCodeUpdate = z
-  .strictObject({ code: promotionCodeString.optional(), type: z.enum(PROMOTION_CODE_TYPES).optional(), value: value.optional(), active: z.boolean().optional() })
+  .strictObject({
+    code: promotionCodeString.optional(),
+    type: z.enum(PROMOTION_CODE_TYPES).optional(),
+    value: value.optional(),
+    active: z.boolean().optional(),
+  })
   .superRefine(checkValue)
   .meta({ id: 'PromotionCodeUpdate' });
 

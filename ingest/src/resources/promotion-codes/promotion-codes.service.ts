@@ -13,7 +13,11 @@ import type { PromotionCodeCreate, PromotionCodeObject, PromotionCodeUpdate } fr
 
 const duplicateCode = () => conflict('A promotion code with this code already exists in the program');
 
-export async function createPromotionCode(db: Db, organizationId: string, input: z.output<typeof PromotionCodeCreate>): Promise<PromotionCodeRow> {
+export async function createPromotionCode(
+  db: Db,
+  organizationId: string,
+  input: z.output<typeof PromotionCodeCreate>,
+): Promise<PromotionCodeRow> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
   if (input.partner_id) {
     const partner = await requirePartner(db, organizationId, input.partner_id, 'partner_id');
@@ -42,7 +46,12 @@ export async function createPromotionCode(db: Db, organizationId: string, input:
   );
 }
 
-export async function updatePromotionCode(db: Db, organizationId: string, id: string, input: z.output<typeof PromotionCodeUpdate>): Promise<PromotionCodeRow> {
+export async function updatePromotionCode(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: z.output<typeof PromotionCodeUpdate>,
+): Promise<PromotionCodeRow> {
   const current = await requirePromotionCode(db, organizationId, id);
   const type = input.type ?? current.type;
   const value = input.value ?? current.value;

@@ -14,7 +14,13 @@ const COOKIE_DOMAIN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z
  * set by a response, unlike cookies written by script, are not capped at 7 days by Safari.
  * Returns whether it set them.
  */
-export function setReferralCookies(req: Request, res: Response, data: SvcDataObject, maxAgeSeconds: number, requestedDomain?: string | null): boolean {
+export function setReferralCookies(
+  req: Request,
+  res: Response,
+  data: SvcDataObject,
+  maxAgeSeconds: number,
+  requestedDomain?: string | null,
+): boolean {
   if (req.get('sec-fetch-site') !== 'same-origin') return false;
   const origin = parseOrigin(req.get('origin'));
   const host = origin?.hostname ?? req.hostname;
@@ -22,7 +28,13 @@ export function setReferralCookies(req: Request, res: Response, data: SvcDataObj
   // domain at all); otherwise the cookies are the host's alone.
   const usable = requestedDomain && COOKIE_DOMAIN.test(requestedDomain);
   const domain = usable && (host === requestedDomain || host.endsWith(`.${requestedDomain}`)) ? requestedDomain : undefined;
-  const options = { domain, path: '/', sameSite: 'lax' as const, secure: origin ? origin.protocol === 'https:' : req.secure, maxAge: maxAgeSeconds * 1000 };
+  const options = {
+    domain,
+    path: '/',
+    sameSite: 'lax' as const,
+    secure: origin ? origin.protocol === 'https:' : req.secure,
+    maxAge: maxAgeSeconds * 1000,
+  };
   res.cookie('svc_data', JSON.stringify(data), options);
   res.cookie('svc_ref', data.click_id, options);
   return true;

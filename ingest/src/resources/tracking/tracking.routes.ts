@@ -11,7 +11,6 @@ import { isScriptPath } from './script-asset.js';
 import { TrackClick, TrackClickResponse, TrackSignup, TrackSignupResponse } from './tracking.schema.js';
 import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor } from './tracking.service.js';
 
-
 // The script posts JSON as text/plain so that browsers send no preflight; both types are JSON here.
 const jsonOrText = jsonParser(['application/json', 'text/plain']);
 const openCors = cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Content-Type'], maxAge: 86_400 });
@@ -72,7 +71,13 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick,
     handler: async ({ req, res, body }) => {
       const program = await programByPublicKey(programs, body.key);
       const { data, maxAge } = await trackSignup(db, program, body);
-      const svcData = { click_id: data.click_id, cookie_duration: program.cookie_duration, partner_id: data.partner_id, program_id: program.id, customer_id: data.customer_id };
+      const svcData = {
+        click_id: data.click_id,
+        cookie_duration: program.cookie_duration,
+        partner_id: data.partner_id,
+        program_id: program.id,
+        customer_id: data.customer_id,
+      };
       const cookie = setReferralCookies(req, res, svcData, maxAge, body.cookie_domain);
       return { success: true, data, max_age: maxAge, cookie };
     },

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { idField, urlField } from '../../http/fields.js';
 
 /** The program's public key, as the script tag's data-key holds it; a missing or wrong one is a 401, like a wrong secret key. */
-const publicKey = z.preprocess((v) => (typeof v === 'string' ? v : undefined), z.string().max(200).optional()).meta({ description: "The program's public key (pk_…)" });
+const publicKey = z
+  .preprocess((v) => (typeof v === 'string' ? v : undefined), z.string().max(200).optional())
+  .meta({ description: "The program's public key (pk_…)" });
 
 const cookieDomain = z
   .string()
@@ -80,7 +82,10 @@ export const SvcData = z
 export type SvcDataObject = z.output<typeof SvcData>;
 
 const cookieFields = {
-  max_age: z.number().int().meta({ description: 'Seconds until the referral expires (the click time plus cookie_duration days): the cookies’ Max-Age' }),
+  max_age: z
+    .number()
+    .int()
+    .meta({ description: 'Seconds until the referral expires (the click time plus cookie_duration days): the cookies’ Max-Age' }),
   cookie: z.boolean().meta({ description: 'True when this response set the cookies itself (same-site mode)' }),
 };
 
@@ -101,4 +106,6 @@ export const SignupResult = z
   .meta({ id: 'SignupResult' });
 export type SignupResultObject = z.output<typeof SignupResult>;
 
-export const TrackSignupResponse = z.object({ success: z.literal(true), data: SignupResult, ...cookieFields }).meta({ id: 'TrackSignupResponse' });
+export const TrackSignupResponse = z
+  .object({ success: z.literal(true), data: SignupResult, ...cookieFields })
+  .meta({ id: 'TrackSignupResponse' });

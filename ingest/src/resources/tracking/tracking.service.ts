@@ -21,7 +21,10 @@ export interface Visitor extends VisitorContext {
 }
 
 /** The program a public key (pk_…) belongs to; a wrong key is an authentication error. */
-export async function programByPublicKey(lookup: (key: string) => Promise<ProgramRow | undefined>, key: string | undefined): Promise<ProgramRow> {
+export async function programByPublicKey(
+  lookup: (key: string) => Promise<ProgramRow | undefined>,
+  key: string | undefined,
+): Promise<ProgramRow> {
   const program = key?.startsWith('pk_') ? await lookup(key) : undefined;
   if (!program) throw new ApiError('authentication_error', 'Invalid public key provided');
   return program;
@@ -48,7 +51,15 @@ interface Visit {
  * memory of a click that never existed. Without the shared store every visit is recorded as a
  * new click (repeats are then counted twice; clicks are never lost).
  */
-async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link: ResolvedLink, program: ProgramRow, input: TrackClickInput, visitor: Visitor): Promise<Visit> {
+async function recordVisit(
+  db: Db,
+  store: SharedStore,
+  write: ClickWriter,
+  link: ResolvedLink,
+  program: ProgramRow,
+  input: TrackClickInput,
+  visitor: Visitor,
+): Promise<Visit> {
   if (input.click_id) {
     const own = await db
       .selectFrom('clicks')
@@ -57,7 +68,8 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
       .where('link_id', '=', link.id)
       .where('created_at', '>', new Date(Date.now() - REPEAT_WINDOW_MS))
       .executeTakeFirst();
-    if (own) return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), customerId: await customerOfClick(db, own.id) };
+    if (own)
+      return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), customerId: await customerOfClick(db, own.id) };
   }
 
   const memory = visitMemory(store, link, visitor, REPEAT_WINDOW_MS);
@@ -72,7 +84,14 @@ async function recordVisit(db: Db, store: SharedStore, write: ClickWriter, link:
   try {
     const click = await insertClick(
       write,
-      { organizationId: program.organization_id, programId: program.id, partnerId: link.partner_id, linkId: link.id, page: input.page, referrer: input.referrer },
+      {
+        organizationId: program.organization_id,
+        programId: program.id,
+        partnerId: link.partner_id,
+        linkId: link.id,
+        page: input.page,
+        referrer: input.referrer,
+      },
       visitor,
       id,
       now,
@@ -102,7 +121,15 @@ async function unclaimedClick(db: Db, remembered: Remembered) {
       .selectFrom('clicks')
       .select(['id', 'partner_id', 'created_at'])
       .select((eb) =>
-        eb.exists(eb.selectFrom('customers').select('id').whereRef('customers.click_id', '=', 'clicks.id').where('customers.deleted_at', 'is', null)).as('claimed'),
+        eb
+          .exists(
+            eb
+              .selectFrom('customers')
+              .select('id')
+              .whereRef('customers.click_id', '=', 'clicks.id')
+              .where('customers.deleted_at', 'is', null),
+          )
+          .as('claimed'),
       )
       .where('id', '=', remembered.id)
       .executeTakeFirst();
@@ -123,11 +150,18 @@ async function earlierClick(db: Db, program: ProgramRow, clickId: string | null 
     .where('program_id', '=', program.id)
     .where('created_at', '>', new Date(Date.now() - program.cookie_duration * DAY_MS))
     .executeTakeFirst();
-  return click ? { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), customerId: await customerOfClick(db, click.id) } : null;
+  return click
+    ? { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), customerId: await customerOfClick(db, click.id) }
+    : null;
 }
 
 async function customerOfClick(db: Db, clickId: string): Promise<string | null> {
-  const customer = await db.selectFrom('customers').select('id').where('click_id', '=', clickId).where('deleted_at', 'is', null).executeTakeFirst();
+  const customer = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('click_id', '=', clickId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return customer?.id ?? null;
 }
 
@@ -152,10 +186,16 @@ export async function trackClick(
   input: TrackClickInput,
   visitor: Visitor,
 ): Promise<Tracked<SvcDataObject>> {
-  const [link] = await resolveLinks(db, store, { organizationId: program.organization_id, programId: program.id, param: input.param, value: input.value });
+  const [link] = await resolveLinks(db, store, {
+    organizationId: program.organization_id,
+    programId: program.id,
+    param: input.param,
+    value: input.value,
+  });
   if (!link) throw linkNotFound();
   const visit = await recordVisit(db, store, write, link, program, input, visitor);
-  const kept = program.attribution_model === 'first_click' && input.click_id !== visit.id ? await earlierClick(db, program, input.click_id) : null;
+  const kept =
+    program.attribution_model === 'first_click' && input.click_id !== visit.id ? await earlierClick(db, program, input.click_id) : null;
   const attributed = kept ?? visit;
   return {
     data: {
@@ -171,10 +211,19 @@ export async function trackClick(
 
 /** The script's signup: the click becomes a lead; a taken identifier → 409 without the existing customer. */
 export async function trackSignup(db: Db, program: ProgramRow, input: TrackSignupInput): Promise<Tracked<SignupResultObject>> {
-  const click = await db.selectFrom('clicks').selectAll().where('id', '=', input.click_id).where('program_id', '=', program.id).executeTakeFirst();
+  const click = await db
+    .selectFrom('clicks')
+    .selectAll()
+    .where('id', '=', input.click_id)
+    .where('program_id', '=', program.id)
+    .executeTakeFirst();
   if (!click) throw notFound('click', input.click_id, 'click_id');
   try {
-    const customer = await convertClickToLead(db, { organizationId: program.organization_id, clickId: click.id, identifier: input.identifier });
+    const customer = await convertClickToLead(db, {
+      organizationId: program.organization_id,
+      clickId: click.id,
+      identifier: input.identifier,
+    });
     return {
       data: {
         click_id: click.id,

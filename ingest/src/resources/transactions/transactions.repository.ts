@@ -8,7 +8,12 @@ export function selectTransactions(db: Db, organizationId: string) {
 }
 
 /** The caller's live transaction, or 404; `forUpdate` locks it for the rest of the SQL transaction. */
-export async function requireTransaction(db: Db, organizationId: string, id: string, opts: { param?: string; forUpdate?: boolean } = {}): Promise<TransactionRow> {
+export async function requireTransaction(
+  db: Db,
+  organizationId: string,
+  id: string,
+  opts: { param?: string; forUpdate?: boolean } = {},
+): Promise<TransactionRow> {
   let query = selectTransactions(db, organizationId).where('id', '=', id);
   if (opts.forUpdate) query = query.forUpdate();
   const transaction = await query.executeTakeFirst();
@@ -32,7 +37,12 @@ export function findTransactionByCharge(db: Db, programId: string, chargeId: str
  * the status again, so a customer changed meanwhile is left as it is. One statement is atomic on its own and
  * costs one round trip.
  */
-export async function writePayment(db: Db, transaction: NewTransaction, commissions: NewCommission[], activate: boolean): Promise<TransactionRow> {
+export async function writePayment(
+  db: Db,
+  transaction: NewTransaction,
+  commissions: NewCommission[],
+  activate: boolean,
+): Promise<TransactionRow> {
   const parts = [sql`t as (${db.insertInto('transactions').values(transaction).returningAll()})`];
   if (commissions.length) parts.push(sql`c as (${db.insertInto('commissions').values(commissions)})`);
   if (activate) {

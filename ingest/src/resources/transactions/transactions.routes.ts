@@ -29,8 +29,19 @@ type Expand = 'customer' | 'partner' | 'program';
 
 async function presentTransactions(db: Db, rows: TransactionRow[], expand: Expand[] = []) {
   const [base, customers] = await Promise.all([
-    presentWithPartnerAndProgram(db, rows, expand.filter((e) => e !== 'customer'), toTransaction),
-    expand.includes('customer') ? loadByIds(db, 'customers', rows.map((r) => r.customer_id)) : null,
+    presentWithPartnerAndProgram(
+      db,
+      rows,
+      expand.filter((e) => e !== 'customer'),
+      toTransaction,
+    ),
+    expand.includes('customer')
+      ? loadByIds(
+          db,
+          'customers',
+          rows.map((r) => r.customer_id),
+        )
+      : null,
   ]);
   return base.map((t, i) => {
     const customer = customers?.get(rows[i].customer_id);
@@ -98,13 +109,14 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     path: '/v1/transactions/:id',
     summary: 'Update a transaction',
     description:
-      "Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed; a new `charge_id` replaces the old one on the commissions that carried it.",
+      'Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed; a new `charge_id` replaces the old one on the commissions that carried it.',
     body: TransactionUpdate,
     status: 200,
     response: manyResponse(Transaction),
     errors: [404, 409],
     errorBodies: { 409: TransactionExistsResponse },
-    handler: async ({ res, params, body }) => envelope.many(await one(await updateTransaction(db, authOf(res).organizationId, params.id, body))),
+    handler: async ({ res, params, body }) =>
+      envelope.many(await one(await updateTransaction(db, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -117,7 +129,8 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     body: TransactionRefund,
     status: 200,
     response: manyResponse(Transaction),
-    handler: async ({ res, params, body }) => envelope.many(await one(await refundTransaction(db, authOf(res).organizationId, params.id, body.amount))),
+    handler: async ({ res, params, body }) =>
+      envelope.many(await one(await refundTransaction(db, authOf(res).organizationId, params.id, body.amount))),
   });
 
   api.route({

@@ -14,7 +14,9 @@ const text = z.string().trim().min(1).max(255).nullable();
 const describedFields = {
   billing_type: z.enum(BILLING_TYPES).meta({ description: 'Default one_time' }),
   interval: z.enum(INTERVALS).nullable().meta({ description: 'Billing interval of a subscription' }),
-  charge_id: externalId.nullable().meta({ description: 'Your payment provider’s charge id; recorded once per program (a repeat answers 409)' }),
+  charge_id: externalId
+    .nullable()
+    .meta({ description: 'Your payment provider’s charge id; recorded once per program (a repeat answers 409)' }),
   product_id: text,
   product_name: text,
   source: text.meta({ description: 'Where the payment came from, e.g. stripe' }),
@@ -87,7 +89,9 @@ export const Transaction = z
 export type TransactionObject = z.output<typeof Transaction>;
 
 /** The transaction as expanded on commissions. */
-export const ExpandedTransaction = Transaction.pick({ id: true, amount: true, status: true, created_at: true }).meta({ id: 'ExpandedTransaction' });
+export const ExpandedTransaction = Transaction.pick({ id: true, amount: true, status: true, created_at: true }).meta({
+  id: 'ExpandedTransaction',
+});
 
 export const TransactionExistsResponse = z
   .object({

@@ -16,7 +16,10 @@ import { toTransaction } from './transactions.serializer.js';
 
 /** 409 with the transaction already recorded for this charge in `data`. */
 function transactionExists(existing: TransactionRow): ApiError {
-  return new ApiError('conflict_error', 'A transaction with this charge_id already exists', { param: 'charge_id', extra: { data: toTransaction(existing) } });
+  return new ApiError('conflict_error', 'A transaction with this charge_id already exists', {
+    param: 'charge_id',
+    extra: { data: toTransaction(existing) },
+  });
 }
 
 /** A charge_id taken in the program: 409 with the transaction that has it. */
@@ -33,7 +36,12 @@ const chargeTaken = (db: Db, programId: string, chargeId: string | null | undefi
  * exactly. A charge_id already recorded is refused by the unique index, which also settles two
  * requests for one charge arriving at once.
  */
-export async function createTransaction(db: Db, flowsOf: FlowSource, organizationId: string, input: TransactionCreateInput): Promise<TransactionRow> {
+export async function createTransaction(
+  db: Db,
+  flowsOf: FlowSource,
+  organizationId: string,
+  input: TransactionCreateInput,
+): Promise<TransactionRow> {
   const earner = await loadEarner(db, organizationId, input.customer_id);
   if (!earner) throw notFound('customer', input.customer_id, 'customer_id');
   const { customer } = earner;
@@ -80,7 +88,12 @@ export async function createTransaction(db: Db, flowsOf: FlowSource, organizatio
  * Only the descriptive fields change; amounts change through a refund. A new charge_id goes to
  * the commissions that carried the old one, in the same SQL transaction.
  */
-export async function updateTransaction(db: Db, organizationId: string, id: string, input: TransactionUpdateInput): Promise<TransactionRow> {
+export async function updateTransaction(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: TransactionUpdateInput,
+): Promise<TransactionRow> {
   const current = await requireTransaction(db, organizationId, id);
   const billingType = input.billing_type ?? current.billing_type;
   const interval = input.interval !== undefined ? input.interval : current.interval;
@@ -92,7 +105,12 @@ export async function updateTransaction(db: Db, organizationId: string, id: stri
       const locked = await requireTransaction(trx, organizationId, current.id, { forUpdate: true });
       const newCharge = input.charge_id !== undefined && input.charge_id !== locked.charge_id;
       if (newCharge) await lockTransactionCommissions(trx, locked.id);
-      const updated = await trx.updateTable('transactions').set({ ...input, updated_at: new Date() }).where('id', '=', locked.id).returningAll().executeTakeFirstOrThrow();
+      const updated = await trx
+        .updateTable('transactions')
+        .set({ ...input, updated_at: new Date() })
+        .where('id', '=', locked.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       if (newCharge) await replaceChargeId(trx, locked.id, locked.charge_id, updated.charge_id);
       return updated;
     });
@@ -115,7 +133,12 @@ export async function refundTransaction(db: Db, organizationId: string, id: stri
     const now = new Date();
     const transaction = await trx
       .updateTable('transactions')
-      .set({ refunded_amount: refunded, status: refunded === current.amount ? 'refunded' : 'partially_refunded', refunded_at: now, updated_at: now })
+      .set({
+        refunded_amount: refunded,
+        status: refunded === current.amount ? 'refunded' : 'partially_refunded',
+        refunded_at: now,
+        updated_at: now,
+      })
       .where('id', '=', current.id)
       .returningAll()
       .executeTakeFirstOrThrow();
