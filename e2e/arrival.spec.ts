@@ -5,9 +5,9 @@ import {
   nowSeconds,
   partnerStats,
   SCRIPT_VERSION,
+  type SvcData,
   test,
   uniqueEmail,
-  type SvcData,
 } from './support/fixtures.js';
 
 /** Arrivals through a partner link, without one, through an unknown one, and back again. */
@@ -122,7 +122,8 @@ test('returning visitor: svc_data is set from the cookie synchronously, before a
   // From now on, record every write to window.svc_data and the script's fetches, in order.
   await v.context.addInitScript(() => {
     const w = globalThis as any;
-    const log: any[] = (w.__log = []);
+    const log: any[] = [];
+    w.__log = log;
     let value: unknown;
     Object.defineProperty(w, 'svc_data', {
       configurable: true,

@@ -1,4 +1,4 @@
-import { expect, newReferral, partnerStats, SCRIPT_VERSION, test, unique, type SvcData } from './support/fixtures.js';
+import { expect, newReferral, partnerStats, SCRIPT_VERSION, type SvcData, test, unique } from './support/fixtures.js';
 
 /**
  * Attribution models: a program made through the API, its own partners and links, and the demo

@@ -43,7 +43,8 @@ test('/docs lists the API operations from ingest alone, within its CSP', async (
   });
   await page.addInitScript(() => {
     const w = globalThis as any;
-    const seen: Violation[] = (w.__cspViolations = []);
+    const seen: Violation[] = [];
+    w.__cspViolations = seen;
     w.document.addEventListener('securitypolicyviolation', (e: any) =>
       seen.push({ directive: e.effectiveDirective, blocked: e.blockedURI, source: e.sourceFile, line: e.lineNumber }),
     );

@@ -1,4 +1,4 @@
-import { customersOf, DAY_SECONDS, expect, expectClicks, nowSeconds, SCRIPT_VERSION, test, type SvcData } from './support/fixtures.js';
+import { customersOf, DAY_SECONDS, expect, expectClicks, nowSeconds, SCRIPT_VERSION, type SvcData, test } from './support/fixtures.js';
 
 /** Where the script and its API live, and who writes the cookies: same-site proxy, direct, consent, subdomains. */
 

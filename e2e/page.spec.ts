@@ -1,5 +1,5 @@
 import type { Route } from '@playwright/test';
-import { customersOf, expect, expectClicks, test, uniqueEmail, type SvcData } from './support/fixtures.js';
+import { customersOf, expect, expectClicks, type SvcData, test, uniqueEmail } from './support/fixtures.js';
 
 /** Living in the host page: Stripe links, single-page navigation, and an unreachable ingest. */
 

@@ -43,6 +43,7 @@ const instances: Instance[] = [
 
 const stateFile = (i: Instance) => path.join(os.tmpdir(), `svc-e2e-${i.name}-${i.demoPort}.json`);
 
+// biome-ignore lint/complexity/noBannedTypes: Playwright's way to say the projects add no test fixtures
 export default defineConfig<{}, DemoOptions>({
   testDir: '.',
   testMatch: '*.spec.ts',

@@ -4,10 +4,10 @@ import {
   expectClicks,
   newReferral,
   partnerStats,
+  type SvcData,
   test,
   unique,
   uniqueEmail,
-  type SvcData,
 } from './support/fixtures.js';
 
 /**

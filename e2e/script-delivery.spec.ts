@@ -22,7 +22,7 @@ test('Accept-Encoding br, gzip: /svc.js comes brotli-compressed, a fraction of i
       const res = await request.get(`${demo.ingestUrl}/svc.js`, { headers: { 'Accept-Encoding': accept } });
       expect(res.status()).toBe(200);
       expect(res.headers()['content-encoding']).toBe(encoding);
-      expect(res.headers()['vary']).toBe('Accept-Encoding');
+      expect(res.headers().vary).toBe('Accept-Encoding');
       const onTheWire = Number(res.headers()['content-length']);
       // The script's budget (script/src/budget.ts) is on its gzip size; brotli is smaller still.
       expect(onTheWire).toBeLessThanOrEqual(GZIP_BUDGET_BYTES);

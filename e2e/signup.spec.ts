@@ -1,4 +1,4 @@
-import { customersOf, expect, partnerStats, SCRIPT_VERSION, test, uniqueEmail, type SvcData } from './support/fixtures.js';
+import { customersOf, expect, partnerStats, SCRIPT_VERSION, type SvcData, test, uniqueEmail } from './support/fixtures.js';
 
 /** svc.signup(): the demo's signup form, duplicates, a click still in flight, and the whole way to a commission. */
 

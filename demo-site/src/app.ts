@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { ingestClient, IngestError } from './ingest-client.js';
-import { accountPage, homePage, partnerPage, partnersPage, pricingPage, signupPage, type PartnerLink, type ScriptTag } from './pages.js';
+import { IngestError, ingestClient } from './ingest-client.js';
+import { accountPage, homePage, type PartnerLink, partnerPage, partnersPage, pricingPage, type ScriptTag, signupPage } from './pages.js';
 
 export interface DemoSettings {
   /** Where ingest listens, e.g. http://localhost:8787. */

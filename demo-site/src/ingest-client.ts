@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: the answers are the API's JSON objects, read field by field by the pages
 /** The demo merchant's server-side client of the svc API: the secret key never leaves this process. */
 export interface IngestClient {
   get<T = any>(path: string): Promise<T>;

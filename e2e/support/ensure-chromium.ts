@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BadChromiumSetting, findChromium, NO_CHROMIUM_MESSAGE, onPath, type FoundChromium } from './chromium.js';
+import { BadChromiumSetting, type FoundChromium, findChromium, NO_CHROMIUM_MESSAGE, onPath } from './chromium.js';
 
 /**
  * `tsx e2e/support/ensure-chromium.ts`, run by `npm test` and `npm run test:e2e` right before

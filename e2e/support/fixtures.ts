@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import { test as base, expect, type Browser, type BrowserContext, type Page, type Request } from '@playwright/test';
+import { type Browser, type BrowserContext, test as base, expect, type Page, type Request } from '@playwright/test';
 
 /** Per-project options (playwright.config.ts): where that project's demo instance wrote its state. */
 export interface DemoOptions {
@@ -336,6 +336,7 @@ interface TestFixtures {
   /** Every visitor the test opened; their browser contexts are closed after the test. */
   visitors: Visitor[];
   /** Automatic: after each test, every visitor's pages threw no uncaught error and no request failed unexpectedly. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: Playwright's type for a fixture that gives the test no value
   healthy: void;
   /** A new visitor (fresh browser context). */
   visitor: () => Promise<Visitor>;
@@ -363,6 +364,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   api: [async ({ demo }, use) => use(apiClient(demo)), { scope: 'worker' }],
 
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this parameter's destructuring
   visitors: async ({}, use) => {
     const opened: Visitor[] = [];
     await use(opened);

@@ -7,10 +7,10 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { GZIP_BUDGET_BYTES } from '../../script/src/budget.js';
 import { runFaultBench } from './faults/report.js';
-import { load, timeGets, type LoadResult } from './load.js';
-import { ROOT, startNode, type Service } from './processes.js';
+import { type LoadResult, load, timeGets } from './load.js';
+import { ROOT, type Service, startNode } from './processes.js';
 import { scriptFigures } from './script-figures.js';
-import { seedLists, type ListScale } from './seed-lists.js';
+import { type ListScale, seedLists } from './seed-lists.js';
 
 /**
  * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
@@ -332,8 +332,8 @@ function report(): void {
       (r) => `| ${r.figure} | ${r.value} | ${r.ratio ?? ''} | ${r.target ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'yes' : 'no'} |`,
     ),
   ];
-  process.stdout.write(lines.join('\n') + '\n');
-  if (args.json) fs.writeFileSync(args.json, JSON.stringify({ ...figures, rows }, null, 2) + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (args.json) fs.writeFileSync(args.json, `${JSON.stringify({ ...figures, rows }, null, 2)}\n`);
 }
 
 const run = args.faults

@@ -39,7 +39,7 @@ export async function bootstrapIfEmpty(db: Db, dataDir: string | null): Promise<
   if (dataDir) {
     file = path.join(dataDir, 'bootstrap.json');
     await fs.mkdir(dataDir, { recursive: true });
-    await fs.writeFile(file, JSON.stringify(result, null, 2) + '\n', { mode: 0o600 });
+    await fs.writeFile(file, `${JSON.stringify(result, null, 2)}\n`, { mode: 0o600 });
     await fs.chmod(file, 0o600);
   }
   return { result, file };

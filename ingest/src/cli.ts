@@ -2,8 +2,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { initOrganization } from './bootstrap.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { migrateToLatest, openDatabase, type Db } from './db/database.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Db, migrateToLatest, openDatabase } from './db/database.js';
 import { createApiKey, revokeApiKey, selectActiveKeys, toApiKey } from './resources/api-keys/api-keys.service.js';
 import { serve } from './server.js';
 import { openStore } from './store/index.js';
@@ -44,7 +44,7 @@ async function resolveOrganization(db: Db, given: string | undefined): Promise<s
   throw new UsageError(orgs.length === 0 ? 'No organization yet: run `svc init` first' : 'Several organizations exist: pass --org ID');
 }
 
-export async function runCli(argv: string[], out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
+export async function runCli(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { migrateToLatest, openDatabase, waitForDatabase, type Db } from './db/database.js';
+import { type Db, migrateToLatest, openDatabase, waitForDatabase } from './db/database.js';
 import type { AppDeps } from './deps.js';
 import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';

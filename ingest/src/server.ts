@@ -54,5 +54,5 @@ function printBootstrap(result: InitResult, file: string | null) {
     file ? `  also written to ${file} (mode 0600)` : '  (in-memory data: nothing written to disk)',
     '',
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -1,6 +1,6 @@
-import { findReferralOrInFragment, trimPage, trimReferrer, type Referral } from './attribution';
+import { findReferralOrInFragment, type Referral, trimPage, trimReferrer } from './attribution';
 import { findTag, readConfig } from './config';
-import { EXPIRED, PENDING, openJar, probeDomain, readCookie, readData, writeData } from './cookies';
+import { EXPIRED, openJar, PENDING, probeDomain, readCookie, readData, writeData } from './cookies';
 import { post } from './transport';
 
 /**
@@ -81,8 +81,8 @@ function start(): void {
    * landing page of a click an earlier page sent but left before it was answered (svc_pending).
    */
   function pageReferral(): [URL, Referral] | undefined {
-    const urls = [location.href];
-    if (landing) urls.push((performance.getEntriesByType('navigation')[0] as PerformanceEntry | undefined)?.name!, readCookie(PENDING)!);
+    const urls: (string | null | undefined)[] = [location.href];
+    if (landing) urls.push((performance.getEntriesByType('navigation')[0] as PerformanceEntry | undefined)?.name, readCookie(PENDING));
     for (const href of urls) {
       const url = href && new URL(href);
       const ref = url && findReferralOrInFragment(url, params);

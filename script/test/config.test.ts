@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findTag, readConfig, type Config } from '../src/config';
+import { type Config, findTag, readConfig } from '../src/config';
 import { setURL } from './support/dom';
 
 function tag(attrs: Record<string, string>): HTMLScriptElement {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DATA, EXPIRED, PENDING, REF, openJar, probeDomain, readCookie, readData, writeData } from '../src/cookies';
+import { DATA, EXPIRED, openJar, PENDING, probeDomain, REF, readCookie, readData, writeData } from '../src/cookies';
 import { clearCookies, cookieMap, parseCookieString, setURL, spyCookieWrites } from './support/dom';
 
 /** Public suffixes of the fake jar below (a browser uses the Public Suffix List). */
@@ -24,12 +24,12 @@ function fakeDoc(host: string, accepts: (domain: string) => boolean = (d) => !SU
     set(raw: string) {
       writes.push(raw);
       const { name, value, attrs } = parseCookieString(raw);
-      const domain = typeof attrs.domain == 'string' ? attrs.domain.replace(/^\./, '') : undefined;
-      const matches = host == domain || (!isIp(host) && host.endsWith('.' + domain));
+      const domain = typeof attrs.domain === 'string' ? attrs.domain.replace(/^\./, '') : undefined;
+      const matches = host === domain || (!isIp(host) && host.endsWith(`.${domain}`));
       if (domain !== undefined && (!matches || !accepts(domain))) return;
       const expired =
         (attrs['max-age'] !== undefined && Number(attrs['max-age']) <= 0) ||
-        (typeof attrs.expires == 'string' && Date.parse(attrs.expires) <= Date.now());
+        (typeof attrs.expires === 'string' && Date.parse(attrs.expires) <= Date.now());
       if (expired) jar.delete(name);
       else jar.set(name, value);
     },
@@ -115,7 +115,7 @@ describe('probeDomain (fake cookie jar)', () => {
   });
 
   it('probes hosts on internationalized TLDs (location.hostname is punycode, e.g. .рф = xn--p1ai)', () => {
-    const { jar } = fakeDoc('www.shop.xn--p1ai', (d) => d != 'xn--p1ai');
+    const { jar } = fakeDoc('www.shop.xn--p1ai', (d) => d !== 'xn--p1ai');
     expect(probeDomain('www.shop.xn--p1ai')).toBe('shop.xn--p1ai');
     expect(jar.size).toBe(0);
   });
@@ -256,11 +256,11 @@ describe('openJar / writeData / readData', () => {
     ['JSON null', 'svc_data=null'],
     ['empty', 'svc_data='],
   ])('readData on a malformed cookie (%s) → null', (_what, raw) => {
-    document.cookie = raw + ';path=/';
+    document.cookie = `${raw};path=/`;
     expect(readData()).toBeNull();
   });
 
-  const cookieOf = (value: unknown) => 'svc_data=' + encodeURIComponent(JSON.stringify(value));
+  const cookieOf = (value: unknown) => `svc_data=${encodeURIComponent(JSON.stringify(value))}`;
 
   it.each([
     ['click_id a number', cookieOf({ ...DATA_SAMPLE, click_id: 12345 })],
@@ -269,11 +269,11 @@ describe('openJar / writeData / readData', () => {
     ['click_id empty', cookieOf({ ...DATA_SAMPLE, click_id: '' })],
     ['click_id not a click id', cookieOf({ ...DATA_SAMPLE, click_id: 'cust_abc' })],
     ['click_id with characters an id never has', cookieOf({ ...DATA_SAMPLE, click_id: 'clk_a"b;c' })],
-    ['click_id over 64 characters', cookieOf({ ...DATA_SAMPLE, click_id: 'clk_' + 'a'.repeat(61) })],
+    ['click_id over 64 characters', cookieOf({ ...DATA_SAMPLE, click_id: `clk_${'a'.repeat(61)}` })],
     ['a JSON string', cookieOf('clk_abc')],
     ['a broken percent-encoding', 'svc_data=%7B%22click_id%22%3A%E0%A4%A'],
   ])('readData on a cookie it cannot trust (%s) → null', (_what, raw) => {
-    document.cookie = raw + ';path=/';
+    document.cookie = `${raw};path=/`;
     expect(readData()).toBeNull();
   });
 
@@ -288,7 +288,7 @@ describe('openJar / writeData / readData', () => {
   });
 
   it('a click id of 64 characters is trusted', () => {
-    const data = { ...DATA_SAMPLE, click_id: 'clk_' + 'a'.repeat(60) };
+    const data = { ...DATA_SAMPLE, click_id: `clk_${'a'.repeat(60)}` };
     writeData(openJar('shop.test'), data, 60);
     expect(readData()).toEqual(data);
   });

@@ -4,9 +4,9 @@
  * first), so a minifier change that breaks the bundle fails here too.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PENDING, openJar, writeData } from '../src/cookies';
+import { openJar, PENDING, writeData } from '../src/cookies';
 import { cookieMap, parseCookieString, setURL } from './support/dom';
-import { closePage, deferred, fakeApi, loadDist, loadSource, openPage, settle, VERSION, type Loader, type Reply } from './support/page';
+import { closePage, deferred, fakeApi, type Loader, loadDist, loadSource, openPage, type Reply, settle, VERSION } from './support/page';
 
 const KEY = 'pk_test_123';
 const API = 'https://api.shop.test';
@@ -31,7 +31,7 @@ const conflict: Reply = { status: 409, body: { success: false, error: { message:
 const w = window as any;
 
 /** The script's writes of one cookie, parsed. */
-const writesOf = (writes: string[], name: string) => writes.map(parseCookieString).filter((c) => c.name == name);
+const writesOf = (writes: string[], name: string) => writes.map(parseCookieString).filter((c) => c.name === name);
 
 /** A returning visitor: the referral cookie an earlier visit to www.shop.test left (shared on shop.test). */
 function cookieFromEarlierVisit(data: SvcData): void {
@@ -45,7 +45,7 @@ describe.each([
 ] as [string, Loader][])('svc.js (%s)', (_name, load) => {
   afterEach(closePage);
 
-  const attrs = (more: Record<string, string> = {}) => ({ 'data-key': KEY, 'data-api': API + '/', ...more });
+  const attrs = (more: Record<string, string> = {}) => ({ 'data-key': KEY, 'data-api': `${API}/`, ...more });
 
   it('records the click: text/plain JSON body, trimmed page and referrer, keepalive', async () => {
     const click = deferred<Reply>();
@@ -626,7 +626,7 @@ describe.each([
     const entries = (list: { name: string }[]) =>
       vi
         .spyOn(performance, 'getEntriesByType')
-        .mockImplementation((type: string) => (type == 'navigation' ? list : []) as PerformanceEntryList);
+        .mockImplementation((type: string) => (type === 'navigation' ? list : []) as PerformanceEntryList);
     const landedOn = (name: string) => entries([{ name }]);
     afterEach(() => vi.restoreAllMocks());
 
@@ -694,7 +694,7 @@ describe.each([
       ['a foreign value', { user: 'someone' }],
     ])('a svc_data cookie it cannot trust (%s) is ignored: no click_id sent, and the answer replaces it', async (_what, planted) => {
       setURL('https://www.shop.test/');
-      document.cookie = 'svc_data=' + encodeURIComponent(JSON.stringify(planted)) + ';path=/';
+      document.cookie = `svc_data=${encodeURIComponent(JSON.stringify(planted))};path=/`;
       const click = deferred<Reply>();
       const api = fakeApi({ '/v1/track/click': () => click.promise });
       const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice', attrs: attrs() });
@@ -708,7 +708,7 @@ describe.each([
 
     it('a svc_data cookie it cannot trust is no referral for signup', async () => {
       setURL('https://www.shop.test/');
-      document.cookie = 'svc_data=' + encodeURIComponent(JSON.stringify({ ...CLICK, click_id: 7 })) + ';path=/';
+      document.cookie = `svc_data=${encodeURIComponent(JSON.stringify({ ...CLICK, click_id: 7 }))};path=/`;
       const api = fakeApi({});
       await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
       await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });

@@ -6,7 +6,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 
 // Never called: these lines only have to type-check, as a site owner's code would.
 async function pageCode(email: string): Promise<void> {
-  (window.svc = window.svc || []).push(['consent']);
+  window.svc = window.svc || [];
+  window.svc.push(['consent']);
   window.svc.push(['signup', email]);
   if (window.svc_data && !window.svc_data.customer_id && window.svc && !Array.isArray(window.svc)) {
     try {

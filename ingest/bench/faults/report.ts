@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { startPrivateRedis } from './private-servers.js';
-import { DEFAULT_TIMING, killProcess, killRedis, restartPostgres, terminateConnections, type FaultReport } from './scenarios.js';
+import { DEFAULT_TIMING, type FaultReport, killProcess, killRedis, restartPostgres, terminateConnections } from './scenarios.js';
 
 /**
  * `npm run bench -- --faults`: every fault scenario under load, and one Markdown table of what
@@ -34,14 +34,14 @@ export async function runFaultBench(options: { adminUrl: string; json?: string }
       return `| ${r.name} | ${r.summary.requests} | ${statuses} | ${r.summary.longestMs} ms (${r.duringFault.longestMs} ms) | ${r.recoveryMs} ms | ${lost} | ${r.audit.duplicates} | ${r.exits.length} |`;
     }),
   ];
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
   if (options.json)
     fs.writeFileSync(
       options.json,
-      JSON.stringify(
+      `${JSON.stringify(
         reports.map(({ logs: _logs, ...r }) => r),
         null,
         2,
-      ) + '\n',
+      )}\n`,
     );
 }

@@ -1,22 +1,22 @@
 import pg from 'pg';
 import {
   createThrowawayDatabase,
-  initOrganization,
-  startIngest,
-  waitUntilAnswers,
   type IngestEnv,
   type IngestProcess,
+  initOrganization,
   type Keys,
+  startIngest,
+  waitUntilAnswers,
 } from './fleet.js';
-import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from './private-servers.js';
+import { type PrivatePostgres, type PrivateRedis, startPrivatePostgres, startPrivateRedis } from './private-servers.js';
 import {
+  type Attempt,
+  type Audit,
   auditTraffic,
+  type Summary,
   seedFixture,
   startTraffic,
   summarize,
-  type Attempt,
-  type Audit,
-  type Summary,
   type TrafficRecord,
 } from './traffic.js';
 

@@ -1,9 +1,9 @@
-import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect, sql, type Dialect, type MigrationResultSet } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
-import pg from 'pg';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
+import { type Dialect, Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { requestScopedDialect } from './request-transaction.js';

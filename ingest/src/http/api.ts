@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { z, type ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import { markSecretBearing } from './secrets.js';
 import { rejectUnstorableText, validate } from './validation.js';
 
@@ -117,15 +117,13 @@ export class ApiBuilder {
       responses: {
         [def.status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
         ...Object.fromEntries(
-          [...errors]
-            .sort()
-            .map((s) => [
-              s,
-              {
-                description: ERROR_DESCRIPTIONS[s] ?? 'Error',
-                content: { 'application/json': { schema: def.errorBodies?.[s] ?? errorBody } },
-              },
-            ]),
+          [...errors].sort().map((s) => [
+            s,
+            {
+              description: ERROR_DESCRIPTIONS[s] ?? 'Error',
+              content: { 'application/json': { schema: def.errorBodies?.[s] ?? errorBody } },
+            },
+          ]),
         ),
       },
     });

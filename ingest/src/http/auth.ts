@@ -2,8 +2,8 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import { sha256 } from '../ids.js';
-import { createLocalCache, forgetEverywhere } from '../store/local-cache.js';
 import type { SharedStore } from '../store/index.js';
+import { createLocalCache, forgetEverywhere } from '../store/local-cache.js';
 import { ApiError } from './errors.js';
 import { tooManyRequests } from './rate-limit.js';
 

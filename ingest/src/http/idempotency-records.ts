@@ -21,7 +21,7 @@ export interface KeyRef {
  * transaction-scoped advisory lock, so it is let go by the commit or rollback that ends the
  * request, or by PostgreSQL when the connection dies.
  */
-export async function lockKey(db: Db, key: KeyRef, lockId: bigint): Promise<boolean> {
+export async function lockKey(db: Db, _key: KeyRef, lockId: bigint): Promise<boolean> {
   const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${lockId.toString()}::bigint) as locked`.execute(db);
   return rows[0].locked;
 }

@@ -5,7 +5,7 @@ import { beginRequestTransaction } from '../db/request-transaction.js';
 import { sha256 } from '../ids.js';
 import { toApiError } from './error-handler.js';
 import { ApiError, badRequest } from './errors.js';
-import { findRecord, lockKey, saveRecord, type IdempotencyRecord, type KeyRef } from './idempotency-records.js';
+import { findRecord, type IdempotencyRecord, type KeyRef, lockKey, saveRecord } from './idempotency-records.js';
 import { isSecretBearing, withoutSecrets } from './secrets.js';
 
 /** JSON with object keys sorted, so the same parameters in another order count as the same body. */

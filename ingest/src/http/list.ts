@@ -1,5 +1,5 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
-import { z, type ZodRawShape } from 'zod';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import { type ZodRawShape, z } from 'zod';
 import { badRequest } from './errors.js';
 import { idField, timestampField } from './fields.js';
 
@@ -65,6 +65,7 @@ export function narrowsList(query: object): boolean {
  * counter) answers total_count instead of counting them.
  */
 export async function paginate<Row>(
+  // biome-ignore lint/suspicious/noExplicitAny: any table's list query; only its output row is typed
   base: SelectQueryBuilder<any, any, Row>,
   params: ListParams,
   columns: { createdAt: string; id: string },

@@ -1,4 +1,4 @@
-import { z, type ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 
 /** Response envelopes for the OpenAPI document, matching `envelope` and list bodies. */
 export const oneResponse = (item: ZodType) => z.object({ success: z.literal(true), data: item });

@@ -1,4 +1,4 @@
-import { z, type ZodType } from 'zod';
+import type { ZodType, z } from 'zod';
 import { badRequest } from './errors.js';
 
 /** Parses input with a schema; the first problem becomes a 400 naming the parameter. */
@@ -58,7 +58,7 @@ export function rejectUnstorableText(input: unknown, path: (string | number)[]):
       throw badRequest(`Invalid ${param || 'request'}: must not contain ${problem}`, param || undefined);
     }
   } else if (Array.isArray(input)) {
-    input.forEach((v, i) => rejectUnstorableText(v, [...path, i]));
+    for (const [i, v] of input.entries()) rejectUnstorableText(v, [...path, i]);
   } else if (input !== null && typeof input === 'object') {
     for (const [k, v] of Object.entries(input)) {
       rejectUnstorableText(k, [...path, k]);

@@ -1,10 +1,10 @@
+import type { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { loadByIds } from '../db/load-by-ids.js';
 import type { ExpandedPartner } from './partners/partners.schema.js';
 import { toExpandedPartner } from './partners/partners.serializer.js';
 import type { ExpandedProgram } from './programs/programs.schema.js';
 import { toExpandedProgram } from './programs/programs.serializer.js';
-import type { z } from 'zod';
 
 export type PartnerProgramExpand = 'partner' | 'program';
 

@@ -1,4 +1,4 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { RateDecision, RateLimiter } from './store.js';
 
 /** Runs one consume; an adapter passes its own to bound how long a limiter waits on its store. */

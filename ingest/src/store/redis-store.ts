@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import { createClient } from 'redis';
 import { wrapLimiter } from './rate-limit-decision.js';
-import { STORE_COMMAND_TIMEOUT_MS, SharedStoreUnavailable, type RateLimiter, type SharedStore } from './store.js';
+import { type RateLimiter, type SharedStore, SharedStoreUnavailable, STORE_COMMAND_TIMEOUT_MS } from './store.js';
 
 type Client = ReturnType<typeof createClient>;
 
@@ -101,7 +101,8 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
     // Emitted as soon as the connection drops (and before each later attempt).
     connection.on('reconnecting', missed);
     connection.connect().catch(ignore);
-    return (subscriber = connection);
+    subscriber = connection;
+    return subscriber;
   };
 
   // A connection that takes commands but does not answer (a stopped or overloaded server, a
@@ -209,7 +210,8 @@ export function createRedisStore(url: string, keyPrefix = 'svc:'): SharedStore {
       if (closed) return ignore;
       let set = listeners.get(channel);
       if (!set) {
-        listeners.set(channel, (set = new Set()));
+        set = new Set();
+        listeners.set(channel, set);
         const connection = subscriberConnection();
         // Otherwise subscribed with every other channel once the connection is ready.
         if (connection.isReady) subscribeOn(connection, [channel]).catch(ignore);

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Response } from 'supertest';
 import { sha256 } from '../../src/ids.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
 import { expectError } from '../support/expect-error.js';
+import { createTestApp, type TestApp } from '../support/harness.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
@@ -195,7 +194,7 @@ describe('API keys API', () => {
     expectError(await t.request.get('/v1/api-keys'), 401, 'authentication_error');
     expectError(await t.request.get('/v1/api-keys').set(bearer(a.public_key)), 401, 'authentication_error');
     expectError(await t.request.get('/v1/api-keys').set({ Authorization: a.api_key }), 401, 'authentication_error');
-    expectError(await t.request.get('/v1/api-keys').set(bearer('sk_' + 'x'.repeat(32))), 401, 'authentication_error');
+    expectError(await t.request.get('/v1/api-keys').set(bearer(`sk_${'x'.repeat(32)}`)), 401, 'authentication_error');
     const before = await activeKeyIds(a.organization_id);
     expectError(await t.request.post('/v1/api-keys').send({}), 401, 'authentication_error');
     expect(await activeKeyIds(a.organization_id)).toEqual(before);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
+  type ApiObject,
   CLICK_FIELDS,
   createClick,
   createLink,
@@ -8,9 +9,8 @@ import {
   createPartner,
   createProgram,
   postClick,
-  uniqueLinkValue,
-  type ApiObject,
   type TestOrg,
+  uniqueLinkValue,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
@@ -277,7 +277,7 @@ describe('POST /v1/clicks', () => {
       const click = await createClick(t, org, { partner_id: partner.id, [field]: at });
       expect(click[field]).toBe(at);
       expect((await clickRow(click.id))?.[field as 'page' | 'referrer']).toBe(at);
-      await expectRefused({ partner_id: partner.id, [field]: at + 'a' }, 400, 'invalid_request_error', field);
+      await expectRefused({ partner_id: partner.id, [field]: `${at}a` }, 400, 'invalid_request_error', field);
     });
   });
 

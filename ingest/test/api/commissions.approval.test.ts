@@ -1,8 +1,9 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/database.js';
+import { type Db, openDatabase } from '../../src/db/database.js';
 import { approveDueCommissions, startApprovalJob } from '../../src/resources/commissions/approval-job.js';
 import {
+  type ApiObject,
   commissionsOf,
   createCustomer,
   createFlow,
@@ -13,10 +14,9 @@ import {
   createTransaction,
   fullCommission,
   quietProgram,
-  type ApiObject,
   type TestOrg,
 } from '../support/factories.js';
-import { createTestApp, warmPool, type TestApp } from '../support/harness.js';
+import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { DAY_MS } from '../support/time.js';
 
 /**

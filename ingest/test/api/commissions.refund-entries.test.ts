@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   commissionsOf,
   createCustomer,
   createFlow,
@@ -11,7 +12,6 @@ import {
   fullCommission,
   partnerStats,
   quietProgram,
-  type ApiObject,
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   COMMISSION_FULL_FIELDS,
   COMMISSION_SHORT_FIELDS,
   commissionsOf,
@@ -11,7 +12,6 @@ import {
   createTransaction,
   partnerStats,
   quietProgram,
-  type ApiObject,
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
-import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/harness.js';
 import { expectError, expectNoLeak } from '../support/expect-error.js';
+import { createTestApp, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /**

@@ -2,17 +2,17 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
+  clickOf,
   createGroup,
   createOrganization,
   createPartner,
   createProgram,
+  createPromotionCode,
+  type TestOrg,
+  uniqueCode,
   uniqueEmail,
   uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
-  clickOf,
-  uniqueCode,
-  createPromotionCode,
 } from '../support/factories.js';
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';

@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { convertClickToLead } from '../../src/resources/customers/customers.service.js';
 import {
+  type ApiObject,
+  clickOf,
   createOrganization,
   createPartner,
   createProgram,
+  type TestOrg,
   uniqueEmail,
   uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
-  clickOf,
 } from '../support/factories.js';
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 

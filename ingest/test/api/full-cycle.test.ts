@@ -47,18 +47,15 @@ describe('the whole tracking cycle through the API', () => {
     expect(active.status).toBe(200);
     expect(active.body.data[0].active_at).not.toBeNull();
 
-    const paid = await api
-      .post('/v1/transactions')
-      .set(org.auth)
-      .send({
-        amount: 4999,
-        customer_id: customer.id,
-        charge_id: 'ch_cycle_1',
-        billing_type: 'subscription',
-        interval: 'month',
-        product_name: 'Pro',
-        source: 'stripe',
-      });
+    const paid = await api.post('/v1/transactions').set(org.auth).send({
+      amount: 4999,
+      customer_id: customer.id,
+      charge_id: 'ch_cycle_1',
+      billing_type: 'subscription',
+      interval: 'month',
+      product_name: 'Pro',
+      source: 'stripe',
+    });
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     const transaction = paid.body.data[0];
     expect(transaction).toMatchObject({

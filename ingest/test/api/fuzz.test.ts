@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ID_PREFIXES, randomBase62 } from '../../src/ids.js';
 import {
+  type ApiObject,
   createClick,
   createCustomer,
   createFlow,
@@ -11,21 +12,16 @@ import {
   createPartner,
   createPromotionCode,
   createTransaction,
+  type TestOrg,
   uniqueCode,
   uniqueEmail,
   uniqueLinkValue,
   uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
 } from '../support/factories.js';
 import {
-  BAD_TIMESTAMPS,
-  LONE_SURROGATES,
-  UNKNOWN_KEYS,
-  UNSTORABLE_TIMESTAMPS,
-  WRONG_CONTENT_TYPES,
-  RawJson,
   allowedTypes,
+  BAD_TIMESTAMPS,
+  type Baseline,
   badEncoding,
   bodySlots,
   brokenJson,
@@ -37,23 +33,27 @@ import {
   enc,
   expectClientError,
   expectErrorEnvelope,
+  type FieldSlot,
+  type FuzzRequest,
   fingerprint,
   getAt,
   invalidString,
   invalidValue,
+  type JsonSchema,
   jsonBytes,
+  LONE_SURROGATES,
+  type Operation,
   operationsOf,
-  recordObjects,
   pathText,
+  RawJson,
+  type RequestParts,
+  recordObjects,
   send,
   setAt,
   strictObjects,
-  type Baseline,
-  type FieldSlot,
-  type FuzzRequest,
-  type JsonSchema,
-  type Operation,
-  type RequestParts,
+  UNKNOWN_KEYS,
+  UNSTORABLE_TIMESTAMPS,
+  WRONG_CONTENT_TYPES,
 } from '../support/fuzz.js';
 import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
 
@@ -735,12 +735,10 @@ describe('fuzz: malformed requests', () => {
           ...invalidString(p.schema, base),
           ...(p.schema.type === 'string'
             ? [
-                fc
-                  .nat()
-                  .map((at) => ({
-                    what: 'NUL character',
-                    value: base.slice(0, at % (base.length + 1)) + '\u0000' + base.slice(at % (base.length + 1)),
-                  })),
+                fc.nat().map((at) => ({
+                  what: 'NUL character',
+                  value: `${base.slice(0, at % (base.length + 1))}\u0000${base.slice(at % (base.length + 1))}`,
+                })),
               ]
             : []),
         ].map((arb) => arb.map((v) => ({ name, ...v })));

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Response } from 'supertest';
-import { createTestApp, type TestApp } from '../support/harness.js';
 import { expectError } from '../support/expect-error.js';
+import { createTestApp, type TestApp } from '../support/harness.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCustomer, createOrganization, createPartner, type ApiObject, type TestOrg } from '../support/factories.js';
-import { createTestApp, STORAGE, warmPool, type TestApp } from '../support/harness.js';
+import { type ApiObject, createCustomer, createOrganization, createPartner, type TestOrg } from '../support/factories.js';
+import { createTestApp, STORAGE, type TestApp, warmPool } from '../support/harness.js';
 
 /**
  * `Idempotency-Key` records live in SQL and are written in the same SQL transaction as the
@@ -45,7 +45,7 @@ describe('Idempotency-Key records commit with the change', () => {
     const body = { customer_id: customer.id, amount: 4900 };
     // Every new record is refused, as a crash between the change and its record would lose it.
     await sql`alter table idempotency_keys add constraint refuse_records check (false) not valid`.execute(t.storage.db);
-    let failed;
+    let failed: { status: number; body: unknown };
     try {
       failed = await pay(key, body);
     } finally {

@@ -299,7 +299,7 @@ describe('Idempotency-Key and server errors', () => {
     const key = newKey();
     const body = { program_id: org.program_id, name: 'After outage' };
     await sql`alter table groups rename to groups_down`.execute(t.storage.db);
-    let failed;
+    let failed: { status: number; body: unknown };
     try {
       failed = await t.request.post('/v1/groups').set(org.auth).set('Idempotency-Key', key).send(body);
     } finally {

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkCacheKey } from '../../src/resources/links/link-cache.js';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
+  type ApiObject,
   createClick,
   createLink,
   createOrganization,
   createPartner,
   createProgram,
   postClick,
-  uniqueLinkValue,
-  type ApiObject,
   type TestOrg,
+  uniqueLinkValue,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
+  type ApiObject,
   createClick,
   createLink,
   createOrganization,
@@ -8,9 +9,8 @@ import {
   createProgram,
   LINK_FIELDS,
   postClick,
-  uniqueLinkValue,
-  type ApiObject,
   type TestOrg,
+  uniqueLinkValue,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';

@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ApiObject,
   createCustomer,
   createOrganization,
   createPartner,
   createProgram,
   createTransaction,
-  type ApiObject,
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';

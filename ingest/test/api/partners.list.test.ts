@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ApiObject,
   createGroup,
   createOrganization,
   createPartner,
   createProgram,
   PARTNER_FIELDS,
-  uniqueEmail,
-  type ApiObject,
   type TestOrg,
+  uniqueEmail,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ApiObject,
   createGroup,
   createOrganization,
   createPartner,
   getPartner,
   partnerInput,
-  type ApiObject,
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';

@@ -7,8 +7,8 @@ import {
   getPartner,
   PARTNER_FIELDS,
   partnerInput,
-  uniqueEmail,
   type TestOrg,
+  uniqueEmail,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 

@@ -5,8 +5,8 @@ import {
   createProgram,
   partnerInput,
   sentEmails,
-  uniqueEmail,
   type TestOrg,
+  uniqueEmail,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ApiObject,
   createCustomer,
   createLink,
   createOrganization,
   createPartner,
   createTransaction,
   defaultFlowOf,
-  type ApiObject,
   type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Response } from 'supertest';
-import { createTestApp, type TestApp } from '../support/harness.js';
 import { expectError } from '../support/expect-error.js';
+import { createTestApp, type TestApp } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
@@ -110,7 +109,7 @@ describe('programs API', () => {
         ['Café Crème', 'cafe-creme'],
         ['!!!', 'program'],
         ['x'.repeat(70), 'x'.repeat(63)],
-        ['a'.repeat(62) + ' b', 'a'.repeat(62)],
+        [`${'a'.repeat(62)} b`, 'a'.repeat(62)],
       ];
       for (const [name, subdomain] of cases) {
         const res = await create({ name });

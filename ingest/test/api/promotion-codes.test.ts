@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   createGroup,
   createOrganization,
   createPartner,
   createProgram,
-  uniqueSuffix,
-  type ApiObject,
   type TestOrg,
   uniqueCode,
 } from '../support/factories.js';

@@ -1,13 +1,15 @@
-import { CompiledQuery, Kysely, PostgresDialect, sql, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
+import { CompiledQuery, Kysely, type KyselyPlugin, PostgresDialect, type QueryId, type RootOperationNode, sql } from 'kysely';
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { updateCommission } from '../../src/resources/commissions/commissions.service.js';
-import { refundTransaction } from '../../src/resources/transactions/transactions.service.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPartnerStats } from '../../src/resources/partners/partner-stats.js';
+import { refundTransaction } from '../../src/resources/transactions/transactions.service.js';
 import {
+  type ApiObject,
   clickOf,
+  commissionsOf,
   createClick,
   createCustomer,
   createFlow,
@@ -15,13 +17,11 @@ import {
   createPartner,
   createProgram,
   createTransaction,
-  commissionsOf,
   customerStats,
   defaultFlowOf,
   partnerStats,
-  uniqueSuffix,
-  type ApiObject,
   type TestOrg,
+  uniqueSuffix,
 } from '../support/factories.js';
 import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
 
@@ -441,7 +441,7 @@ describe('partner and customer stats', () => {
       type Op = (busy: Set<string>) => Promise<void> | null;
       const claim = (busy: Set<string>, ...ids: string[]) => {
         if (ids.some((id) => busy.has(id))) return false;
-        ids.forEach((id) => busy.add(id));
+        for (const id of ids) busy.add(id);
         return true;
       };
       const expectOk = (res: { status: number; body: unknown }) => {
@@ -602,7 +602,10 @@ describe('partner and customer stats', () => {
       const totalWeight = ops.reduce((s, [w]) => s + w, 0);
       const pickOp = () => {
         let r = rnd.next() * totalWeight;
-        for (const [w, op] of ops) if ((r -= w) < 0) return op;
+        for (const [w, op] of ops) {
+          r -= w;
+          if (r < 0) return op;
+        }
         return ops[0][1];
       };
 

@@ -3,17 +3,17 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
+  type ApiObject,
   createLink,
   createOrganization,
   createPartner,
   createProgram,
   partnerStats,
+  type TestOrg,
   uniqueEmail,
   uniqueLinkValue,
-  type ApiObject,
-  type TestOrg,
 } from '../support/factories.js';
-import { createTestApp, warmPool, type TestApp } from '../support/harness.js';
+import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { setCookies } from '../support/set-cookies.js';
 import { DAY_MS } from '../support/time.js';
 

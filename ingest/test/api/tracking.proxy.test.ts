@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLink, createOrganization, createPartner, uniqueEmail, type ApiObject, type TestOrg } from '../support/factories.js';
+import { type ApiObject, createLink, createOrganization, createPartner, type TestOrg, uniqueEmail } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /**

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import zlib from 'node:zlib';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { SCRIPT_FILE } from '../../src/resources/tracking/script-asset.js';
@@ -35,7 +35,7 @@ describe('GET /svc.js', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=300, stale-while-revalidate=86400');
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
-    expect(res.headers['etag']).toMatch(/^(W\/)?"[^"]+"$/);
+    expect(res.headers.etag).toMatch(/^(W\/)?"[^"]+"$/);
     expect(res.headers['set-cookie']).toBeUndefined();
 
     const built = await fs.readFile(BUILT, 'utf8');
@@ -45,7 +45,7 @@ describe('GET /svc.js', () => {
     // A classic script (an IIFE), not a module: it compiles as a function body.
     expect(() => new Function(res.text)).not.toThrow();
     expect(res.headers['content-encoding']).toBeUndefined();
-    expect(res.headers['vary']).toBe('Accept-Encoding');
+    expect(res.headers.vary).toBe('Accept-Encoding');
   });
 
   /** Status, headers and the body exactly as sent (supertest would decompress it). */
@@ -82,7 +82,7 @@ describe('GET /svc.js', () => {
     const res = await rawGet('/svc.js', accept);
     expect(res.status).toBe(200);
     expect(res.headers['content-encoding']).toBe(encoding);
-    expect(res.headers['vary']).toBe('Accept-Encoding');
+    expect(res.headers.vary).toBe('Accept-Encoding');
     const wire = res.body;
     const built = await fs.readFile(BUILT);
     expect(Number(res.headers['content-length'])).toBe(wire.length);
@@ -95,7 +95,7 @@ describe('GET /svc.js', () => {
   it('an ETag per encoding: a gzip ETag does not revalidate the brotli answer', async () => {
     const gz = await rawGet('/svc.js', 'gzip');
     const br = await rawGet('/svc.js', 'br');
-    expect(gz.headers['etag']).not.toBe(br.headers['etag']);
+    expect(gz.headers.etag).not.toBe(br.headers.etag);
     const stale = await t.request.get('/svc.js').set('Accept-Encoding', 'br').set('If-None-Match', String(gz.headers.etag));
     expect(stale.status).toBe(200);
     const fresh = await t.request.get('/svc.js').set('Accept-Encoding', 'br').set('If-None-Match', String(br.headers.etag));
@@ -128,7 +128,7 @@ describe('GET /svc.js', () => {
       const { versioned } = await manifest();
       const res = await t.request.get('/svc.0123456789ab.js').redirects(0);
       expect(res.status).toBe(302);
-      expect(res.headers['location']).toBe(versioned);
+      expect(res.headers.location).toBe(versioned);
       expect(res.headers['cache-control']).toBe('no-cache');
       expect(res.headers['access-control-allow-origin']).toBe('*');
     });
@@ -142,11 +142,11 @@ describe('GET /svc.js', () => {
 
   it('answers 304 with no body to If-None-Match with its ETag, keeping the cache and CORS headers', async () => {
     const first = await t.request.get('/svc.js');
-    const etag = first.headers['etag'];
+    const etag = first.headers.etag;
     const res = await t.request.get('/svc.js').set('If-None-Match', etag);
     expect(res.status).toBe(304);
     expect(res.text ?? '').toBe('');
-    expect(res.headers['etag']).toBe(etag);
+    expect(res.headers.etag).toBe(etag);
     expect(res.headers['cache-control']).toBe('public, max-age=300, stale-while-revalidate=86400');
     expect(res.headers['access-control-allow-origin']).toBe('*');
   });
@@ -161,7 +161,7 @@ describe('GET /svc.js', () => {
     const res = await t.request.head('/svc.js');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/javascript/);
-    expect(res.headers['etag']).toBeTruthy();
+    expect(res.headers.etag).toBeTruthy();
     expect(res.text ?? '').toBe('');
   });
 

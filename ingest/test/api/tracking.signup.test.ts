@@ -3,16 +3,16 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   createLink,
   createOrganization,
   createPartner,
   createProgram,
   partnerStats,
   quietProgram,
+  type TestOrg,
   uniqueEmail,
   uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { setCookies } from '../support/set-cookies.js';

@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   commissionsOf,
   createCustomer,
   createFlow,
@@ -10,11 +11,10 @@ import {
   createPartner,
   partnerStats,
   quietProgram,
-  uniqueSuffix,
-  type ApiObject,
   type TestOrg,
+  uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, warmPool, type TestApp } from '../support/harness.js';
+import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 
 /**
  * Simultaneous payments, sent to two app instances over one database and one shared store (as
@@ -73,7 +73,10 @@ describe('simultaneous transactions on two app instances', () => {
 
   /** How many commissions of each amount. */
   const countByAmount = (cs: ApiObject[]) =>
-    cs.reduce<Record<number, number>>((m, c) => ({ ...m, [c.amount]: (m[c.amount] ?? 0) + 1 }), {});
+    cs.reduce<Record<number, number>>((m, c) => {
+      m[c.amount] = (m[c.amount] ?? 0) + 1;
+      return m;
+    }, {});
 
   function expectOneWinner(responses: Response[]): ApiObject {
     const statuses = responses.map((r) => r.status);

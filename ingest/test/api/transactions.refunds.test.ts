@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   commissionsOf,
   createCustomer,
   createFlow,
@@ -13,11 +14,10 @@ import {
   fullCommission,
   partnerStats,
   quietProgram,
-  TRANSACTION_FIELDS,
-  type ApiObject,
   type TestOrg,
+  TRANSACTION_FIELDS,
 } from '../support/factories.js';
-import { createTestApp, warmPool, type TestApp } from '../support/harness.js';
+import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /**

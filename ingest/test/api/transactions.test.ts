@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
+  type ApiObject,
   clickOf,
   commissionsOf,
   createCustomer,
@@ -14,10 +15,9 @@ import {
   fullCommission,
   partnerStats,
   quietProgram,
+  type TestOrg,
   TRANSACTION_FIELDS,
   uniqueSuffix,
-  type ApiObject,
-  type TestOrg,
 } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';

@@ -1,8 +1,8 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.js';
-import { createClickWriter, type ClickInsert } from '../../src/resources/clicks/click-writer.js';
-import { createOrganization, createPartner, type ApiObject, type TestOrg } from '../support/factories.js';
+import { type ClickInsert, createClickWriter } from '../../src/resources/clicks/click-writer.js';
+import { type ApiObject, createOrganization, createPartner, type TestOrg } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /** Group commit of clicks: many writes, few statements, each answered only once stored. */

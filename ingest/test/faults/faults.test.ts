@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrivateRedis, type PrivateRedis } from '../../bench/faults/private-servers.js';
+import { type PrivateRedis, startPrivateRedis } from '../../bench/faults/private-servers.js';
 import {
+  type FaultReport,
   killProcess,
   killRedis,
   restartPostgres,
   startBeforePostgres,
   terminateConnections,
-  type FaultReport,
 } from '../../bench/faults/scenarios.js';
 
 /**

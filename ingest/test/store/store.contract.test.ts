@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
@@ -6,7 +6,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
-import { SharedStoreUnavailable, type SharedStore } from '../../src/store/store.js';
+import { type SharedStore, SharedStoreUnavailable } from '../../src/store/store.js';
 
 /**
  * One contract for the shared-state port, run against every adapter. `open()` returns another
@@ -231,7 +231,7 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         expect(heard(mine)).toEqual(['lnk:1', 'lnk:2']);
         expect(heard(theirs)).toEqual(['lnk:1', 'lnk:2']);
         expect(elsewhere.filter(Boolean)).toEqual([]);
-        offs.forEach((off) => off());
+        for (const off of offs) off();
       });
 
       it('stops delivering once unsubscribed', async () => {

@@ -544,7 +544,7 @@ export function invalidString(
     out.push(
       fc
         .oneof(
-          fc.constantFrom(...(s.enum.filter((v) => typeof v === 'string') as string[])).map((v) => v.toUpperCase() + ' '),
+          fc.constantFrom(...(s.enum.filter((v) => typeof v === 'string') as string[])).map((v) => `${v.toUpperCase()} `),
           fc.string({ maxLength: 12 }).map((v) => `${v}!`),
         )
         .filter((v) => !s.enum!.includes(v))
@@ -588,7 +588,7 @@ export function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> | null {
 export const deepNesting = fc
   .tuple(fc.boolean(), fc.integer({ min: 40, max: 12_000 }))
   .map(([arrays, depth]) =>
-    arrays ? new RawJson('['.repeat(depth) + ']'.repeat(depth)) : new RawJson('{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+    arrays ? new RawJson('['.repeat(depth) + ']'.repeat(depth)) : new RawJson(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
   );
 
 /** A malformed value for one body field: `null` when nothing is certainly invalid there. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   conditionHolds,
-  factsRead,
   type EngineEvent,
   type EngineFlow,
   type EngineTransaction,
+  factsRead,
   percentOf,
   planCommissions,
   rewardAmount,

@@ -44,7 +44,7 @@ export function cookieMap(): Record<string, string> {
 export function clearCookies(): void {
   const labels = location.hostname.split('.');
   const domains = [''];
-  for (let i = 0; i < labels.length; i++) domains.push(';domain=' + labels.slice(i).join('.'));
+  for (let i = 0; i < labels.length; i++) domains.push(`;domain=${labels.slice(i).join('.')}`);
   for (let round = 0; round < 3 && document.cookie; round++) {
     for (const name of Object.keys(cookieMap())) {
       for (const domain of domains) document.cookie = `${name}=;path=/;expires=Thu, 01 Jan 1970 00:00:00 GMT${domain}`;

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 // Timestamps are kept at millisecond precision so that they round-trip exactly through
 // JavaScript dates and through pagination cursors.

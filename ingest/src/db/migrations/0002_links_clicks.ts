@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 const ts = sql`timestamptz(3)`;
 const now = sql`now()`;

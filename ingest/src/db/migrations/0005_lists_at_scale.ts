@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /** The lists whose unfiltered total_count comes from counters instead of counting rows (db/list-counts.ts reads them). */
 const COUNTED_LISTS = ['customers', 'transactions', 'commissions'] as const;

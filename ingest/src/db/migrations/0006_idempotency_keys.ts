@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
 /**
  * `Idempotency-Key` records, in SQL: a request's record is written in the same SQL transaction

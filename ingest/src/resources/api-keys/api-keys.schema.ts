@@ -16,10 +16,7 @@ export const ApiKey = z
   .meta({ id: 'ApiKey' });
 
 export const ApiKeyWithSecret = ApiKey.extend({
-  secret: z
-    .string()
-    .optional()
-    .meta({
-      description: 'The secret key. Shown only in this response; store it now. Absent when the response is an Idempotency-Key replay.',
-    }),
+  secret: z.string().optional().meta({
+    description: 'The secret key. Shown only in this response; store it now. Absent when the response is an Idempotency-Key replay.',
+  }),
 }).meta({ id: 'ApiKeyWithSecret' });

@@ -4,7 +4,7 @@ import type { CommissionRow, CustomerRow, NewCommission } from '../../db/schema.
 import { newId } from '../../ids.js';
 import { activeFlows } from '../flows/flows.repository.js';
 import type { FlowTrigger } from '../flows/flows.schema.js';
-import { factsRead, planCommissions, type EngineFlow, type EngineTransaction } from './engine.js';
+import { type EngineFlow, type EngineTransaction, factsRead, planCommissions } from './engine.js';
 
 /** A customer with what every flow may ask about them and their partner, read in one query. */
 export interface Earner {

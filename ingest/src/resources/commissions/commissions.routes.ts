@@ -1,5 +1,5 @@
-import type { RouteDeps } from '../../deps.js';
 import { programTotal } from '../../db/list-counts.js';
+import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';

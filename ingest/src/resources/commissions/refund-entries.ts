@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { CommissionRow, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
-import type { CommissionStatus } from './commissions.schema.js';
 import { countsTowardsTotals } from './cents.js';
+import type { CommissionStatus } from './commissions.schema.js';
 import { FOLLOWING_STATUSES, planRefund, type RefundEntry } from './refund-plan.js';
 
 /**

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
-import type { RouteDeps } from '../../deps.js';
 import { programTotal } from '../../db/list-counts.js';
+import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.repository.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
+import { requireProgram } from '../programs/programs.repository.js';
 import { loadCustomerStats } from './customer-stats.js';
 import { likePattern, requireCustomer, selectCustomers } from './customers.repository.js';
 import {

@@ -1,6 +1,6 @@
+import type { z } from 'zod';
 import type { CustomerRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
-import type { z } from 'zod';
 import type { CustomerObject, CustomerWithIdentifierObject, ExpandedCustomer } from './customers.schema.js';
 
 export function toCustomer(c: CustomerRow): CustomerObject {

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
-import { createLocalCache, forgetEverywhere } from '../../store/local-cache.js';
 import type { SharedStore } from '../../store/index.js';
+import { createLocalCache, forgetEverywhere } from '../../store/local-cache.js';
 import type { EngineFlow } from '../commissions/engine.js';
 import { activeFlows } from './flows.repository.js';
 import type { FlowTrigger } from './flows.schema.js';

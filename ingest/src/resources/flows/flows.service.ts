@@ -8,8 +8,8 @@ import { requireProgram } from '../programs/programs.repository.js';
 import { forgetFlows } from './flow-cache.js';
 import { requireFlow, toEngineFlow } from './flows.repository.js';
 import {
-  DEFAULT_APPROVAL,
   type ConditionDef,
+  DEFAULT_APPROVAL,
   type FlowCreateInput,
   type FlowTrigger,
   type FlowUpdateInput,

@@ -15,12 +15,9 @@ export const GroupUpdate = z
   .strictObject({
     name: shortText(200).optional(),
     description: optionalText(2000).optional(),
-    default: z
-      .literal(true)
-      .optional()
-      .meta({
-        description: 'Make this the default group; the previous default stops being one. A program always has exactly one default group.',
-      }),
+    default: z.literal(true).optional().meta({
+      description: 'Make this the default group; the previous default stops being one. A program always has exactly one default group.',
+    }),
   })
   .meta({ id: 'GroupUpdate' });
 

@@ -1,10 +1,10 @@
+import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { GroupRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { insertGroup, requireGroup } from './groups.repository.js';
-import type { z } from 'zod';
 import type { GroupCreate, GroupUpdate } from './groups.schema.js';
 
 /** Serialises changes of a program's default group, so two swaps cannot race. */

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { countryCode, emailField, idField, isoString, optionalText, PAYOUT_METHODS, payoutMethod, shortText } from '../../http/fields.js';
+import {
+  countryCode,
+  emailField,
+  idField,
+  isoString,
+  optionalText,
+  type PAYOUT_METHODS,
+  payoutMethod,
+  shortText,
+} from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedGroup } from '../groups/groups.schema.js';
 import { ExpandedProgram, ExpandedProgramWithTerms } from '../programs/programs.schema.js';

@@ -9,14 +9,14 @@ import { validate } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { queueEmail } from '../../mail/outbox.js';
 import type { SharedStore } from '../../store/index.js';
+import { requireGroup } from '../groups/groups.repository.js';
 import { invalidateLinkLookups } from '../links/link-cache.js';
 import { deletePartnerLinks } from '../links/links.service.js';
-import { requireGroup } from '../groups/groups.repository.js';
 import { requireProgram } from '../programs/programs.repository.js';
 import { loadPartnerStats } from './partner-stats.js';
 import { findPartnerByEmail, requirePartner } from './partners.repository.js';
 import { PAYOUT_DETAILS, type PartnerCreateInput, type PartnerObject, type PartnerUpdateInput } from './partners.schema.js';
-import { toPartner, type PartnerExpansions } from './partners.serializer.js';
+import { type PartnerExpansions, toPartner } from './partners.serializer.js';
 
 export type PartnerExpand = 'group' | 'program';
 

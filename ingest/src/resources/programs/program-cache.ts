@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { ProgramRow } from '../../db/schema.js';
-import { createLocalCache, forgetEverywhere } from '../../store/local-cache.js';
 import type { SharedStore } from '../../store/index.js';
+import { createLocalCache, forgetEverywhere } from '../../store/local-cache.js';
 
 const PROGRAM_CACHE = { name: 'programs', max: 10_000, ttlMs: 60_000 };
 

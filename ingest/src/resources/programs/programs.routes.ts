@@ -4,7 +4,7 @@ import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
-import { listResponse, oneResponse, manyResponse } from '../../http/responses.js';
+import { listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { requireProgram, selectPrograms } from './programs.repository.js';
 import { Program, ProgramCreate, ProgramListQuery, ProgramUpdate } from './programs.schema.js';
 import { toProgram } from './programs.serializer.js';

@@ -5,7 +5,7 @@ import type { SharedStore } from '../../store/index.js';
 import { DEFAULT_FLOW } from '../flows/default-flow.js';
 import { insertGroup } from '../groups/groups.repository.js';
 import { forgetProgram } from './program-cache.js';
-import { requireProgram, type ProgramWithDefaultGroup } from './programs.repository.js';
+import { type ProgramWithDefaultGroup, requireProgram } from './programs.repository.js';
 import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramUpdateInput } from './programs.schema.js';
 
 export const DEFAULT_GROUP_NAME = 'Default';

@@ -4,8 +4,8 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.repository.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
+import { requireProgram } from '../programs/programs.repository.js';
 import { requirePromotionCode, selectPromotionCodes } from './promotion-codes.repository.js';
 import {
   PromotionCode,

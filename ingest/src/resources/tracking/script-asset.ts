@@ -37,7 +37,8 @@ function scriptLoader(file: string): () => BuiltScript | undefined {
     try {
       mtimeMs = fs.statSync(manifestFile).mtimeMs;
     } catch {
-      return (cached = undefined);
+      cached = undefined;
+      return cached;
     }
     if (cached?.mtimeMs === mtimeMs) return cached;
     const { versioned } = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { versioned: string };

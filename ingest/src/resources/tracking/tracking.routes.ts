@@ -1,5 +1,5 @@
 import cors from 'cors';
-import express from 'express';
+import type express from 'express';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { jsonParser } from '../../http/json-body.js';

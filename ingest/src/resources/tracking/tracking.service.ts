@@ -10,7 +10,7 @@ import { convertClickToLead } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
 import { resolveLinks } from '../links/links.service.js';
 import type { SignupResultObject, SvcDataObject, TrackClickInput, TrackSignupInput } from './tracking.schema.js';
-import { visitMemory, type Remembered } from './visit-memory.js';
+import { type Remembered, visitMemory } from './visit-memory.js';
 
 const DAY_MS = 86_400_000;
 /** A visitor who clicks the same link again within this time gets the same click. */

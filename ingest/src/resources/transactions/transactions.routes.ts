@@ -1,17 +1,17 @@
-import type { RouteDeps } from '../../deps.js';
 import type { Db } from '../../db/database.js';
 import { programTotal } from '../../db/list-counts.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { TransactionRow } from '../../db/schema.js';
+import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { cachedFlows } from '../flows/flow-cache.js';
 import { requireProgram } from '../programs/programs.repository.js';
-import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { requireTransaction, selectTransactions } from './transactions.repository.js';
 import {
   Transaction,
