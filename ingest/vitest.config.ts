@@ -28,7 +28,8 @@ export default defineConfig({
               test: {
                 name: 'ingest:postgres',
                 include: ['ingest/test/**/*.test.ts'],
-                exclude: ['ingest/test/unit/**', 'ingest/test/faults/**'],
+                // Unit and SQL snapshot tests touch no database: once is enough.
+                exclude: ['ingest/test/unit/**', 'ingest/test/sql/**', 'ingest/test/faults/**'],
                 env: { SVC_TEST_STORAGE: 'postgres' },
               },
             },

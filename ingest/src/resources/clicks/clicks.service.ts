@@ -1,16 +1,23 @@
 import countries from 'i18n-iso-countries';
 import type { Db } from '../../db/database.js';
 import type { ClickRow } from '../../db/schema.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { parseUserAgent } from '../../http/user-agent.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
-import { requireLink } from '../links/links.repository.js';
-import { resolveLinks } from '../links/links.service.js';
-import { requirePartner } from '../partners/partners.repository.js';
-import { requireProgram } from '../programs/programs.repository.js';
+import { requireLink, resolveLinks } from '../links/links.service.js';
+import { requirePartner } from '../partners/partners.service.js';
+import { requireProgram } from '../programs/programs.service.js';
 import type { ClickWriter } from './click-writer.js';
+import { findClick } from './clicks.repository.js';
 import type { ClickCreateInput } from './clicks.schema.js';
+
+/** The caller's click, or 404. */
+export async function requireClick(db: Db, organizationId: string, clickId: string, param?: string): Promise<ClickRow> {
+  const found = await findClick(db, organizationId, clickId);
+  if (!found) throw notFound('click', clickId, param);
+  return found;
+}
 
 /** What the request itself tells about the visitor. */
 export interface VisitorContext {

@@ -1,25 +1,22 @@
 import type { Db } from '../../db/database.js';
 import type { CommissionRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 
 export function selectCommissions(db: Db, organizationId: string) {
   return db.selectFrom('commissions').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-export async function requireCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow> {
-  const commission = await selectCommissions(db, organizationId).where('id', '=', id).executeTakeFirst();
-  if (!commission) throw notFound('commission', id);
-  return commission;
+export function findCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow | undefined> {
+  return selectCommissions(db, organizationId).where('id', '=', id).executeTakeFirst();
 }
 
 /**
- * The caller's live commission, or 404, locked for the rest of the SQL transaction together with
+ * The caller's live commission (undefined when there is none), locked for the rest of the SQL transaction together with
  * its refund entries, which change with it. The commission is locked first, as
  * lockTransactionCommissions does (a reward is older than its entries).
  */
-export async function lockCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow> {
+export async function lockCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow | undefined> {
   const commission = await selectCommissions(db, organizationId).where('id', '=', id).forUpdate().executeTakeFirst();
-  if (!commission) throw notFound('commission', id);
+  if (!commission) return undefined;
   await db
     .selectFrom('commissions')
     .select('id')

@@ -5,8 +5,8 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requireCommission, selectCommissions } from './commissions.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectCommissions } from './commissions.repository.js';
 import {
   Commission,
   CommissionCreate,
@@ -16,7 +16,7 @@ import {
   FullCommission,
 } from './commissions.schema.js';
 import { toFullCommission } from './commissions.serializer.js';
-import { createCommission, deleteCommission, presentCommissions, updateCommission } from './commissions.service.js';
+import { createCommission, deleteCommission, presentCommissions, requireCommission, updateCommission } from './commissions.service.js';
 
 export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
   const common = { tag: 'Commissions', security: 'secret', guards: secretGuards, errors: [404] } as const;

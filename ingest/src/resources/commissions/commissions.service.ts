@@ -2,19 +2,26 @@ import type { Db } from '../../db/database.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { CommissionRow, CustomerRow, TransactionRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { requireCustomer } from '../customers/customers.repository.js';
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
+import { requireCustomer } from '../customers/customers.service.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
-import { requirePartner } from '../partners/partners.repository.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requireTransaction } from '../transactions/transactions.repository.js';
+import { requirePartner } from '../partners/partners.service.js';
+import { requireProgram } from '../programs/programs.service.js';
 import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
-import { lockCommission } from './commissions.repository.js';
+import { requireTransaction } from '../transactions/transactions.service.js';
+import { findCommission, lockCommission } from './commissions.repository.js';
 import type { CommissionCreateInput, CommissionExpand, CommissionStatus, CommissionUpdateInput } from './commissions.schema.js';
 import { toCommission } from './commissions.serializer.js';
 import { moveRefundEntries } from './refund-entries.js';
+
+/** The caller's live commission, or 404. */
+export async function requireCommission(db: Db, organizationId: string, id: string): Promise<CommissionRow> {
+  const found = await findCommission(db, organizationId, id);
+  if (!found) throw notFound('commission', id);
+  return found;
+}
 
 /** A paid commission carries a payout id (kept while it stays paid); any other status has none. */
 function payoutIdFor(status: CommissionStatus | string, current?: Pick<CommissionRow, 'status' | 'payout_id'>): string | null {
@@ -112,6 +119,7 @@ export async function createCommission(db: Db, organizationId: string, input: Co
 export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
   return inTransaction(db, async (trx) => {
     const current = await lockCommission(trx, organizationId, id);
+    if (!current) throw notFound('commission', id);
     checkEditable(current, input);
     let chargeStatus: string | null | undefined;
     if (input.transaction_id) {
@@ -142,6 +150,7 @@ export async function updateCommission(db: Db, organizationId: string, id: strin
 export async function deleteCommission(db: Db, organizationId: string, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
     const commission = await lockCommission(trx, organizationId, id);
+    if (!commission) throw notFound('commission', id);
     const now = new Date();
     await trx.updateTable('commissions').set({ deleted_at: now, updated_at: now }).where('id', '=', commission.id).execute();
     await moveRefundEntries(trx, [commission], 'deleted', now);

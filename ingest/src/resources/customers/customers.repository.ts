@@ -1,16 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { CustomerRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 
 export function selectCustomers(db: Db, organizationId: string) {
   return db.selectFrom('customers').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-export async function requireCustomer(db: Db, organizationId: string, customerId: string, param?: string): Promise<CustomerRow> {
-  const customer = await selectCustomers(db, organizationId).where('id', '=', customerId).executeTakeFirst();
-  if (!customer) throw notFound('customer', customerId, param);
-  return customer;
+export function findCustomer(db: Db, organizationId: string, customerId: string): Promise<CustomerRow | undefined> {
+  return selectCustomers(db, organizationId).where('id', '=', customerId).executeTakeFirst();
 }
 
 /** The live customer that already holds this identifier or integrator id in the program. */

@@ -7,9 +7,9 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, oneResponse } from '../../http/responses.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
-import { requireProgram } from '../programs/programs.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
 import { loadCustomerStats } from './customer-stats.js';
-import { likePattern, requireCustomer, selectCustomers } from './customers.repository.js';
+import { likePattern, selectCustomers } from './customers.repository.js';
 import {
   Customer,
   CustomerCreate,
@@ -21,7 +21,7 @@ import {
   CustomerWrite,
 } from './customers.schema.js';
 import { toCustomer, toCustomerWithIdentifier } from './customers.serializer.js';
-import { createCustomer, deleteCustomer, updateCustomer, type CustomerWrite as Written } from './customers.service.js';
+import { createCustomer, deleteCustomer, requireCustomer, updateCustomer, type CustomerWrite as Written } from './customers.service.js';
 
 /** Create/update body: the customer (with its identifier) and any warnings. */
 const written = ({ customer, warnings }: Written) => ({

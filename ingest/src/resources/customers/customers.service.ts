@@ -2,16 +2,23 @@ import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
 import type { CustomerRow, PartnerRow, PromotionCodeRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
-import { requireClick } from '../clicks/clicks.repository.js';
+import { requireClick } from '../clicks/clicks.service.js';
 import { awardSignupCommissions } from '../commissions/award.js';
-import { requirePartner } from '../partners/partners.repository.js';
+import { requirePartner } from '../partners/partners.service.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
 import { codeAppliesTo } from '../promotion-codes/promotion-codes.service.js';
-import { findExistingCustomer, requireCustomer } from './customers.repository.js';
+import { findCustomer, findExistingCustomer } from './customers.repository.js';
 import type { CustomerCreateInput, CustomerUpdateInput, WarningObject } from './customers.schema.js';
 import { toCustomerWithIdentifier } from './customers.serializer.js';
+
+/** The caller's live customer, or 404. */
+export async function requireCustomer(db: Db, organizationId: string, customerId: string, param?: string): Promise<CustomerRow> {
+  const found = await findCustomer(db, organizationId, customerId);
+  if (!found) throw notFound('customer', customerId, param);
+  return found;
+}
 
 export interface CustomerWrite {
   customer: CustomerRow;

@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js';
 import type { FlowRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 import type { EngineFlow } from '../commissions/engine.js';
 import type { FlowTrigger } from './flows.schema.js';
 
@@ -8,10 +7,8 @@ export function selectFlows(db: Db, organizationId: string) {
   return db.selectFrom('flows').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-export async function requireFlow(db: Db, organizationId: string, id: string): Promise<FlowRow> {
-  const flow = await selectFlows(db, organizationId).where('id', '=', id).executeTakeFirst();
-  if (!flow) throw notFound('flow', id);
-  return flow;
+export function findFlow(db: Db, organizationId: string, id: string): Promise<FlowRow | undefined> {
+  return selectFlows(db, organizationId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The program's active flows (of one trigger, when given), oldest first, as the engine reads them. */

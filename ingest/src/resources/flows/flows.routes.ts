@@ -4,11 +4,11 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requireFlow, selectFlows } from './flows.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectFlows } from './flows.repository.js';
 import { Flow, FlowCreate, FlowListQuery, FlowUpdate } from './flows.schema.js';
 import { toFlow } from './flows.serializer.js';
-import { createFlow, deleteFlow, updateFlow } from './flows.service.js';
+import { createFlow, deleteFlow, requireFlow, updateFlow } from './flows.service.js';
 
 export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'Commission flows', security: 'secret', guards: secretGuards, errors: [404] } as const;

@@ -1,12 +1,12 @@
 import type { Db } from '../../db/database.js';
 import type { FlowRow } from '../../db/schema.js';
-import { badRequest } from '../../http/errors.js';
+import { badRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
-import { requireGroup } from '../groups/groups.repository.js';
-import { requireProgram } from '../programs/programs.repository.js';
+import { requireGroup } from '../groups/groups.service.js';
+import { requireProgram } from '../programs/programs.service.js';
 import { forgetFlows } from './flow-cache.js';
-import { requireFlow, toEngineFlow } from './flows.repository.js';
+import { findFlow, toEngineFlow } from './flows.repository.js';
 import {
   type ConditionDef,
   DEFAULT_APPROVAL,
@@ -15,6 +15,13 @@ import {
   type FlowUpdateInput,
   type RewardDef,
 } from './flows.schema.js';
+
+/** The caller's live flow, or 404. */
+export async function requireFlow(db: Db, organizationId: string, id: string): Promise<FlowRow> {
+  const found = await findFlow(db, organizationId, id);
+  if (!found) throw notFound('flow', id);
+  return found;
+}
 
 /**
  * A signup has no payment: its reward is a fixed amount, and its conditions can only look at

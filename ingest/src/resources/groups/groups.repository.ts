@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js';
 import type { GroupRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 import { newId, randomBase62 } from '../../ids.js';
 
 export async function insertGroup(
@@ -28,16 +27,9 @@ export function selectGroups(db: Db, organizationId: string) {
   return db.selectFrom('groups').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-/** A live group of the caller's organization, optionally required to be in a given program. */
-export async function requireGroup(
-  db: Db,
-  organizationId: string,
-  groupId: string,
-  opts: { programId?: string; param?: string } = {},
-): Promise<GroupRow> {
+/** A live group of the caller's organization, optionally only when it is in a given program. */
+export function findGroup(db: Db, organizationId: string, groupId: string, programId?: string): Promise<GroupRow | undefined> {
   let q = selectGroups(db, organizationId).where('id', '=', groupId);
-  if (opts.programId) q = q.where('program_id', '=', opts.programId);
-  const group = await q.executeTakeFirst();
-  if (!group) throw notFound('group', groupId, opts.param);
-  return group;
+  if (programId) q = q.where('program_id', '=', programId);
+  return q.executeTakeFirst();
 }

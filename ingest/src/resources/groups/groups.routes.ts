@@ -5,11 +5,11 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requireGroup, selectGroups } from './groups.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectGroups } from './groups.repository.js';
 import { Group, GroupCreate, GroupListQuery, GroupUpdate } from './groups.schema.js';
 import { toGroup } from './groups.serializer.js';
-import { createGroup, deleteGroup, updateGroup } from './groups.service.js';
+import { createGroup, deleteGroup, requireGroup, updateGroup } from './groups.service.js';
 
 export function registerGroupRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
   const common = { tag: 'Groups', security: 'secret', guards: secretGuards, errors: [404] } as const;

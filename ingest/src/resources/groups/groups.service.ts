@@ -3,9 +3,21 @@ import type { Db } from '../../db/database.js';
 import type { GroupRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { insertGroup, requireGroup } from './groups.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { findGroup, insertGroup } from './groups.repository.js';
 import type { GroupCreate, GroupUpdate } from './groups.schema.js';
+
+/** A live group of the caller's organization, or 404; with `programId`, only a group of that program. */
+export async function requireGroup(
+  db: Db,
+  organizationId: string,
+  groupId: string,
+  opts: { programId?: string; param?: string } = {},
+): Promise<GroupRow> {
+  const found = await findGroup(db, organizationId, groupId, opts.programId);
+  if (!found) throw notFound('group', groupId, opts.param);
+  return found;
+}
 
 /** Serialises changes of a program's default group, so two swaps cannot race. */
 async function lockProgram(trx: Db, programId: string): Promise<void> {

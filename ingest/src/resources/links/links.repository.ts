@@ -1,17 +1,14 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { LinkRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 
 /** Live links of an organization (a deleted partner's links are deleted with it). */
 export function selectLinks(db: Db, organizationId: string) {
   return db.selectFrom('links').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-export async function requireLink(db: Db, organizationId: string, linkId: string, param?: string): Promise<LinkRow> {
-  const link = await selectLinks(db, organizationId).where('id', '=', linkId).executeTakeFirst();
-  if (!link) throw notFound('link', linkId, param);
-  return link;
+export function findLink(db: Db, organizationId: string, linkId: string): Promise<LinkRow | undefined> {
+  return selectLinks(db, organizationId).where('id', '=', linkId).executeTakeFirst();
 }
 
 /** Links answering (param, value) in one program, or across the organization's programs. */

@@ -7,11 +7,11 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse } from '../../http/responses.js';
 import { type PartnerProgramExpand, presentWithPartnerAndProgram } from '../expand-partner-program.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requireLink, selectLinks } from './links.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectLinks } from './links.repository.js';
 import { Link, LinkCreate, LinkListQuery, LinkRetrieveQuery, LinkUpdate } from './links.schema.js';
 import { toLink } from './links.serializer.js';
-import { createLink, deleteLink, updateLink } from './links.service.js';
+import { createLink, deleteLink, requireLink, updateLink } from './links.service.js';
 
 export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const present = async (link: LinkRow, expand?: PartnerProgramExpand[]) =>

@@ -2,14 +2,21 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
 import type { LinkRow } from '../../db/schema.js';
-import { badRequest, conflict } from '../../http/errors.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
-import { requirePartner } from '../partners/partners.repository.js';
-import { requireProgram } from '../programs/programs.repository.js';
+import { requirePartner } from '../partners/partners.service.js';
+import { requireProgram } from '../programs/programs.service.js';
 import { cachedLinks, cacheLinks, invalidateLinkLookups, linkCacheKey, type ResolvedLink } from './link-cache.js';
-import { findLinksByParamValue, requireLink } from './links.repository.js';
+import { findLink, findLinksByParamValue } from './links.repository.js';
 import type { LinkCreate, LinkUpdate } from './links.schema.js';
+
+/** The caller's live link, or 404. */
+export async function requireLink(db: Db, organizationId: string, linkId: string, param?: string): Promise<LinkRow> {
+  const found = await findLink(db, organizationId, linkId);
+  if (!found) throw notFound('link', linkId, param);
+  return found;
+}
 
 function checkParam(urlParams: string[], param: string): void {
   if (!urlParams.includes(param)) {

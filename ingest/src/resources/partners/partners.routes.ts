@@ -5,10 +5,10 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requirePartner, selectPartners } from './partners.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectPartners } from './partners.repository.js';
 import { Partner, PartnerCreate, PartnerExistsResponse, PartnerListQuery, PartnerRetrieveQuery, PartnerUpdate } from './partners.schema.js';
-import { createPartner, deletePartner, presentPartners, updatePartner } from './partners.service.js';
+import { createPartner, deletePartner, presentPartners, requirePartner, updatePartner } from './partners.service.js';
 
 export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Partners', security: 'secret', guards: secretGuards, errors: [404] } as const;

@@ -4,19 +4,26 @@ import { conflictOnUnique } from '../../db/errors.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { PartnerRow, ProgramRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { ApiError } from '../../http/errors.js';
+import { ApiError, notFound } from '../../http/errors.js';
 import { validate } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { queueEmail } from '../../mail/outbox.js';
 import type { SharedStore } from '../../store/index.js';
-import { requireGroup } from '../groups/groups.repository.js';
+import { requireGroup } from '../groups/groups.service.js';
 import { invalidateLinkLookups } from '../links/link-cache.js';
 import { deletePartnerLinks } from '../links/links.service.js';
-import { requireProgram } from '../programs/programs.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
 import { loadPartnerStats } from './partner-stats.js';
-import { findPartnerByEmail, requirePartner } from './partners.repository.js';
+import { findPartner, findPartnerByEmail } from './partners.repository.js';
 import { PAYOUT_DETAILS, type PartnerCreateInput, type PartnerObject, type PartnerUpdateInput } from './partners.schema.js';
 import { type PartnerExpansions, toPartner } from './partners.serializer.js';
+
+/** The caller's live partner, or 404. */
+export async function requirePartner(db: Db, organizationId: string, partnerId: string, param?: string): Promise<PartnerRow> {
+  const found = await findPartner(db, organizationId, partnerId);
+  if (!found) throw notFound('partner', partnerId, param);
+  return found;
+}
 
 export type PartnerExpand = 'group' | 'program';
 

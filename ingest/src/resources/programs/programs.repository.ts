@@ -1,6 +1,5 @@
 import type { Db } from '../../db/database.js';
 import type { ProgramRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 
 export type ProgramWithDefaultGroup = ProgramRow & { default_group_id: string };
 
@@ -13,9 +12,7 @@ export function selectPrograms(db: Db, organizationId: string) {
     .where('p.organization_id', '=', organizationId);
 }
 
-/** The caller's program, or 404 (also for another organization's program). */
-export async function requireProgram(db: Db, organizationId: string, programId: string, param?: string): Promise<ProgramWithDefaultGroup> {
-  const program = await selectPrograms(db, organizationId).where('p.id', '=', programId).executeTakeFirst();
-  if (!program) throw notFound('program', programId, param);
-  return program;
+/** The caller's program (undefined also for another organization's program). */
+export function findProgram(db: Db, organizationId: string, programId: string): Promise<ProgramWithDefaultGroup | undefined> {
+  return selectPrograms(db, organizationId).where('p.id', '=', programId).executeTakeFirst();
 }

@@ -5,10 +5,10 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram, selectPrograms } from './programs.repository.js';
+import { selectPrograms } from './programs.repository.js';
 import { Program, ProgramCreate, ProgramListQuery, ProgramUpdate } from './programs.schema.js';
 import { toProgram } from './programs.serializer.js';
-import { createProgram, updateProgram } from './programs.service.js';
+import { createProgram, requireProgram, updateProgram } from './programs.service.js';
 
 export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'Programs', security: 'secret', guards: secretGuards } as const;

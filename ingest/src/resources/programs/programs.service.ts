@@ -1,12 +1,20 @@
 import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
+import { notFound } from '../../http/errors.js';
 import { newId, newPublicKey } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { DEFAULT_FLOW } from '../flows/default-flow.js';
 import { insertGroup } from '../groups/groups.repository.js';
 import { forgetProgram } from './program-cache.js';
-import { type ProgramWithDefaultGroup, requireProgram } from './programs.repository.js';
+import { findProgram, type ProgramWithDefaultGroup } from './programs.repository.js';
 import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramUpdateInput } from './programs.schema.js';
+
+/** The caller's program, or 404 (also for another organization's program). */
+export async function requireProgram(db: Db, organizationId: string, programId: string, param?: string): Promise<ProgramWithDefaultGroup> {
+  const found = await findProgram(db, organizationId, programId);
+  if (!found) throw notFound('program', programId, param);
+  return found;
+}
 
 export const DEFAULT_GROUP_NAME = 'Default';
 

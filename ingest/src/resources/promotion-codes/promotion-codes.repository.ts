@@ -1,16 +1,13 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PromotionCodeRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 
 export function selectPromotionCodes(db: Db, organizationId: string) {
   return db.selectFrom('promotion_codes').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-export async function requirePromotionCode(db: Db, organizationId: string, id: string): Promise<PromotionCodeRow> {
-  const code = await selectPromotionCodes(db, organizationId).where('id', '=', id).executeTakeFirst();
-  if (!code) throw notFound('promotion code', id);
-  return code;
+export function findPromotionCode(db: Db, organizationId: string, id: string): Promise<PromotionCodeRow | undefined> {
+  return selectPromotionCodes(db, organizationId).where('id', '=', id).executeTakeFirst();
 }
 
 /** Live codes with this text (case-insensitive), in one program or across the organization's programs. */

@@ -5,8 +5,8 @@ import { envelope } from '../../http/envelope.js';
 import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requirePromotionCode, selectPromotionCodes } from './promotion-codes.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectPromotionCodes } from './promotion-codes.repository.js';
 import {
   PromotionCode,
   PromotionCodeCreate,
@@ -14,7 +14,13 @@ import {
   PromotionCodeRetrieveQuery,
   PromotionCodeUpdate,
 } from './promotion-codes.schema.js';
-import { createPromotionCode, deletePromotionCode, toPromotionCode, updatePromotionCode } from './promotion-codes.service.js';
+import {
+  createPromotionCode,
+  deletePromotionCode,
+  requirePromotionCode,
+  toPromotionCode,
+  updatePromotionCode,
+} from './promotion-codes.service.js';
 
 export function registerPromotionCodeRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
   const common = { tag: 'Promotion codes', security: 'secret', guards: secretGuards, errors: [404] } as const;

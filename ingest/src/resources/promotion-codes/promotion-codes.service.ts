@@ -2,14 +2,21 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
 import type { PartnerRow, PromotionCodeRow } from '../../db/schema.js';
-import { badRequest, conflict } from '../../http/errors.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { toIso } from '../../http/fields.js';
 import { newId } from '../../ids.js';
-import { requireGroup } from '../groups/groups.repository.js';
-import { requirePartner } from '../partners/partners.repository.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requirePromotionCode } from './promotion-codes.repository.js';
+import { requireGroup } from '../groups/groups.service.js';
+import { requirePartner } from '../partners/partners.service.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { findPromotionCode } from './promotion-codes.repository.js';
 import type { PromotionCodeCreate, PromotionCodeObject, PromotionCodeUpdate } from './promotion-codes.schema.js';
+
+/** The caller's live promotion code, or 404. */
+export async function requirePromotionCode(db: Db, organizationId: string, id: string): Promise<PromotionCodeRow> {
+  const found = await findPromotionCode(db, organizationId, id);
+  if (!found) throw notFound('promotion code', id);
+  return found;
+}
 
 const duplicateCode = () => conflict('A promotion code with this code already exists in the program');
 

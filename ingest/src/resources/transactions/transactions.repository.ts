@@ -1,24 +1,15 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewCommission, NewTransaction, TransactionRow } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
 
 export function selectTransactions(db: Db, organizationId: string) {
   return db.selectFrom('transactions').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-/** The caller's live transaction, or 404; `forUpdate` locks it for the rest of the SQL transaction. */
-export async function requireTransaction(
-  db: Db,
-  organizationId: string,
-  id: string,
-  opts: { param?: string; forUpdate?: boolean } = {},
-): Promise<TransactionRow> {
-  let query = selectTransactions(db, organizationId).where('id', '=', id);
-  if (opts.forUpdate) query = query.forUpdate();
-  const transaction = await query.executeTakeFirst();
-  if (!transaction) throw notFound('transaction', id, opts.param);
-  return transaction;
+/** The caller's live transaction; `forUpdate` locks it for the rest of the SQL transaction. */
+export function findTransaction(db: Db, organizationId: string, id: string, forUpdate = false): Promise<TransactionRow | undefined> {
+  const query = selectTransactions(db, organizationId).where('id', '=', id);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export function findTransactionByCharge(db: Db, programId: string, chargeId: string): Promise<TransactionRow | undefined> {

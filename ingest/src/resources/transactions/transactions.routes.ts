@@ -11,8 +11,8 @@ import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { cachedFlows } from '../flows/flow-cache.js';
-import { requireProgram } from '../programs/programs.repository.js';
-import { requireTransaction, selectTransactions } from './transactions.repository.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { selectTransactions } from './transactions.repository.js';
 import {
   Transaction,
   TransactionCreate,
@@ -23,7 +23,7 @@ import {
   TransactionUpdate,
 } from './transactions.schema.js';
 import { toTransaction } from './transactions.serializer.js';
-import { createTransaction, deleteTransaction, refundTransaction, updateTransaction } from './transactions.service.js';
+import { createTransaction, deleteTransaction, refundTransaction, requireTransaction, updateTransaction } from './transactions.service.js';
 
 type Expand = 'customer' | 'partner' | 'program';
 

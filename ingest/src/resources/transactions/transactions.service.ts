@@ -10,9 +10,21 @@ import { replaceChargeId } from '../commissions/commissions.service.js';
 import { factsRead } from '../commissions/engine.js';
 import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
 import type { FlowSource } from '../flows/flow-cache.js';
-import { findTransactionByCharge, requireTransaction, writePayment } from './transactions.repository.js';
+import { findTransaction, findTransactionByCharge, writePayment } from './transactions.repository.js';
 import type { TransactionCreateInput, TransactionUpdateInput } from './transactions.schema.js';
 import { toTransaction } from './transactions.serializer.js';
+
+/** The caller's live transaction, or 404; `forUpdate` locks it for the rest of the SQL transaction. */
+export async function requireTransaction(
+  db: Db,
+  organizationId: string,
+  id: string,
+  opts: { param?: string; forUpdate?: boolean } = {},
+): Promise<TransactionRow> {
+  const found = await findTransaction(db, organizationId, id, opts.forUpdate);
+  if (!found) throw notFound('transaction', id, opts.param);
+  return found;
+}
 
 /** 409 with the transaction already recorded for this charge in `data`. */
 function transactionExists(existing: TransactionRow): ApiError {
