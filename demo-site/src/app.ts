@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { IngestError, ingestClient } from './ingest-client.js';
+import { ApiCallError, apiClient } from '../../api-client/index.js';
 import { accountPage, homePage, type PartnerLink, partnerPage, partnersPage, pricingPage, type ScriptTag, signupPage } from './pages.js';
 
 export interface DemoSettings {
@@ -34,7 +34,7 @@ const PRICE_CENTS = 4900;
  */
 export function createDemoApp(settings: DemoSettings): express.Express {
   const app = express();
-  const svc = ingestClient(settings.ingestUrl, settings.secretKey);
+  const svc = apiClient(settings.ingestUrl, settings.secretKey);
   const users = new Map<string, User>();
 
   // Same-site mode: the merchant's own origin serves svc.js and its API under /svc/*.
@@ -72,7 +72,7 @@ export function createDemoApp(settings: DemoSettings): express.Express {
         .data;
       res.send(partnerPage(tagFor(req), { partner, commissions }));
     } catch (err) {
-      res.status(err instanceof IngestError ? err.status : 502).send(`Partner not found: ${err instanceof Error ? err.message : ''}`);
+      res.status(err instanceof ApiCallError ? err.status : 502).send(`Partner not found: ${err instanceof Error ? err.message : ''}`);
     }
   });
 

@@ -1,5 +1,7 @@
 /** The demo merchant's pages: plain HTML, the real svc.js tag in every <head>. */
 
+import type { Commission, Partner } from '../../api-client/index.js';
+
 export interface ScriptTag {
   src: string;
   publicKey: string;
@@ -170,8 +172,9 @@ ${links.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td><a href="${escapeHtml(
   );
 
 export interface PartnerReport {
-  partner: { id: string; first_name: string; last_name: string; stats: Record<string, number> };
-  commissions: { id: string; amount: number; status: string; revenue: number | null; created_at: string }[];
+  /** Retrieved with include[]=stats. */
+  partner: Partner;
+  commissions: Commission[];
 }
 
 const cents = (n: number | null) => (n === null ? '—' : `$${(n / 100).toFixed(2)}`);
@@ -182,7 +185,7 @@ export const partnerPage = (tag: ScriptTag, report: PartnerReport) =>
     tag,
     `<h1>${escapeHtml(report.partner.first_name)} ${escapeHtml(report.partner.last_name)}</h1>
 <div class="card"><h3>Stats</h3>
-<table id="stats">${Object.entries(report.partner.stats)
+<table id="stats">${Object.entries(report.partner.stats ?? {})
       .map(
         ([k, v]) =>
           `<tr><td>${escapeHtml(k)}</td><td data-stat="${escapeHtml(k)}">${k.includes('revenue') || k.includes('commission') ? cents(v) : v}</td></tr>`,

@@ -1,4 +1,4 @@
-import { ingestClient } from './ingest-client.js';
+import { apiClient } from '../../api-client/index.js';
 import type { PartnerLink } from './pages.js';
 
 export interface SeededPartner {
@@ -15,7 +15,7 @@ const DEMO_PARTNERS = [
 
 /** Two partners with one link each (?ref=alice, ?via=bob), made through the public API. */
 export async function seedDemo(ingestUrl: string, secretKey: string, programId: string, demoUrl: string): Promise<SeededPartner[]> {
-  const svc = ingestClient(ingestUrl, secretKey);
+  const svc = apiClient(ingestUrl, secretKey);
   const seeded: SeededPartner[] = [];
   for (const p of DEMO_PARTNERS) {
     const partner = (

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { type Browser, type BrowserContext, test as base, expect, type Page, type Request } from '@playwright/test';
+import { type ApiClient, apiClient, type Customer, type PartnerStats } from '../../api-client/index.js';
 
 /** Per-project options (playwright.config.ts): where that project's demo instance wrote its state. */
 export interface DemoOptions {
@@ -37,35 +38,9 @@ export const unique = (prefix = 't') => `${prefix}${Date.now().toString(36)}${ra
 export const uniqueEmail = (tag: string) => `${unique(tag)}@customers.example`;
 
 // ---------------------------------------------------------------------------------------------
-// The /v1 API, with the secret key from the state file (what the merchant's server would use).
+// The /v1 API (api-client/), with the secret key from the state file (what the merchant's server would use).
 
-export class ApiCallError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: any,
-  ) {
-    super(`svc answered ${status}: ${JSON.stringify(body)}`);
-  }
-}
-
-export interface Api {
-  get(path: string): Promise<any>;
-  post(path: string, body: object): Promise<any>;
-}
-
-function apiClient(state: DemoState): Api {
-  async function call(method: string, path: string, body?: object): Promise<any> {
-    const res = await fetch(state.ingestUrl + path, {
-      method,
-      headers: { Authorization: `Bearer ${state.api_key}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await res.json().catch(() => ({}));
-    if (!res.ok) throw new ApiCallError(res.status, json);
-    return json;
-  }
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
-}
+export type Api = ApiClient;
 
 export interface Referral {
   partnerId: string;
@@ -90,11 +65,8 @@ export async function newReferral(api: Api, programId: string, param = 'ref'): P
   return { partnerId: partner.id, linkId: link.id, programId, param, value, path: `/?${param}=${value}` };
 }
 
-export async function partnerStats(
-  api: Api,
-  partnerId: string,
-): Promise<{ total_clicks: number; total_customers: number; total_revenue: number; total_commission: number }> {
-  return (await api.get(`/v1/partners/${partnerId}?include[]=stats`)).data.stats;
+export async function partnerStats(api: Api, partnerId: string): Promise<PartnerStats> {
+  return (await api.get(`/v1/partners/${partnerId}?include[]=stats`)).data.stats!;
 }
 
 /** The partner's recorded clicks, read back through the API (polled: the counters may trail the answer). */
@@ -105,7 +77,7 @@ export async function expectClicks(api: Api, partnerId: string, clicks: number):
 }
 
 /** The customers attributed to a partner (the list nests its array in data.data, as the spec says). */
-export async function customersOf(api: Api, programId: string, partnerId: string): Promise<any[]> {
+export async function customersOf(api: Api, programId: string, partnerId: string): Promise<Customer[]> {
   return (await api.get(`/v1/customers?program_id=${programId}&partner_id=${partnerId}`)).data.data;
 }
 
@@ -362,7 +334,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  api: [async ({ demo }, use) => use(apiClient(demo)), { scope: 'worker' }],
+  api: [async ({ demo }, use) => use(apiClient(demo.ingestUrl, demo.api_key)), { scope: 'worker' }],
 
   // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this parameter's destructuring
   visitors: async ({}, use) => {

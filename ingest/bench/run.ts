@@ -5,10 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { type ApiClient, apiClient } from '../../api-client/index.js';
 import { GZIP_BUDGET_BYTES } from '../../script/src/budget.js';
 import { runFaultBench } from './faults/report.js';
 import { type LoadResult, load, timeGets } from './load.js';
-import { ROOT, type Service, startNode } from './processes.js';
+import { ROOT, startNode } from './processes.js';
 import { scriptFigures } from './script-figures.js';
 import { type ListScale, seedLists } from './seed-lists.js';
 
@@ -76,7 +77,9 @@ async function main(): Promise<void> {
     cleanups.unshift(ingest.stop);
     const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);
-    const api = apiOf(ingest, keys.api_key);
+    // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
+    // then measure a process that has served keyed requests (README, Performance).
+    const api = apiClient(ingest.url, keys.api_key, { idempotencyKeys: true });
 
     const partner = (
       await api.post('/v1/partners', {
@@ -110,7 +113,7 @@ async function main(): Promise<void> {
       body: clickBody,
       vary: (n) => ({ 'user-agent': `${CHROME_UA} visitor/${n}` }),
     });
-    const afterTrack = await settled(() => api.clicks(partner.id));
+    const afterTrack = await settled(() => clicksOf(api, partner.id));
     throughputRow('POST /v1/track/click (script)', track, base, 0.5, { durable: everyAnswerStored(afterTrack, track), rows: afterTrack });
 
     const apiClicks = await load({
@@ -120,7 +123,7 @@ async function main(): Promise<void> {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.api_key}` },
       body: () => JSON.stringify({ param: 'ref', value, program_id: keys.program_id, page: `https://acme.example/?ref=${value}` }),
     });
-    const afterApi = await settled(() => api.clicks(partner.id));
+    const afterApi = await settled(() => clicksOf(api, partner.id));
     throughputRow('POST /v1/clicks (method 2)', apiClicks, base, 0.5, {
       durable: everyAnswerStored(afterApi - afterTrack, apiClicks),
       rows: afterApi - afterTrack,
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
     });
     // Filtered by partner, so these are counted rows, not the list counters.
     const recorded = await settled(
-      async () => (await api.get(`/v1/transactions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count as number,
+      async () => (await api.get(`/v1/transactions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count,
     );
     const commissions = (await api.get(`/v1/commissions?program_id=${keys.program_id}&partner_id=${partner.id}&limit=1`)).total_count;
     throughputRow('POST /v1/transactions (default flow)', transactions, base, 0.25, {
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
     if (args['skip-lists'] || args.embedded) {
       rows.push({ figure: 'lists at 10 k and 1 M clicks', value: args.embedded ? 'PostgreSQL only (bulk seeding)' : 'skipped' });
     } else {
-      await listFigures(storage.databaseUrl!, api, keys.organization_id, Number(args['list-clicks']));
+      await listFigures(storage.databaseUrl!, api, keys.api_key, keys.organization_id, Number(args['list-clicks']));
     }
 
     // 5. The script.
@@ -222,7 +225,18 @@ function throughputRow(figure: string, r: LoadResult, base: LoadResult, target: 
   });
 }
 
-async function listFigures(databaseUrl: string, api: ReturnType<typeof apiOf>, organizationId: string, bigClicks: number): Promise<void> {
+/** The partner's clicks, from the counters kept in the same SQL transaction as each click. */
+async function clicksOf(api: ApiClient, partnerId: string): Promise<number> {
+  return (await api.get(`/v1/partners/${partnerId}?include[]=stats`)).data.stats!.total_clicks;
+}
+
+async function listFigures(
+  databaseUrl: string,
+  api: ApiClient,
+  secretKey: string,
+  organizationId: string,
+  bigClicks: number,
+): Promise<void> {
   const program = (await api.post('/v1/programs', { name: 'Lists' })).data[0];
   const scales: ListScale[] = [
     { clicks: 10_000, customers: 100_000, transactions: 50_000 },
@@ -233,7 +247,7 @@ async function listFigures(databaseUrl: string, api: ReturnType<typeof apiOf>, o
   try {
     for (const [i, scale] of scales.entries()) {
       if (i > 0) await seeded.growClicks(scale.clicks);
-      const headers = { authorization: `Bearer ${api.key}` };
+      const headers = { authorization: `Bearer ${secretKey}` };
       const deep = await seeded.customerAt(Math.floor(scale.customers / 2));
       const queries: Record<string, string> = {
         'partners with include[]=stats': `/v1/partners?program_id=${program.id}&include[]=stats`,
@@ -245,8 +259,8 @@ async function listFigures(databaseUrl: string, api: ReturnType<typeof apiOf>, o
       };
       const measured: Record<string, { p50: number; p99: number }> = {};
       for (const [name, query] of Object.entries(queries)) {
-        await timeGets(api.url + query, headers, 5);
-        measured[name] = await timeGets(api.url + query, headers, 60);
+        await timeGets(api.baseUrl + query, headers, 5);
+        measured[name] = await timeGets(api.baseUrl + query, headers, 60);
       }
       results.push(measured);
     }
@@ -265,32 +279,6 @@ async function listFigures(databaseUrl: string, api: ReturnType<typeof apiOf>, o
       pass: growth <= 2 && big.p50 < 20,
     });
   }
-}
-
-function apiOf(ingest: Service, key: string) {
-  const call = async (method: string, p: string, body?: object) => {
-    const res = await fetch(ingest.url + p, {
-      method,
-      // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
-      // then measure a process that has served keyed requests (README, Performance).
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body ? { 'content-type': 'application/json', 'idempotency-key': randomBytes(12).toString('hex') } : {}),
-      },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = (await res.json()) as any;
-    if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  return {
-    url: ingest.url,
-    key,
-    get: (p: string) => call('GET', p),
-    post: (p: string, body: object) => call('POST', p, body),
-    /** The partner's clicks, from the counters kept in the same SQL transaction as each click. */
-    clicks: async (partnerId: string) => (await call('GET', `/v1/partners/${partnerId}?include[]=stats`)).data.stats.total_clicks as number,
-  };
 }
 
 async function openStorage(): Promise<{ env: Record<string, string>; databaseUrl?: string; close: () => Promise<void> }> {

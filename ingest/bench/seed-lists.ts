@@ -1,13 +1,10 @@
 import pg from 'pg';
+import type { ApiClient } from '../../api-client/index.js';
 
 export interface ListScale {
   clicks: number;
   customers: number;
   transactions: number;
-}
-
-interface Api {
-  post(path: string, body: object): Promise<any>;
 }
 
 const PARTNERS = 20;
@@ -19,7 +16,7 @@ const BATCH = 200_000;
  * one commission each, and clicks, spread over the partners and over the last months. The
  * stats triggers run as for any insert.
  */
-export async function seedLists(databaseUrl: string, api: Api, organizationId: string, programId: string, scale: ListScale) {
+export async function seedLists(databaseUrl: string, api: ApiClient, organizationId: string, programId: string, scale: ListScale) {
   const partnerIds: string[] = [];
   for (let i = 0; i < PARTNERS; i++) {
     partnerIds.push(

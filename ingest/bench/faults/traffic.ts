@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { apiClient } from '../../../api-client/index.js';
 import type { Keys } from './fleet.js';
 
 /**
@@ -33,23 +34,20 @@ async function call(url: string, init: RequestInit & { json?: unknown }): Promis
 
 /** A partner with a link, and customers to pay with. */
 export async function seedFixture(url: string, keys: Keys, customers = 24): Promise<Fixture> {
-  const headers = { authorization: `Bearer ${keys.api_key}`, 'content-type': 'application/json' };
-  const post = async (path: string, json: unknown) => {
-    const r = await call(`${url}${path}`, { method: 'POST', headers, json });
-    if (r.status !== 201) throw new Error(`POST ${path} → ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body.data[0];
-  };
-  const partner = await post('/v1/partners', {
-    program_id: keys.program_id,
-    first_name: 'Fault',
-    last_name: 'Partner',
-    email: `faults-${randomBytes(3).toString('hex')}@partners.example`,
-  });
+  const api = apiClient(url, keys.api_key);
+  const partner = (
+    await api.post('/v1/partners', {
+      program_id: keys.program_id,
+      first_name: 'Fault',
+      last_name: 'Partner',
+      email: `faults-${randomBytes(3).toString('hex')}@partners.example`,
+    })
+  ).data[0];
   const linkValue = `faults${randomBytes(3).toString('hex')}`;
-  await post('/v1/links', { partner_id: partner.id, param: 'ref', value: linkValue });
+  await api.post('/v1/links', { partner_id: partner.id, param: 'ref', value: linkValue });
   const ids: string[] = [];
   for (let i = 0; i < customers; i++)
-    ids.push((await post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@faults.example`, status: 'active' })).id);
+    ids.push((await api.post('/v1/customers', { partner_id: partner.id, email: `buyer${i}@faults.example`, status: 'active' })).data[0].id);
   return { keys, linkValue, customers: ids };
 }
 
