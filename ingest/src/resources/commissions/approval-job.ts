@@ -1,33 +1,21 @@
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
+import { approveDueBatch } from './commissions.repository.js';
 
 const BATCH = 500;
 
 /**
- * Approves the scheduled commissions that are due. Safe on any number of processes at once:
- * each batch is claimed with `FOR UPDATE SKIP LOCKED` and the update re-checks `pending`, so a
- * commission is approved exactly once, and one that is skipped because another process holds
- * it is approved by that process (or by the next run, if that process fails). The claim is a
- * materialized CTE so it runs once, before the update, whatever plan the planner picks.
+ * Approves the scheduled commissions that are due, a batch at a time until a batch comes back
+ * short. Safe on any number of processes at once (see approveDueBatch): a commission that is
+ * skipped because another process holds it is approved by that process (or by the next run, if
+ * that process fails).
  */
 export async function approveDueCommissions(db: Db, now: Date = new Date()): Promise<number> {
   let approved = 0;
   for (;;) {
-    const { rows } = await sql<{ id: string }>`
-      with due as materialized (
-        select id from commissions
-         where status = 'pending' and approval_type = 'scheduled' and deleted_at is null
-           and scheduled_approval_date <= ${now}
-         order by scheduled_approval_date
-         limit ${BATCH}
-         for update skip locked)
-      update commissions c set status = 'approved', updated_at = now()
-        from due
-       where c.id = due.id and c.status = 'pending'
-      returning c.id`.execute(db);
-    approved += rows.length;
-    if (rows.length < BATCH) return approved;
+    const ids = await approveDueBatch(db, now, BATCH);
+    approved += ids.length;
+    if (ids.length < BATCH) return approved;
   }
 }
 

@@ -48,6 +48,7 @@ export const CommissionListQuery = listQuery({
   status: z.enum(COMMISSION_STATUSES).optional(),
   expand: expandParam.optional(),
 });
+export type CommissionListQueryInput = z.output<typeof CommissionListQuery>;
 export const CommissionRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
 
 const expansions = {
@@ -108,3 +109,14 @@ export const FullCommission = z
   })
   .meta({ id: 'FullCommission' });
 export type FullCommissionObject = z.output<typeof FullCommission>;
+
+/** The OpenAPI descriptions of the commission operations. */
+export const commissionDocs = {
+  create:
+    'For a customer (`customer_id`: its partner and program are used), or without one (`program_id` and `partner_id` are then required). Any status may be given (default pending); `paid` assigns a `payout_id`. The response shows every field, with `amount` and `revenue` as strings.',
+  list: 'Shows the short field set of the spec. Refund entries (negative amounts) are commissions too.',
+  retrieve: 'Shows the short field set of the spec.',
+  update:
+    "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. A refund entry's `amount` and `transaction_id`, and a flow commission's `transaction_id`, cannot change (400). The response shows every field, with `amount` and `revenue` as strings.",
+  delete: "Soft delete: hidden from the API and from partner and customer totals, with the reward's refund entries that are not paid.",
+} as const;

@@ -1,6 +1,11 @@
+import type { Db } from '../../db/database.js';
+import { loadByIds } from '../../db/load-by-ids.js';
 import type { CommissionRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
-import type { CommissionObject, FullCommissionObject } from './commissions.schema.js';
+import { toExpandedCustomer } from '../customers/customers.serializer.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
+import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
+import type { CommissionExpand, CommissionObject, FullCommissionObject } from './commissions.schema.js';
 
 /** List and retrieve: the spec's short field set. */
 export function toCommission(c: CommissionRow): CommissionObject {
@@ -44,4 +49,39 @@ export function toFullCommission(c: CommissionRow): FullCommissionObject {
     created_at: toIso(c.created_at),
     updated_at: toIso(c.updated_at),
   };
+}
+
+/** A page of commissions in the short field set, with the requested expansions loaded once per page. */
+export async function presentCommissions(db: Db, rows: CommissionRow[], expand: CommissionExpand[] = []): Promise<CommissionObject[]> {
+  const [base, customers, transactions] = await Promise.all([
+    presentWithPartnerAndProgram(
+      db,
+      rows,
+      expand.filter((e) => e === 'partner' || e === 'program'),
+      toCommission,
+    ),
+    expand.includes('customer')
+      ? loadByIds(
+          db,
+          'customers',
+          rows.flatMap((r) => (r.customer_id ? [r.customer_id] : [])),
+        )
+      : null,
+    expand.includes('transaction')
+      ? loadByIds(
+          db,
+          'transactions',
+          rows.flatMap((r) => (r.transaction_id ? [r.transaction_id] : [])),
+        )
+      : null,
+  ]);
+  return base.map((commission, i) => {
+    const customer = rows[i].customer_id ? customers?.get(rows[i].customer_id!) : undefined;
+    const transaction = rows[i].transaction_id ? transactions?.get(rows[i].transaction_id!) : undefined;
+    return {
+      ...commission,
+      ...(customer ? { customer: toExpandedCustomer(customer) } : {}),
+      ...(transaction ? { transaction: toExpandedTransaction(transaction) } : {}),
+    };
+  });
 }

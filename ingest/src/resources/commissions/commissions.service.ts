@@ -1,19 +1,31 @@
 import type { Db } from '../../db/database.js';
-import { loadByIds } from '../../db/load-by-ids.js';
+import { programTotal } from '../../db/list-counts.js';
 import type { CommissionRow, CustomerRow, TransactionRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
-import { toExpandedCustomer } from '../customers/customers.serializer.js';
 import { requireCustomer } from '../customers/customers.service.js';
-import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
-import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
 import { requireTransaction } from '../transactions/transactions.service.js';
-import { findCommission, lockCommission } from './commissions.repository.js';
-import type { CommissionCreateInput, CommissionExpand, CommissionStatus, CommissionUpdateInput } from './commissions.schema.js';
-import { toCommission } from './commissions.serializer.js';
+import {
+  findCommission,
+  insertCommissions,
+  lockCommission,
+  selectCommissionList,
+  softDeleteCommission,
+  updateCommissionRow,
+} from './commissions.repository.js';
+import type {
+  CommissionCreateInput,
+  CommissionExpand,
+  CommissionListQueryInput,
+  CommissionObject,
+  CommissionStatus,
+  CommissionUpdateInput,
+} from './commissions.schema.js';
+import { presentCommissions } from './commissions.serializer.js';
 import { moveRefundEntries } from './refund-entries.js';
 
 /** The caller's live commission, or 404. */
@@ -21,6 +33,31 @@ export async function requireCommission(db: Db, organizationId: string, id: stri
   const found = await findCommission(db, organizationId, id);
   if (!found) throw notFound('commission', id);
   return found;
+}
+
+/** A page of the program's commissions, filtered; total_count of an unfiltered page comes from the kept counters. */
+export async function listCommissions(db: Db, organizationId: string, query: CommissionListQueryInput): Promise<Page<CommissionObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filtered = selectCommissionList(db, organizationId, {
+    programId: program.id,
+    partnerId: query.partner_id,
+    customerId: query.customer_id,
+    transactionId: query.transaction_id,
+    status: query.status,
+  });
+  const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'commissions', program.id));
+  return { ...page, rows: await presentCommissions(db, page.rows, query.expand) };
+}
+
+/** One commission in the short field set, with its expansions. */
+export async function retrieveCommission(
+  db: Db,
+  organizationId: string,
+  id: string,
+  expand?: CommissionExpand[],
+): Promise<CommissionObject> {
+  const commission = await requireCommission(db, organizationId, id);
+  return (await presentCommissions(db, [commission], expand))[0];
 }
 
 /** A paid commission carries a payout id (kept while it stays paid); any other status has none. */
@@ -87,9 +124,8 @@ export async function createCommission(db: Db, organizationId: string, input: Co
   const currency = transaction?.currency ?? (await requireProgram(db, organizationId, owner.programId)).currency_code;
   const status = input.status ?? 'pending';
   const now = new Date();
-  return db
-    .insertInto('commissions')
-    .values({
+  const [created] = await insertCommissions(db, [
+    {
       id: newId('commission'),
       organization_id: organizationId,
       program_id: owner.programId,
@@ -111,9 +147,9 @@ export async function createCommission(db: Db, organizationId: string, input: Co
       payout_id: payoutIdFor(status),
       created_at: input.created_at ?? now,
       updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    },
+  ]);
+  return created;
 }
 
 export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
@@ -129,18 +165,13 @@ export async function updateCommission(db: Db, organizationId: string, id: strin
       chargeStatus = null;
     }
     const now = new Date();
-    const updated = await trx
-      .updateTable('commissions')
-      .set({
-        ...input,
-        ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
-        // A status given by hand is the entry's own: it no longer follows its reward.
-        ...(input.status ? { payout_id: payoutIdFor(input.status, current), status_before_void: null } : {}),
-        updated_at: now,
-      })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updateCommissionRow(trx, current.id, {
+      ...input,
+      ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
+      // A status given by hand is the entry's own: it no longer follows its reward.
+      ...(input.status ? { payout_id: payoutIdFor(input.status, current), status_before_void: null } : {}),
+      updated_at: now,
+    });
     if (input.status) await moveRefundEntries(trx, [current], input.status, now);
     return updated;
   });
@@ -152,53 +183,7 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
     const commission = await lockCommission(trx, organizationId, id);
     if (!commission) throw notFound('commission', id);
     const now = new Date();
-    await trx.updateTable('commissions').set({ deleted_at: now, updated_at: now }).where('id', '=', commission.id).execute();
+    await softDeleteCommission(trx, commission.id, now);
     await moveRefundEntries(trx, [commission], 'deleted', now);
-  });
-}
-
-/** A transaction's new charge_id replaces its old one on the commissions that carried it, inside the caller's SQL transaction. */
-export async function replaceChargeId(trx: Db, transactionId: string, from: string | null, to: string | null): Promise<void> {
-  let query = trx
-    .updateTable('commissions')
-    .set({ charge_id: to, updated_at: new Date() })
-    .where('transaction_id', '=', transactionId)
-    .where('deleted_at', 'is', null);
-  query = from === null ? query.where('charge_id', 'is', null) : query.where('charge_id', '=', from);
-  await query.execute();
-}
-
-/** A page of commissions in the short field set, with the requested expansions loaded once per page. */
-export async function presentCommissions(db: Db, rows: CommissionRow[], expand: CommissionExpand[] = []) {
-  const [base, customers, transactions] = await Promise.all([
-    presentWithPartnerAndProgram(
-      db,
-      rows,
-      expand.filter((e) => e === 'partner' || e === 'program'),
-      toCommission,
-    ),
-    expand.includes('customer')
-      ? loadByIds(
-          db,
-          'customers',
-          rows.flatMap((r) => (r.customer_id ? [r.customer_id] : [])),
-        )
-      : null,
-    expand.includes('transaction')
-      ? loadByIds(
-          db,
-          'transactions',
-          rows.flatMap((r) => (r.transaction_id ? [r.transaction_id] : [])),
-        )
-      : null,
-  ]);
-  return base.map((commission, i) => {
-    const customer = rows[i].customer_id ? customers?.get(rows[i].customer_id!) : undefined;
-    const transaction = rows[i].transaction_id ? transactions?.get(rows[i].transaction_id!) : undefined;
-    return {
-      ...commission,
-      ...(customer ? { customer: toExpandedCustomer(customer) } : {}),
-      ...(transaction ? { transaction: toExpandedTransaction(transaction) } : {}),
-    };
   });
 }

@@ -1,15 +1,23 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { CommissionRow, TransactionRow } from '../../db/schema.js';
+import type { CommissionRow, NewCommission, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
 import { countsTowardsTotals } from './cents.js';
+import {
+  deleteUnpaidRefundEntries,
+  insertRefundEntries,
+  moveVoidedRefundEntries,
+  restoreRefundEntries,
+  setCommissionsChargeStatus,
+  setCommissionsStatus,
+  voidRefundEntries,
+} from './commissions.repository.js';
 import type { CommissionStatus } from './commissions.schema.js';
-import { FOLLOWING_STATUSES, planRefund, type RefundEntry } from './refund-plan.js';
+import { planRefund, type RefundEntry } from './refund-plan.js';
 
 /**
  * Refund entries: what refunds (refund-plan.ts) and transaction deletes write, and how a
  * reward's entries follow it in and out of the totals. Every function runs inside the caller's
- * SQL transaction, on commissions it has locked.
+ * SQL transaction, on commissions it has locked; the statements are the commissions repository's.
  */
 
 /**
@@ -22,24 +30,15 @@ import { FOLLOWING_STATUSES, planRefund, type RefundEntry } from './refund-plan.
 export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: CommissionStatus | 'deleted', now: Date): Promise<void> {
   const idsOf = (counted: boolean) => rewards.filter((r) => r.type === 'reward' && countsTowardsTotals(r) === counted).map((r) => r.id);
   const [wasCounted, wasVoid] = [idsOf(true), idsOf(false)];
-  const entriesOf = (ids: string[]) =>
-    trx.updateTable('commissions').where('type', '=', 'refund').where('refund_of', 'in', ids).where('deleted_at', 'is', null);
-  const followers = (ids: string[]) => entriesOf(ids).where('status_before_void', 'is not', null);
 
   if (to === 'deleted') {
     const ids = [...wasCounted, ...wasVoid];
-    if (ids.length) await entriesOf(ids).where('status', '<>', 'paid').set({ deleted_at: now, updated_at: now }).execute();
+    if (ids.length) await deleteUnpaidRefundEntries(trx, ids, now);
   } else if (countsTowardsTotals({ status: to })) {
-    if (wasVoid.length)
-      await followers(wasVoid).set({ status: sql<string>`status_before_void`, status_before_void: null, updated_at: now }).execute();
+    if (wasVoid.length) await restoreRefundEntries(trx, wasVoid, now);
   } else {
-    if (wasCounted.length) {
-      await entriesOf(wasCounted)
-        .where('status', 'in', FOLLOWING_STATUSES)
-        .set((eb) => ({ status: to, status_before_void: eb.ref('status'), updated_at: now }))
-        .execute();
-    }
-    if (wasVoid.length) await followers(wasVoid).set({ status: to, updated_at: now }).execute();
+    if (wasCounted.length) await voidRefundEntries(trx, wasCounted, to, now);
+    if (wasVoid.length) await moveVoidedRefundEntries(trx, wasVoid, to, now);
   }
 }
 
@@ -59,7 +58,7 @@ async function voidRewards(
   now: Date,
 ): Promise<void> {
   if (ids.length === 0) return;
-  await trx.updateTable('commissions').set({ status, updated_at: now }).where('id', 'in', ids).execute();
+  await setCommissionsStatus(trx, ids, status, now);
   await moveRefundEntries(
     trx,
     commissions.filter((c) => ids.includes(c.id)),
@@ -68,39 +67,32 @@ async function voidRewards(
   );
 }
 
-/** Writes the refund entries of a plan, each a copy of its reward with the entry's amount and status. */
-async function insertRefundEntries(
-  trx: Db,
+/** The rows of a plan's refund entries, each a copy of its reward with the entry's amount and status. */
+function refundEntryRows(
   entries: RefundEntry[],
   commissions: CommissionRow[],
   at: { revenue: number; chargeStatus: string; now: Date },
-): Promise<void> {
-  if (entries.length === 0) return;
+): NewCommission[] {
   const byId = new Map(commissions.map((c) => [c.id, c]));
-  await trx
-    .insertInto('commissions')
-    .values(
-      entries.map((entry) => {
-        const reward = byId.get(entry.refund_of)!;
-        return {
-          ...reward,
-          id: newId('commission'),
-          refund_of: reward.id,
-          type: 'refund',
-          status: entry.status,
-          status_before_void: null,
-          amount: entry.amount,
-          revenue: at.revenue,
-          charge_status: at.chargeStatus,
-          scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
-          payout_id: null,
-          created_at: at.now,
-          updated_at: at.now,
-          deleted_at: null,
-        };
-      }),
-    )
-    .execute();
+  return entries.map((entry) => {
+    const reward = byId.get(entry.refund_of)!;
+    return {
+      ...reward,
+      id: newId('commission'),
+      refund_of: reward.id,
+      type: 'refund',
+      status: entry.status,
+      status_before_void: null,
+      amount: entry.amount,
+      revenue: at.revenue,
+      charge_status: at.chargeStatus,
+      scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
+      payout_id: null,
+      created_at: at.now,
+      updated_at: at.now,
+      deleted_at: null,
+    };
+  });
 }
 
 /**
@@ -117,18 +109,16 @@ export async function applyRefund(trx: Db, transaction: TransactionRow, refunded
   });
   const now = new Date();
   if (commissions.length > 0) {
-    await trx
-      .updateTable('commissions')
-      .set({ charge_status: transaction.status, updated_at: now })
-      .where(
-        'id',
-        'in',
-        commissions.map((c) => c.id),
-      )
-      .execute();
+    await setCommissionsChargeStatus(
+      trx,
+      commissions.map((c) => c.id),
+      transaction.status,
+      now,
+    );
   }
   await voidRewards(trx, commissions, plan.markRefunded, 'refunded', now);
-  await insertRefundEntries(trx, plan.entries, commissions, { revenue: -refundedNow, chargeStatus: transaction.status, now });
+  const at = { revenue: -refundedNow, chargeStatus: transaction.status, now };
+  if (plan.entries.length) await insertRefundEntries(trx, refundEntryRows(plan.entries, commissions, at));
 }
 
 /**
@@ -146,5 +136,6 @@ export async function settleDeletedTransaction(trx: Db, transaction: Transaction
   const now = new Date();
   await voidRewards(trx, commissions, plan.markRefunded, 'rejected', now);
   const revenue = -(transaction.amount - transaction.refunded_amount);
-  await insertRefundEntries(trx, plan.entries, commissions, { revenue, chargeStatus: transaction.status, now });
+  const at = { revenue, chargeStatus: transaction.status, now };
+  if (plan.entries.length) await insertRefundEntries(trx, refundEntryRows(plan.entries, commissions, at));
 }

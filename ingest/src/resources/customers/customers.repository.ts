@@ -1,9 +1,29 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { CustomerRow } from '../../db/schema.js';
+import type { CustomerRow, Database } from '../../db/schema.js';
+import { UNCOUNTED_STATUSES } from '../commissions/cents.js';
+
+export type CustomerChanges = Updateable<Database['customers']>;
 
 export function selectCustomers(db: Db, organizationId: string) {
   return db.selectFrom('customers').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+export interface CustomerListFilters {
+  programId: string;
+  partnerId?: string;
+  status?: string;
+  /** Part of the e-mail address, case-insensitive; `%` and `_` match literally. */
+  search?: string;
+}
+
+/** The live customers of a program with the list filters applied, for `paginate`. */
+export function selectCustomerList(db: Db, organizationId: string, filters: CustomerListFilters) {
+  let query = selectCustomers(db, organizationId).where('program_id', '=', filters.programId);
+  if (filters.partnerId) query = query.where('partner_id', '=', filters.partnerId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.search) query = query.where(sql<boolean>`email ilike ${likePattern(filters.search)} escape '\\'`);
+  return query;
 }
 
 export function findCustomer(db: Db, organizationId: string, customerId: string): Promise<CustomerRow | undefined> {
@@ -33,4 +53,52 @@ export function findExistingCustomer(
 /** `%` and `_` in a search are matched literally. */
 export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function insertCustomer(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
+  return db.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Changes a customer the caller has read (rows are never removed, so it is there). */
+export function updateCustomerRow(db: Db, id: string, changes: CustomerChanges): Promise<CustomerRow> {
+  return db.updateTable('customers').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Soft delete: the row stays for its transactions and commissions. */
+export async function softDeleteCustomer(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('customers').set({ deleted_at: now, updated_at: now }).where('id', '=', id).execute();
+}
+
+export interface CustomerStatsRow {
+  total_orders: number;
+  total_revenue: number;
+  last_order_at: Date | null;
+  total_commission: number;
+}
+
+/**
+ * One customer's figures: revenue net of refunds, orders (refunded ones included), commission
+ * not rejected or refunded and net of refund entries. Both sums use the customer's indexes.
+ */
+export async function sumCustomerStats(db: Db, customerId: string): Promise<CustomerStatsRow> {
+  const [orders, commission] = await Promise.all([
+    db
+      .selectFrom('transactions')
+      .select([
+        sql<number>`count(*)::int`.as('total_orders'),
+        sql<number>`coalesce(sum(amount - refunded_amount), 0)::int8`.as('total_revenue'),
+        sql<Date | null>`max(created_at)`.as('last_order_at'),
+      ])
+      .where('customer_id', '=', customerId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('commissions')
+      .select(sql<number>`coalesce(sum(amount), 0)::int8`.as('total'))
+      .where('customer_id', '=', customerId)
+      .where('deleted_at', 'is', null)
+      .where('status', 'not in', UNCOUNTED_STATUSES)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { ...orders, total_commission: commission.total };
 }

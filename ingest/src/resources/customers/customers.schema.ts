@@ -48,7 +48,9 @@ export const CustomerListQuery = listQuery({
   status: z.enum(CUSTOMER_STATUSES).optional(),
   expand: expandParam.optional(),
 });
+export type CustomerListQueryInput = z.output<typeof CustomerListQuery>;
 export const CustomerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: multiValue(['stats']).optional() });
+export type CustomerRetrieveQueryInput = z.output<typeof CustomerRetrieveQuery>;
 
 export const CustomerStats = z
   .object({
@@ -112,3 +114,15 @@ export const CustomerExistsResponse = z
     data: CustomerWithIdentifier,
   })
   .meta({ id: 'CustomerExists' });
+
+/** The OpenAPI descriptions of the customer operations. */
+export const customerDocs = {
+  create:
+    "Attributed by `partner_id` or `click_id` (both given must agree), or else by a partner's own promotion code. A promotion code is applied only when it belongs to the referring partner, their group or the program; otherwise the customer is still created and `warnings` holds `promotion_code_not_applied`. A taken identifier or customer_id in the program → 409 with the existing customer in `data`.",
+  list: 'As the spec says, the customers are in `data.data`.',
+  retrieve:
+    '`include[]=stats` adds total_revenue (net of refunds), total_commission (not rejected or refunded, net of refund entries), total_orders (refunded ones included) and last_order_at.',
+  update:
+    'The referring partner does not change. A promotion code that does not belong to the partner, their group or the program leaves the customer as it was and adds the `promotion_code_not_applied` warning.',
+  delete: 'Soft delete: the customer is hidden and its identifier free again; its transactions and commissions remain.',
+} as const;

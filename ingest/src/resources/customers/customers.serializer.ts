@@ -1,7 +1,10 @@
 import type { z } from 'zod';
+import type { Db } from '../../db/database.js';
 import type { CustomerRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
-import type { CustomerObject, CustomerWithIdentifierObject, ExpandedCustomer } from './customers.schema.js';
+import { type PartnerProgramExpand, presentWithPartnerAndProgram } from '../expand-partner-program.js';
+import type { CustomerStatsRow } from './customers.repository.js';
+import type { CustomerObject, CustomerStatsObject, CustomerWithIdentifierObject, ExpandedCustomer } from './customers.schema.js';
 
 export function toCustomer(c: CustomerRow): CustomerObject {
   return {
@@ -30,4 +33,18 @@ export function toCustomerWithIdentifier(c: CustomerRow): CustomerWithIdentifier
 
 export function toExpandedCustomer(c: CustomerRow): z.output<typeof ExpandedCustomer> {
   return { id: c.id, email: c.email, name: c.name, status: c.status as CustomerObject['status'], created_at: toIso(c.created_at) };
+}
+
+export function toCustomerStats(s: CustomerStatsRow): CustomerStatsObject {
+  return {
+    total_revenue: s.total_revenue,
+    total_commission: s.total_commission,
+    total_orders: s.total_orders,
+    last_order_at: toIsoOrNull(s.last_order_at),
+  };
+}
+
+/** A page of customers with the requested partner and program expansions, each loaded once per page. */
+export function presentCustomers(db: Db, rows: CustomerRow[], expand: PartnerProgramExpand[] | undefined) {
+  return presentWithPartnerAndProgram(db, rows, expand, toCustomer);
 }

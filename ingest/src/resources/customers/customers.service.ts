@@ -1,23 +1,64 @@
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
+import { programTotal } from '../../db/list-counts.js';
 import type { CustomerRow, PartnerRow, PromotionCodeRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import { requireClick } from '../clicks/clicks.service.js';
 import { awardSignupCommissions } from '../commissions/award.js';
 import { requirePartner } from '../partners/partners.service.js';
+import { requireProgram } from '../programs/programs.service.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
 import { codeAppliesTo } from '../promotion-codes/promotion-codes.service.js';
-import { findCustomer, findExistingCustomer } from './customers.repository.js';
-import type { CustomerCreateInput, CustomerUpdateInput, WarningObject } from './customers.schema.js';
-import { toCustomerWithIdentifier } from './customers.serializer.js';
+import {
+  findCustomer,
+  findExistingCustomer,
+  insertCustomer,
+  selectCustomerList,
+  softDeleteCustomer,
+  sumCustomerStats,
+  updateCustomerRow,
+} from './customers.repository.js';
+import type {
+  CustomerCreateInput,
+  CustomerListQueryInput,
+  CustomerObject,
+  CustomerRetrieveQueryInput,
+  CustomerUpdateInput,
+  WarningObject,
+} from './customers.schema.js';
+import { presentCustomers, toCustomerStats, toCustomerWithIdentifier } from './customers.serializer.js';
 
 /** The caller's live customer, or 404. */
 export async function requireCustomer(db: Db, organizationId: string, customerId: string, param?: string): Promise<CustomerRow> {
   const found = await findCustomer(db, organizationId, customerId);
   if (!found) throw notFound('customer', customerId, param);
   return found;
+}
+
+/** A page of the program's customers, filtered; total_count of an unfiltered page comes from the kept counters. */
+export async function listCustomers(db: Db, organizationId: string, query: CustomerListQueryInput): Promise<Page<CustomerObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filtered = selectCustomerList(db, organizationId, {
+    programId: program.id,
+    partnerId: query.partner_id,
+    status: query.status,
+    search: query.search,
+  });
+  const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'customers', program.id));
+  return { ...page, rows: await presentCustomers(db, page.rows, query.expand) };
+}
+
+/** One customer with its expansions, and its stats when `include[]=stats` asks for them. */
+export async function retrieveCustomer(db: Db, organizationId: string, id: string, query: CustomerRetrieveQueryInput) {
+  const customer = await requireCustomer(db, organizationId, id);
+  const [[presented], stats] = await Promise.all([
+    presentCustomers(db, [customer], query.expand),
+    query.include?.includes('stats') ? sumCustomerStats(db, customer.id) : undefined,
+  ]);
+  return stats ? { ...presented, stats: toCustomerStats(stats) } : presented;
 }
 
 export interface CustomerWrite {
@@ -40,13 +81,13 @@ const notApplied = (code: string): WarningObject => ({
  * identifier or integrator id in the program answers 409 with the existing customer; unique
  * indexes decide, so simultaneous inserts yield one customer.
  */
-async function insertCustomer(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
+async function insertWithSignupCommissions(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
   const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   if (existing) throw customerExists(existing);
   const taken = customerTaken(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   return conflictOnUnique(['customers_program_identifier', 'customers_program_customer_id'], taken, () =>
     inTransaction(db, async (trx) => {
-      const customer = await trx.insertInto('customers').values(row).returningAll().executeTakeFirstOrThrow();
+      const customer = await insertCustomer(trx, row);
       await awardSignupCommissions(trx, customer);
       return customer;
     }),
@@ -118,7 +159,7 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
 
   const createdAt = input.created_at ?? new Date();
   const status = input.status ?? 'lead';
-  const customer = await insertCustomer(db, {
+  const customer = await insertWithSignupCommissions(db, {
     id: newId('customer'),
     organization_id: organizationId,
     program_id: partner.program_id,
@@ -172,18 +213,13 @@ export async function updateCustomer(db: Db, organizationId: string, id: string,
     ['customers_program_customer_id'],
     customerTaken(db, current.program_id, { customerId: input.customer_id }),
     () =>
-      db
-        .updateTable('customers')
-        .set({
-          ...plain,
-          ...(click_id !== undefined ? { click_id } : {}),
-          ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
-          ...(becomesActive ? { active_at: new Date() } : {}),
-          updated_at: new Date(),
-        })
-        .where('id', '=', current.id)
-        .returningAll()
-        .executeTakeFirstOrThrow(),
+      updateCustomerRow(db, current.id, {
+        ...plain,
+        ...(click_id !== undefined ? { click_id } : {}),
+        ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
+        ...(becomesActive ? { active_at: new Date() } : {}),
+        updated_at: new Date(),
+      }),
   );
   return { customer, warnings };
 }
@@ -191,8 +227,7 @@ export async function updateCustomer(db: Db, organizationId: string, id: string,
 /** Soft delete: hidden from the API, identifier free again; transactions and commissions stay. */
 export async function deleteCustomer(db: Db, organizationId: string, id: string): Promise<void> {
   const customer = await requireCustomer(db, organizationId, id);
-  const now = new Date();
-  await db.updateTable('customers').set({ deleted_at: now, updated_at: now }).where('id', '=', customer.id).execute();
+  await softDeleteCustomer(db, customer.id, new Date());
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -205,7 +240,7 @@ export async function convertClickToLead(db: Db, q: { organizationId: string; cl
   const click = await requireClick(db, q.organizationId, q.clickId, 'click_id');
   const partner = await requirePartner(db, q.organizationId, click.partner_id, 'click_id');
   const now = new Date();
-  return insertCustomer(db, {
+  return insertWithSignupCommissions(db, {
     id: newId('customer'),
     organization_id: q.organizationId,
     program_id: partner.program_id,

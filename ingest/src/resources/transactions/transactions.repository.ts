@@ -1,9 +1,27 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { NewCommission, NewTransaction, TransactionRow } from '../../db/schema.js';
+import type { Database, NewCommission, NewTransaction, TransactionRow } from '../../db/schema.js';
+
+export type TransactionChanges = Updateable<Database['transactions']>;
 
 export function selectTransactions(db: Db, organizationId: string) {
   return db.selectFrom('transactions').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+export interface TransactionListFilters {
+  programId: string;
+  partnerId?: string;
+  customerId?: string;
+  chargeId?: string;
+}
+
+/** The live transactions of a program with the list filters applied, for `paginate`. */
+export function selectTransactionList(db: Db, organizationId: string, filters: TransactionListFilters) {
+  let query = selectTransactions(db, organizationId).where('program_id', '=', filters.programId);
+  if (filters.partnerId) query = query.where('partner_id', '=', filters.partnerId);
+  if (filters.customerId) query = query.where('customer_id', '=', filters.customerId);
+  if (filters.chargeId) query = query.where('charge_id', '=', filters.chargeId);
+  return query;
 }
 
 /** The caller's live transaction; `forUpdate` locks it for the rest of the SQL transaction. */
@@ -47,4 +65,14 @@ export async function writePayment(
   }
   const { rows } = await sql<TransactionRow>`with ${sql.join(parts)} select * from t`.execute(db);
   return rows[0];
+}
+
+/** Changes a transaction the caller has locked (rows are never removed, so it is there). */
+export function updateTransactionRow(db: Db, id: string, changes: TransactionChanges): Promise<TransactionRow> {
+  return db.updateTable('transactions').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Soft delete: the row stays, out of the lists and the totals, its charge_id free again. */
+export async function softDeleteTransaction(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('transactions').set({ deleted_at: now, updated_at: now }).where('id', '=', id).execute();
 }

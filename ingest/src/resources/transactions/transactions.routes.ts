@@ -1,18 +1,9 @@
-import type { Db } from '../../db/database.js';
-import { programTotal } from '../../db/list-counts.js';
-import { loadByIds } from '../../db/load-by-ids.js';
-import type { TransactionRow } from '../../db/schema.js';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { toExpandedCustomer } from '../customers/customers.serializer.js';
-import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { cachedFlows } from '../flows/flow-cache.js';
-import { requireProgram } from '../programs/programs.service.js';
-import { selectTransactions } from './transactions.repository.js';
 import {
   Transaction,
   TransactionCreate,
@@ -21,52 +12,34 @@ import {
   TransactionRefund,
   TransactionRetrieveQuery,
   TransactionUpdate,
+  transactionDocs,
 } from './transactions.schema.js';
 import { toTransaction } from './transactions.serializer.js';
-import { createTransaction, deleteTransaction, refundTransaction, requireTransaction, updateTransaction } from './transactions.service.js';
-
-type Expand = 'customer' | 'partner' | 'program';
-
-async function presentTransactions(db: Db, rows: TransactionRow[], expand: Expand[] = []) {
-  const [base, customers] = await Promise.all([
-    presentWithPartnerAndProgram(
-      db,
-      rows,
-      expand.filter((e) => e !== 'customer'),
-      toTransaction,
-    ),
-    expand.includes('customer')
-      ? loadByIds(
-          db,
-          'customers',
-          rows.map((r) => r.customer_id),
-        )
-      : null,
-  ]);
-  return base.map((t, i) => {
-    const customer = customers?.get(rows[i].customer_id);
-    return customer ? { ...t, customer: toExpandedCustomer(customer) } : t;
-  });
-}
+import {
+  createTransaction,
+  deleteTransaction,
+  listTransactions,
+  refundTransaction,
+  retrieveTransaction,
+  updateTransaction,
+} from './transactions.service.js';
 
 export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const flowsOf = cachedFlows(db, store);
   const common = { tag: 'Transactions', security: 'secret', guards: secretGuards, errors: [404] } as const;
-  const one = async (row: TransactionRow) => (await presentTransactions(db, [row]))[0];
 
   api.route({
     ...common,
     method: 'post',
     path: '/v1/transactions',
     summary: 'Record a payment of a referred customer',
-    description:
-      "The partner is the customer's. The program's payment flows run at once and their commissions are created in the same database transaction. A `charge_id` already recorded in the program answers 409 with the existing transaction in `data`, and creates nothing. A lead or trialing customer who pays becomes active.",
+    description: transactionDocs.create,
     body: TransactionCreate,
     status: 201,
     response: manyResponse(Transaction),
     errors: [404, 409],
     errorBodies: { 409: TransactionExistsResponse },
-    handler: async ({ res, body }) => envelope.many(await one(await createTransaction(db, flowsOf, authOf(res).organizationId, body))),
+    handler: async ({ res, body }) => envelope.many(toTransaction(await createTransaction(db, flowsOf, authOf(res).organizationId, body))),
   });
 
   api.route({
@@ -77,16 +50,7 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     query: TransactionListQuery,
     status: 200,
     response: listResponse(Transaction),
-    handler: async ({ res, query }) => {
-      const { organizationId } = authOf(res);
-      const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-      let base = selectTransactions(db, organizationId).where('program_id', '=', program.id);
-      if (query.partner_id) base = base.where('partner_id', '=', query.partner_id);
-      if (query.customer_id) base = base.where('customer_id', '=', query.customer_id);
-      if (query.charge_id) base = base.where('charge_id', '=', query.charge_id);
-      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'transactions', program.id));
-      return envelope.list({ ...page, rows: await presentTransactions(db, page.rows, query.expand) }, (t) => t);
-    },
+    handler: async ({ res, query }) => envelope.list(await listTransactions(db, authOf(res).organizationId, query), (t) => t),
   });
 
   api.route({
@@ -97,10 +61,8 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     query: TransactionRetrieveQuery,
     status: 200,
     response: oneResponse(Transaction),
-    handler: async ({ res, params, query }) => {
-      const transaction = await requireTransaction(db, authOf(res).organizationId, params.id);
-      return envelope.one((await presentTransactions(db, [transaction], query.expand))[0]);
-    },
+    handler: async ({ res, params, query }) =>
+      envelope.one(await retrieveTransaction(db, authOf(res).organizationId, params.id, query.expand)),
   });
 
   api.route({
@@ -108,15 +70,14 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     method: 'put',
     path: '/v1/transactions/:id',
     summary: 'Update a transaction',
-    description:
-      'Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed; a new `charge_id` replaces the old one on the commissions that carried it.',
+    description: transactionDocs.update,
     body: TransactionUpdate,
     status: 200,
     response: manyResponse(Transaction),
     errors: [404, 409],
     errorBodies: { 409: TransactionExistsResponse },
     handler: async ({ res, params, body }) =>
-      envelope.many(await one(await updateTransaction(db, authOf(res).organizationId, params.id, body))),
+      envelope.many(toTransaction(await updateTransaction(db, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -124,13 +85,12 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     method: 'put',
     path: '/v1/transactions/:id/refund',
     summary: 'Refund a transaction, fully or in part',
-    description:
-      "Without `amount`, refunds everything not yet refunded. A full refund marks the transaction's unpaid commissions refunded; a partial refund, or a refund of a paid commission, adds a `refund` commission with a negative amount proportional to the refunded share.",
+    description: transactionDocs.refund,
     body: TransactionRefund,
     status: 200,
     response: manyResponse(Transaction),
     handler: async ({ res, params, body }) =>
-      envelope.many(await one(await refundTransaction(db, authOf(res).organizationId, params.id, body.amount))),
+      envelope.many(toTransaction(await refundTransaction(db, authOf(res).organizationId, params.id, body.amount))),
   });
 
   api.route({
@@ -138,8 +98,7 @@ export function registerTransactionRoutes(api: ApiBuilder, { db, store, secretGu
     method: 'delete',
     path: '/v1/transactions/:id',
     summary: 'Delete a transaction',
-    description:
-      'Soft delete: hidden and out of the totals, and its charge_id can be recorded again. Its commissions are settled as by a full refund, rejected instead of refunded: unpaid ones are rejected, a paid one gets an approved refund entry offsetting it.',
+    description: transactionDocs.delete,
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

@@ -58,6 +58,8 @@ export const TransactionListQuery = listQuery({
   charge_id: externalId.optional(),
   expand: expandParam.optional(),
 });
+export type TransactionListQueryInput = z.output<typeof TransactionListQuery>;
+export type TransactionExpand = 'customer' | 'partner' | 'program';
 export const TransactionRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
 
 export const Transaction = z
@@ -100,3 +102,15 @@ export const TransactionExistsResponse = z
     data: Transaction,
   })
   .meta({ id: 'TransactionExists' });
+
+/** The OpenAPI descriptions of the transaction operations. */
+export const transactionDocs = {
+  create:
+    "The partner is the customer's. The program's payment flows run at once and their commissions are created in the same database transaction. A `charge_id` already recorded in the program answers 409 with the existing transaction in `data`, and creates nothing. A lead or trialing customer who pays becomes active.",
+  update:
+    'Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed; a new `charge_id` replaces the old one on the commissions that carried it.',
+  refund:
+    "Without `amount`, refunds everything not yet refunded. A full refund marks the transaction's unpaid commissions refunded; a partial refund, or a refund of a paid commission, adds a `refund` commission with a negative amount proportional to the refunded share.",
+  delete:
+    'Soft delete: hidden and out of the totals, and its charge_id can be recorded again. Its commissions are settled as by a full refund, rejected instead of refunded: unpaid ones are rejected, a paid one gets an approved refund entry offsetting it.',
+} as const;

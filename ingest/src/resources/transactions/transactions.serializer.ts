@@ -1,7 +1,11 @@
 import type { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { loadByIds } from '../../db/load-by-ids.js';
 import type { TransactionRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
-import type { ExpandedTransaction, TransactionObject } from './transactions.schema.js';
+import { toExpandedCustomer } from '../customers/customers.serializer.js';
+import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
+import type { ExpandedTransaction, TransactionExpand, TransactionObject } from './transactions.schema.js';
 
 export function toTransaction(t: TransactionRow): TransactionObject {
   return {
@@ -29,4 +33,27 @@ export function toTransaction(t: TransactionRow): TransactionObject {
 
 export function toExpandedTransaction(t: TransactionRow): z.output<typeof ExpandedTransaction> {
   return { id: t.id, amount: t.amount, status: t.status as TransactionObject['status'], created_at: toIso(t.created_at) };
+}
+
+/** A page of transactions with the requested expansions, each loaded once per page. */
+export async function presentTransactions(db: Db, rows: TransactionRow[], expand: TransactionExpand[] = []): Promise<TransactionObject[]> {
+  const [base, customers] = await Promise.all([
+    presentWithPartnerAndProgram(
+      db,
+      rows,
+      expand.filter((e) => e !== 'customer'),
+      toTransaction,
+    ),
+    expand.includes('customer')
+      ? loadByIds(
+          db,
+          'customers',
+          rows.map((r) => r.customer_id),
+        )
+      : null,
+  ]);
+  return base.map((t, i) => {
+    const customer = customers?.get(rows[i].customer_id);
+    return customer ? { ...t, customer: toExpandedCustomer(customer) } : t;
+  });
 }

@@ -1,18 +1,39 @@
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
+import { programTotal } from '../../db/list-counts.js';
 import type { NewTransaction, TransactionRow } from '../../db/schema.js';
 import { inTransaction, retryOnDeadlock } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
-import { type Earner, loadCountedFacts, loadEarner, planRewards, type RewardedEvent } from '../commissions/award.js';
-import { lockTransactionCommissions } from '../commissions/commissions.repository.js';
-import { replaceChargeId } from '../commissions/commissions.service.js';
+import { planRewards, type RewardedEvent } from '../commissions/award.js';
+import {
+  type Earner,
+  findEarner,
+  loadCountedFacts,
+  lockTransactionCommissions,
+  replaceChargeId,
+} from '../commissions/commissions.repository.js';
 import { factsRead } from '../commissions/engine.js';
 import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
 import type { FlowSource } from '../flows/flow-cache.js';
-import { findTransaction, findTransactionByCharge, writePayment } from './transactions.repository.js';
-import type { TransactionCreateInput, TransactionUpdateInput } from './transactions.schema.js';
-import { toTransaction } from './transactions.serializer.js';
+import { requireProgram } from '../programs/programs.service.js';
+import {
+  findTransaction,
+  findTransactionByCharge,
+  selectTransactionList,
+  softDeleteTransaction,
+  updateTransactionRow,
+  writePayment,
+} from './transactions.repository.js';
+import type {
+  TransactionCreateInput,
+  TransactionExpand,
+  TransactionListQueryInput,
+  TransactionObject,
+  TransactionUpdateInput,
+} from './transactions.schema.js';
+import { presentTransactions, toTransaction } from './transactions.serializer.js';
 
 /** The caller's live transaction, or 404; `forUpdate` locks it for the rest of the SQL transaction. */
 export async function requireTransaction(
@@ -24,6 +45,30 @@ export async function requireTransaction(
   const found = await findTransaction(db, organizationId, id, opts.forUpdate);
   if (!found) throw notFound('transaction', id, opts.param);
   return found;
+}
+
+/** A page of the program's transactions, filtered; total_count of an unfiltered page comes from the kept counters. */
+export async function listTransactions(db: Db, organizationId: string, query: TransactionListQueryInput): Promise<Page<TransactionObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filtered = selectTransactionList(db, organizationId, {
+    programId: program.id,
+    partnerId: query.partner_id,
+    customerId: query.customer_id,
+    chargeId: query.charge_id,
+  });
+  const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'transactions', program.id));
+  return { ...page, rows: await presentTransactions(db, page.rows, query.expand) };
+}
+
+/** One transaction with its expansions. */
+export async function retrieveTransaction(
+  db: Db,
+  organizationId: string,
+  id: string,
+  expand?: TransactionExpand[],
+): Promise<TransactionObject> {
+  const transaction = await requireTransaction(db, organizationId, id);
+  return (await presentTransactions(db, [transaction], expand))[0];
 }
 
 /** 409 with the transaction already recorded for this charge in `data`. */
@@ -54,7 +99,7 @@ export async function createTransaction(
   organizationId: string,
   input: TransactionCreateInput,
 ): Promise<TransactionRow> {
-  const earner = await loadEarner(db, organizationId, input.customer_id);
+  const earner = await findEarner(db, organizationId, input.customer_id);
   if (!earner) throw notFound('customer', input.customer_id, 'customer_id');
   const { customer } = earner;
   const flows = await flowsOf(customer.program_id, 'payment');
@@ -89,7 +134,7 @@ export async function createTransaction(
   return conflictOnUnique(['transactions_program_charge'], chargeTaken(db, customer.program_id, input.charge_id), async () => {
     if (!factsRead(flows).transactionCount) return await retryOnDeadlock(db, (q) => record(q, earner));
     return await inTransaction(db, async (trx) => {
-      const locked = await loadEarner(trx, organizationId, customer.id, { lock: true });
+      const locked = await findEarner(trx, organizationId, customer.id, { lock: true });
       if (!locked) throw notFound('customer', customer.id, 'customer_id');
       return record(trx, locked);
     });
@@ -117,12 +162,7 @@ export async function updateTransaction(
       const locked = await requireTransaction(trx, organizationId, current.id, { forUpdate: true });
       const newCharge = input.charge_id !== undefined && input.charge_id !== locked.charge_id;
       if (newCharge) await lockTransactionCommissions(trx, locked.id);
-      const updated = await trx
-        .updateTable('transactions')
-        .set({ ...input, updated_at: new Date() })
-        .where('id', '=', locked.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const updated = await updateTransactionRow(trx, locked.id, { ...input, updated_at: new Date() });
       if (newCharge) await replaceChargeId(trx, locked.id, locked.charge_id, updated.charge_id);
       return updated;
     });
@@ -143,17 +183,12 @@ export async function refundTransaction(db: Db, organizationId: string, id: stri
     if (refund > remaining) throw badRequest(`Invalid amount: only ${remaining} cents are left to refund`, 'amount');
     const refunded = current.refunded_amount + refund;
     const now = new Date();
-    const transaction = await trx
-      .updateTable('transactions')
-      .set({
-        refunded_amount: refunded,
-        status: refunded === current.amount ? 'refunded' : 'partially_refunded',
-        refunded_at: now,
-        updated_at: now,
-      })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const transaction = await updateTransactionRow(trx, current.id, {
+      refunded_amount: refunded,
+      status: refunded === current.amount ? 'refunded' : 'partially_refunded',
+      refunded_at: now,
+      updated_at: now,
+    });
     await applyRefund(trx, transaction, refund, commissions);
     return transaction;
   });
@@ -167,8 +202,7 @@ export async function deleteTransaction(db: Db, organizationId: string, id: stri
   await inTransaction(db, async (trx) => {
     const transaction = await requireTransaction(trx, organizationId, id, { forUpdate: true });
     const commissions = await lockTransactionCommissions(trx, transaction.id);
-    const now = new Date();
-    await trx.updateTable('transactions').set({ deleted_at: now, updated_at: now }).where('id', '=', transaction.id).execute();
+    await softDeleteTransaction(trx, transaction.id, new Date());
     await settleDeletedTransaction(trx, transaction, commissions);
   });
 }
