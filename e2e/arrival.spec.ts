@@ -181,9 +181,9 @@ test('returning visitor: svc_data is set from the cookie synchronously, before a
   expect((await partnerStats(api, link.partnerId)).total_clicks).toBe(1);
 });
 
-/** The demo's test hook: the click becomes `seconds` old, as the server sees it (its created_at moves back). */
-async function ageClick(demoUrl: string, clickId: string, seconds: number): Promise<void> {
-  const res = await fetch(`${demoUrl}/__e2e/clicks/${clickId}/age`, {
+/** Ingest's test hook (SVC_TEST_HOOKS=1): the click becomes `seconds` old, as the server sees it (its created_at moves back). */
+async function ageClick(ingestUrl: string, clickId: string, seconds: number): Promise<void> {
+  const res = await fetch(`${ingestUrl}/__test/clicks/${clickId}/age`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ seconds }),
@@ -238,8 +238,8 @@ test('the referral ends cookie_duration days after the click, whatever the visit
   // Time passes for both clicks on the server: each is now cookie_duration days minus LEFT seconds
   // old. The visitors sign up; the answers keep the click's end, LEFT seconds away, which the
   // server's Set-Cookie (same-site) and the script's max-age (direct) hand to the browser.
-  await ageClick(demo.demoUrl, data.click_id, DURATION - LEFT);
-  await ageClick(demo.demoUrl, lateData.click_id, DURATION - LEFT);
+  await ageClick(demo.ingestUrl, data.click_id, DURATION - LEFT);
+  await ageClick(demo.ingestUrl, lateData.click_id, DURATION - LEFT);
   const proxiedResult = await proxied.page.evaluate((e) => (globalThis as any).svc.signup(e), uniqueEmail('ending'));
   const proxiedSignup = await proxied.signedUp();
   expect(proxiedSignup.response!.body.max_age).toBeLessThanOrEqual(LEFT);

@@ -86,7 +86,9 @@ export default defineConfig<{}, DemoOptions>({
     command: [
       `rm -f ${stateFile(i)} &&`,
       i.env,
-      `INGEST_PORT=${i.ingestPort} DEMO_PORT=${i.demoPort} DEMO_HOST=localhost DEMO_MODE=proxy DEMO_STATE_FILE=${stateFile(i)} DEMO_TEST_HOOKS=1`,
+      `INGEST_PORT=${i.ingestPort} DEMO_PORT=${i.demoPort} DEMO_HOST=localhost DEMO_MODE=proxy DEMO_STATE_FILE=${stateFile(i)}`,
+      // Ingest's test hooks (POST /__test/clicks/:id/age), which the expiry test calls on ingest's URL.
+      'SVC_TEST_HOOKS=1',
       // No SVC_BOT_FILTER: the demo turns the filter off itself (HeadlessChrome is a bot by its
       // User-Agent), so every scenario is also a check of `npm run demo` as QA drives it. The
       // limits are per IP and every visitor here is 127.0.0.1.

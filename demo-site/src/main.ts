@@ -1,6 +1,5 @@
 import fs from 'node:fs/promises';
 import type { Server } from 'node:http';
-import express from 'express';
 import { createApp } from '../../ingest/src/app.js';
 import { initOrganization } from '../../ingest/src/bootstrap.js';
 import { loadConfig } from '../../ingest/src/config.js';
@@ -8,7 +7,6 @@ import { createLogger } from '../../ingest/src/logger.js';
 import { openRuntime } from '../../ingest/src/runtime.js';
 import { createDemoApp } from './app.js';
 import { seedDemo } from './seed.js';
-import { testHooks } from './test-hooks.js';
 
 /**
  * `npm run demo`: ingest and the Acme demo site together, with demo partners and links.
@@ -16,8 +14,10 @@ import { testHooks } from './test-hooks.js';
  *
  * INGEST_PORT (8787), DEMO_PORT (3000), DEMO_HOST (localhost, the host name printed and used for
  * ingest's URL), DEMO_MODE (proxy | direct), DEMO_STATE_FILE (where to write the ids and keys
- * as JSON, for browser tests), DEMO_TEST_HOOKS (1: the browser tests' routes of test-hooks.ts).
- * The bot filter is off unless SVC_BOT_FILTER=on (see below).
+ * as JSON, for browser tests), and any ingest setting: the browser tests set SVC_TEST_HOOKS=1, so
+ * that the ingest hosted here serves its test hooks (under /__test, on ingest's own URL: the site
+ * itself reaches svc over HTTP only, as a merchant's does). The bot filter is off unless
+ * SVC_BOT_FILTER=on (see below).
  */
 async function main(): Promise<void> {
   const ingestPort = Number(process.env.INGEST_PORT ?? 8787);
@@ -50,9 +50,7 @@ async function main(): Promise<void> {
     partnerLinks: partners.map((p) => p.link),
     mode,
   });
-  // Browser tests only (e2e/playwright.config.ts): see test-hooks.ts.
-  const site = process.env.DEMO_TEST_HOOKS === '1' ? express().use('/__e2e', testHooks(runtime.db)).use(demoApp) : demoApp;
-  const demo = await listen(site, demoPort);
+  const demo = await listen(demoApp, demoPort);
 
   const state = { ingestUrl, demoUrl: `http://${host}:${demoPort}`, ...keys, partners };
   if (process.env.DEMO_STATE_FILE) await fs.writeFile(process.env.DEMO_STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
@@ -64,6 +62,7 @@ async function main(): Promise<void> {
       `  partner pages     ${state.demoUrl}/partners`,
       `svc API             ${ingestUrl}/docs   (secret key ${keys.api_key})`,
       `bot filter          ${config.botFilter ? 'on: clicks from bot User-Agents (headless browsers too) are not recorded' : 'off: headless browsers are tracked too (SVC_BOT_FILTER=on to filter them, as deployments do)'}`,
+      ...(config.testHooks ? [`test hooks          on: ${ingestUrl}/__test/… (SVC_TEST_HOOKS=1, for the browser tests)`] : []),
       '',
       'Arrive through a partner link, sign up, press "Pay": the partner page shows the commission.',
       '',

@@ -13,7 +13,7 @@ import { RATE_WINDOW_SECONDS, rateLimit } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { createClickWriter } from './resources/clicks/click-writer.js';
-import { registerClickRoutes } from './resources/clicks/clicks.routes.js';
+import { clickTestHooks, registerClickRoutes } from './resources/clicks/clicks.routes.js';
 import { registerCommissionRoutes } from './resources/commissions/commissions.routes.js';
 import { registerCustomerRoutes } from './resources/customers/customers.routes.js';
 import { registerFlowRoutes } from './resources/flows/flows.routes.js';
@@ -104,6 +104,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.get(SCRIPT_PATHS, serveScript());
   app.use('/docs', apiDocs());
   app.use(api.router);
+  if (config.testHooks) {
+    // For the browser tests (e2e/) only: outside /v1, without an API key, not in the OpenAPI document.
+    app.use('/__test', clickTestHooks(db));
+    logger.warn('test hooks on (SVC_TEST_HOOKS=1): POST /__test/clicks/:id/age changes clicks without an API key; never in production');
+  }
   app.use(unknownRoute);
   app.use(errorHandler(logger));
   return app;

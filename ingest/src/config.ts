@@ -31,6 +31,7 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
     .optional(),
+  SVC_TEST_HOOKS: z.enum(['0', '1']).default('0'),
 });
 
 export type Config = {
@@ -58,6 +59,8 @@ export type Config = {
   trustProxy: boolean | number | string;
   /** Request header set by a trusted CDN with the visitor's country (e.g. cf-ipcountry); off when unset. */
   countryHeader?: string;
+  /** The browser tests' routes under /__test (e.g. aging a click); never in production. */
+  testHooks: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -91,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     botFilter: e.SVC_BOT_FILTER === 'on',
     trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
     countryHeader: e.SVC_COUNTRY_HEADER?.toLowerCase(),
+    testHooks: e.SVC_TEST_HOOKS === '1',
   };
 }
 

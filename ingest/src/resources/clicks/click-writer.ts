@@ -1,9 +1,8 @@
-import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { inRequestTransaction } from '../../db/request-transaction.js';
-import type { ClicksTable } from '../../db/schema.js';
+import { type ClickInsert, insertClicks } from './clicks.repository.js';
 
-export type ClickInsert = Insertable<ClicksTable>;
+export type { ClickInsert };
 
 /** Writes clicks; a call resolves once its click is committed. */
 export type ClickWriter = (row: ClickInsert) => Promise<void>;
@@ -24,7 +23,7 @@ const MAX_BATCH = 500;
 export function createClickWriter(db: Db): ClickWriter {
   let pending: Pending[] = [];
 
-  const insert = (rows: ClickInsert[]) => db.insertInto('clicks').values(rows).execute();
+  const insert = (rows: ClickInsert[]) => insertClicks(db, rows);
 
   async function flush(): Promise<void> {
     const batch = pending;

@@ -1,11 +1,14 @@
+import express from 'express';
+import type { Db } from '../../db/database.js';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
+import { jsonBody } from '../../http/json-body.js';
 import { manyResponse } from '../../http/responses.js';
-import { Click, ClickCreate, LinkNotFoundResponse } from './clicks.schema.js';
+import { Click, ClickCreate, clickDocs, LinkNotFoundResponse } from './clicks.schema.js';
 import { toClick } from './clicks.serializer.js';
-import { recordClick } from './clicks.service.js';
+import { ageClick, recordClick } from './clicks.service.js';
 
 export function registerClickRoutes(api: ApiBuilder, { db, store, writeClick, config, secretGuards }: RouteDeps): void {
   api.route({
@@ -15,8 +18,7 @@ export function registerClickRoutes(api: ApiBuilder, { db, store, writeClick, co
     method: 'post',
     path: '/v1/clicks',
     summary: 'Record a click',
-    description:
-      'Method 1: `partner_id` (and optionally `link_id`, a link of that partner). Method 2: `param` + `value` (and optionally `program_id`; without it the link is looked up across the organization’s programs, and a value found in several → 400). An unknown param/value answers 404 `{"success":false,"error":"Link not found"}`. `browser` and, unless given, `device` come from the User-Agent.',
+    description: clickDocs.create,
     body: ClickCreate,
     status: 201,
     response: manyResponse(Click),
@@ -30,4 +32,20 @@ export function registerClickRoutes(api: ApiBuilder, { db, store, writeClick, co
       return envelope.many(toClick(click));
     },
   });
+}
+
+/**
+ * The browser tests' hooks into clicks (e2e/), mounted by createApp under /__test only when
+ * SVC_TEST_HOOKS=1: outside /v1, without an API key, never in the OpenAPI document.
+ *
+ * `POST /clicks/:id/age {seconds}` makes the click that many seconds old (ageClick): 204, 404 for
+ * an unknown click, 400 for a bad `seconds`.
+ */
+export function clickTestHooks(db: Db): express.Router {
+  const router = express.Router();
+  router.post('/clicks/:id/age', jsonBody, async (req: express.Request<{ id: string }>, res) => {
+    await ageClick(db, req.params.id, req.body?.seconds);
+    res.status(204).end();
+  });
+  return router;
 }

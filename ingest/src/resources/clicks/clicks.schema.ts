@@ -42,3 +42,9 @@ export type ClickObject = z.output<typeof Click>;
 export const LinkNotFoundResponse = z
   .object({ success: z.literal(false), error: z.literal('Link not found') })
   .meta({ id: 'LinkNotFound' });
+
+/** The OpenAPI descriptions of the click operations. */
+export const clickDocs = {
+  create:
+    'Method 1: `partner_id` (and optionally `link_id`, a link of that partner). Method 2: `param` + `value` (and optionally `program_id`; without it the link is looked up across the organization’s programs, and a value found in several → 400). An unknown param/value answers 404 `{"success":false,"error":"Link not found"}`. `browser` and, unless given, `device` come from the User-Agent.',
+} as const;

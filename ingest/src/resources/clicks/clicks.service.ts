@@ -9,7 +9,7 @@ import { requireLink, resolveLinks } from '../links/links.service.js';
 import { requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import type { ClickWriter } from './click-writer.js';
-import { findClick } from './clicks.repository.js';
+import { findClick, setClickTime } from './clicks.repository.js';
 import type { ClickCreateInput } from './clicks.schema.js';
 
 /** The caller's click, or 404. */
@@ -130,4 +130,19 @@ export async function insertClick(
   };
   await write(row);
   return row;
+}
+
+/**
+ * For the browser tests only (the test hooks, off unless SVC_TEST_HOOKS=1): makes a click
+ * `seconds` old as the server sees it, its created_at moved back, so that a test reaches the end
+ * of a referral's cookie_duration without waiting days. Any click of any organization: the hooks
+ * carry no API key.
+ */
+export async function ageClick(db: Db, clickId: string, seconds: unknown): Promise<void> {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
+    throw badRequest('seconds must be a number of seconds, at least 0', 'seconds');
+  }
+  const at = new Date(Date.now() - seconds * 1000);
+  if (Number.isNaN(at.getTime())) throw badRequest('seconds reaches before the earliest date', 'seconds');
+  if (!(await setClickTime(db, clickId, at))) throw notFound('click', clickId);
 }

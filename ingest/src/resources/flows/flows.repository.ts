@@ -1,5 +1,6 @@
+import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { FlowRow } from '../../db/schema.js';
+import type { FlowRow, FlowsTable } from '../../db/schema.js';
 import type { EngineFlow } from '../commissions/engine.js';
 import type { FlowTrigger } from './flows.schema.js';
 
@@ -9,6 +10,22 @@ export function selectFlows(db: Db, organizationId: string) {
 
 export function findFlow(db: Db, organizationId: string, id: string): Promise<FlowRow | undefined> {
   return selectFlows(db, organizationId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface FlowFilters {
+  programId: string;
+  groupId?: string;
+  trigger?: FlowTrigger;
+  active?: boolean;
+}
+
+/** The list of a program's live flows, narrowed by the list's filters (paginated by the caller). */
+export function selectFlowList(db: Db, organizationId: string, filters: FlowFilters) {
+  let query = selectFlows(db, organizationId).where('program_id', '=', filters.programId);
+  if (filters.groupId) query = query.where('group_id', '=', filters.groupId);
+  if (filters.trigger) query = query.where('trigger', '=', filters.trigger);
+  if (filters.active !== undefined) query = query.where('active', '=', filters.active);
+  return query;
 }
 
 /** The program's active flows (of one trigger, when given), oldest first, as the engine reads them. */
@@ -34,4 +51,27 @@ export function toEngineFlow(row: FlowRow): EngineFlow {
     reward: row.reward as EngineFlow['reward'],
     approval: row.approval as EngineFlow['approval'],
   };
+}
+
+export function insertFlow(db: Db, flow: Insertable<FlowsTable>): Promise<FlowRow> {
+  return db.insertInto('flows').values(flow).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Changes a flow (JSON columns given as JSON text); undefined when there is no such flow. */
+export function updateFlowById(
+  db: Db,
+  id: string,
+  changes: Omit<Updateable<FlowsTable>, 'id' | 'updated_at' | 'deleted_at'>,
+): Promise<FlowRow | undefined> {
+  return db
+    .updateTable('flows')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function softDeleteFlow(db: Db, id: string): Promise<void> {
+  const now = new Date();
+  await db.updateTable('flows').set({ deleted_at: now, updated_at: now }).where('id', '=', id).execute();
 }

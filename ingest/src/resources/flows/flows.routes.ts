@@ -2,13 +2,10 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.service.js';
-import { selectFlows } from './flows.repository.js';
-import { Flow, FlowCreate, FlowListQuery, FlowUpdate } from './flows.schema.js';
+import { Flow, FlowCreate, FlowListQuery, FlowUpdate, flowDocs } from './flows.schema.js';
 import { toFlow } from './flows.serializer.js';
-import { createFlow, deleteFlow, requireFlow, updateFlow } from './flows.service.js';
+import { createFlow, deleteFlow, listFlows, requireFlow, updateFlow } from './flows.service.js';
 
 export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'Commission flows', security: 'secret', guards: secretGuards, errors: [404] } as const;
@@ -18,8 +15,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'post',
     path: '/v1/flows',
     summary: 'Create a commission flow',
-    description:
-      'A flow turns a payment (every transaction, renewals included) or a signup into a commission for the referring partner, when all its conditions hold. `group_id` limits it to one group. Approval defaults to scheduled after 30 days. A signup flow needs a fixed reward and only partner.* conditions.',
+    description: flowDocs.create,
     body: FlowCreate,
     status: 201,
     response: manyResponse(Flow),
@@ -34,15 +30,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }:
     query: FlowListQuery,
     status: 200,
     response: listResponse(Flow),
-    handler: async ({ res, query }) => {
-      const { organizationId } = authOf(res);
-      const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-      let base = selectFlows(db, organizationId).where('program_id', '=', program.id);
-      if (query.group_id) base = base.where('group_id', '=', query.group_id);
-      if (query.trigger) base = base.where('trigger', '=', query.trigger);
-      if (query.active !== undefined) base = base.where('active', '=', query.active);
-      return envelope.list(await paginate(base, query, { createdAt: 'created_at', id: 'id' }), toFlow);
-    },
+    handler: async ({ res, query }) => envelope.list(await listFlows(db, authOf(res).organizationId, query), (f) => f),
   });
 
   api.route({
@@ -60,7 +48,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'put',
     path: '/v1/flows/:id',
     summary: 'Update a commission flow',
-    description: 'Applies to payments and signups from now on; commissions already created keep their amounts.',
+    description: flowDocs.update,
     body: FlowUpdate,
     status: 200,
     response: manyResponse(Flow),
@@ -73,7 +61,7 @@ export function registerFlowRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'delete',
     path: '/v1/flows/:id',
     summary: 'Delete a commission flow',
-    description: 'The flow stops creating commissions; the commissions it created remain and keep their flow_id.',
+    description: flowDocs.delete,
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

@@ -137,6 +137,7 @@ export const FlowListQuery = listQuery({
     .transform((v) => v === 'true')
     .optional(),
 });
+export type FlowListInput = z.output<typeof FlowListQuery>;
 
 export const Flow = z
   .object({
@@ -156,3 +157,11 @@ export const Flow = z
   })
   .meta({ id: 'Flow' });
 export type FlowObject = z.output<typeof Flow>;
+
+/** The OpenAPI descriptions of the flow operations. */
+export const flowDocs = {
+  create:
+    'A flow turns a payment (every transaction, renewals included) or a signup into a commission for the referring partner, when all its conditions hold. `group_id` limits it to one group. Approval defaults to scheduled after 30 days. A signup flow needs a fixed reward and only partner.* conditions.',
+  update: 'Applies to payments and signups from now on; commissions already created keep their amounts.',
+  delete: 'The flow stops creating commissions; the commissions it created remain and keep their flow_id.',
+} as const;

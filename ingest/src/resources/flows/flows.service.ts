@@ -1,26 +1,38 @@
 import type { Db } from '../../db/database.js';
 import type { FlowRow } from '../../db/schema.js';
 import { badRequest, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { requireGroup } from '../groups/groups.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { forgetFlows } from './flow-cache.js';
-import { findFlow, toEngineFlow } from './flows.repository.js';
+import { findFlow, insertFlow, selectFlowList, softDeleteFlow, toEngineFlow, updateFlowById } from './flows.repository.js';
 import {
   type ConditionDef,
   DEFAULT_APPROVAL,
   type FlowCreateInput,
+  type FlowListInput,
+  type FlowObject,
   type FlowTrigger,
   type FlowUpdateInput,
   type RewardDef,
 } from './flows.schema.js';
+import { toFlow } from './flows.serializer.js';
 
 /** The caller's live flow, or 404. */
 export async function requireFlow(db: Db, organizationId: string, id: string): Promise<FlowRow> {
   const found = await findFlow(db, organizationId, id);
   if (!found) throw notFound('flow', id);
   return found;
+}
+
+/** A page of the program's flows. */
+export async function listFlows(db: Db, organizationId: string, query: FlowListInput): Promise<Page<FlowObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filters = { programId: program.id, groupId: query.group_id, trigger: query.trigger, active: query.active };
+  const page = await paginate(selectFlowList(db, organizationId, filters), query, { createdAt: 'created_at', id: 'id' });
+  return { ...page, rows: page.rows.map(toFlow) };
 }
 
 /**
@@ -43,25 +55,21 @@ export async function createFlow(db: Db, store: SharedStore, organizationId: str
   const flow = { trigger: input.trigger ?? 'payment', conditions: input.conditions ?? [], reward: input.reward };
   checkSignupFlow(flow);
   const now = new Date();
-  const created = await db
-    .insertInto('flows')
-    .values({
-      id: newId('flow'),
-      organization_id: organizationId,
-      program_id: program.id,
-      group_id: input.group_id ?? null,
-      name: input.name,
-      trigger: flow.trigger,
-      conditions: JSON.stringify(flow.conditions),
-      reward: JSON.stringify(flow.reward),
-      approval: JSON.stringify(input.approval ?? DEFAULT_APPROVAL),
-      active: input.active ?? true,
-      is_default: false,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const created = await insertFlow(db, {
+    id: newId('flow'),
+    organization_id: organizationId,
+    program_id: program.id,
+    group_id: input.group_id ?? null,
+    name: input.name,
+    trigger: flow.trigger,
+    conditions: JSON.stringify(flow.conditions),
+    reward: JSON.stringify(flow.reward),
+    approval: JSON.stringify(input.approval ?? DEFAULT_APPROVAL),
+    active: input.active ?? true,
+    is_default: false,
+    created_at: now,
+    updated_at: now,
+  });
   await forgetFlows(store, program.id);
   return created;
 }
@@ -77,18 +85,13 @@ export async function updateFlow(db: Db, store: SharedStore, organizationId: str
     reward: input.reward ?? stored.reward,
   });
   const { conditions, reward, approval, ...plain } = input;
-  const updated = await db
-    .updateTable('flows')
-    .set({
-      ...plain,
-      ...(conditions ? { conditions: JSON.stringify(conditions) } : {}),
-      ...(reward ? { reward: JSON.stringify(reward) } : {}),
-      ...(approval ? { approval: JSON.stringify(approval) } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', current.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await updateFlowById(db, current.id, {
+    ...plain,
+    ...(conditions ? { conditions: JSON.stringify(conditions) } : {}),
+    ...(reward ? { reward: JSON.stringify(reward) } : {}),
+    ...(approval ? { approval: JSON.stringify(approval) } : {}),
+  });
+  if (!updated) throw notFound('flow', id);
   await forgetFlows(store, current.program_id);
   return updated;
 }
@@ -96,7 +99,6 @@ export async function updateFlow(db: Db, store: SharedStore, organizationId: str
 /** Soft delete: the flow stops creating commissions; the commissions it created keep its id. */
 export async function deleteFlow(db: Db, store: SharedStore, organizationId: string, id: string): Promise<void> {
   const flow = await requireFlow(db, organizationId, id);
-  const now = new Date();
-  await db.updateTable('flows').set({ deleted_at: now, updated_at: now }).where('id', '=', flow.id).execute();
+  await softDeleteFlow(db, flow.id);
   await forgetFlows(store, flow.program_id);
 }

@@ -1,21 +1,13 @@
-import { sql } from 'kysely';
-import type { LinkRow } from '../../db/schema.js';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse } from '../../http/responses.js';
-import { type PartnerProgramExpand, presentWithPartnerAndProgram } from '../expand-partner-program.js';
-import { requireProgram } from '../programs/programs.service.js';
-import { selectLinks } from './links.repository.js';
-import { Link, LinkCreate, LinkListQuery, LinkRetrieveQuery, LinkUpdate } from './links.schema.js';
-import { toLink } from './links.serializer.js';
-import { createLink, deleteLink, requireLink, updateLink } from './links.service.js';
+import { Link, LinkCreate, LinkListQuery, LinkRetrieveQuery, LinkUpdate, linkDocs } from './links.schema.js';
+import { presentLink } from './links.serializer.js';
+import { createLink, deleteLink, listLinks, requireLink, updateLink } from './links.service.js';
 
 export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
-  const present = async (link: LinkRow, expand?: PartnerProgramExpand[]) =>
-    (await presentWithPartnerAndProgram(db, [link], expand, toLink))[0];
   const common = { tag: 'Links', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -23,13 +15,12 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'post',
     path: '/v1/links',
     summary: 'Create a link',
-    description:
-      "`param` must be one of the program's url_params; (param, value) is unique in the program, the value compared case-insensitively (409 otherwise).",
+    description: linkDocs.create,
     body: LinkCreate,
     status: 201,
     response: manyResponse(Link),
     errors: [404, 409],
-    handler: async ({ res, body }) => envelope.many(await present(await createLink(db, store, authOf(res).organizationId, body))),
+    handler: async ({ res, body }) => envelope.many(await presentLink(db, await createLink(db, store, authOf(res).organizationId, body))),
   });
 
   api.route({
@@ -40,16 +31,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     query: LinkListQuery,
     status: 200,
     response: listResponse(Link),
-    handler: async ({ res, query }) => {
-      const { organizationId } = authOf(res);
-      const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-      let base = selectLinks(db, organizationId).where('program_id', '=', program.id);
-      if (query.partner_id) base = base.where('partner_id', '=', query.partner_id);
-      if (query.param) base = base.where('param', '=', query.param);
-      if (query.value) base = base.where(sql`lower(value)`, '=', query.value.toLowerCase());
-      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
-      return envelope.list({ ...page, rows: await presentWithPartnerAndProgram(db, page.rows, query.expand, toLink) }, (l) => l);
-    },
+    handler: async ({ res, query }) => envelope.list(await listLinks(db, authOf(res).organizationId, query), (l) => l),
   });
 
   api.route({
@@ -57,12 +39,12 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'get',
     path: '/v1/links/:id',
     summary: 'Retrieve a link',
-    description: 'As the spec says, `data` is an array holding the link.',
+    description: linkDocs.retrieve,
     query: LinkRetrieveQuery,
     status: 200,
     response: manyResponse(Link),
     handler: async ({ res, params, query }) =>
-      envelope.many(await present(await requireLink(db, authOf(res).organizationId, params.id), query.expand)),
+      envelope.many(await presentLink(db, await requireLink(db, authOf(res).organizationId, params.id), query.expand)),
   });
 
   api.route({
@@ -70,13 +52,13 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'put',
     path: '/v1/links/:id',
     summary: 'Update a link',
-    description: 'The old (param, value) stops resolving at once, on every process.',
+    description: linkDocs.update,
     body: LinkUpdate,
     status: 200,
     response: manyResponse(Link),
     errors: [404, 409],
     handler: async ({ res, params, body }) =>
-      envelope.many(await present(await updateLink(db, store, authOf(res).organizationId, params.id, body))),
+      envelope.many(await presentLink(db, await updateLink(db, store, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -84,7 +66,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'delete',
     path: '/v1/links/:id',
     summary: 'Delete a link',
-    description: 'The link stops resolving at once; clicks already recorded keep their link_id.',
+    description: linkDocs.delete,
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

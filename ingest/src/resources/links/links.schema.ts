@@ -22,6 +22,7 @@ export const LinkListQuery = listQuery({
   value: z.string().max(200).optional().meta({ description: 'Exact value, compared case-insensitively' }),
   expand: expandParam.optional(),
 });
+export type LinkListInput = z.output<typeof LinkListQuery>;
 export const LinkRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
 
 export const Link = z
@@ -39,3 +40,12 @@ export const Link = z
   })
   .meta({ id: 'Link' });
 export type LinkObject = z.output<typeof Link>;
+
+/** The OpenAPI descriptions of the link operations. */
+export const linkDocs = {
+  create:
+    "`param` must be one of the program's url_params; (param, value) is unique in the program, the value compared case-insensitively (409 otherwise).",
+  retrieve: 'As the spec says, `data` is an array holding the link.',
+  update: 'The old (param, value) stops resolving at once, on every process.',
+  delete: 'The link stops resolving at once; clicks already recorded keep their link_id.',
+} as const;

@@ -3,13 +3,23 @@ import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
 import type { LinkRow } from '../../db/schema.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { cachedLinks, cacheLinks, invalidateLinkLookups, linkCacheKey, type ResolvedLink } from './link-cache.js';
-import { findLink, findLinksByParamValue } from './links.repository.js';
-import type { LinkCreate, LinkUpdate } from './links.schema.js';
+import {
+  findLink,
+  findLinksByParamValue,
+  insertLink,
+  selectLinkList,
+  softDeleteLink,
+  softDeletePartnerLinks,
+  updateLinkById,
+} from './links.repository.js';
+import type { LinkCreate, LinkListInput, LinkObject, LinkUpdate } from './links.schema.js';
+import { presentLinks } from './links.serializer.js';
 
 /** The caller's live link, or 404. */
 export async function requireLink(db: Db, organizationId: string, linkId: string, param?: string): Promise<LinkRow> {
@@ -24,6 +34,14 @@ function checkParam(urlParams: string[], param: string): void {
   }
 }
 
+/** A page of the program's links, with the requested expansions. */
+export async function listLinks(db: Db, organizationId: string, query: LinkListInput): Promise<Page<LinkObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filters = { programId: program.id, partnerId: query.partner_id, param: query.param, value: query.value };
+  const page = await paginate(selectLinkList(db, organizationId, filters), query, { createdAt: 'created_at', id: 'id' });
+  return { ...page, rows: await presentLinks(db, page.rows, query.expand) };
+}
+
 const duplicateLink = () => conflict('A link with this param and value already exists in the program');
 
 export async function createLink(db: Db, store: SharedStore, organizationId: string, input: z.output<typeof LinkCreate>): Promise<LinkRow> {
@@ -32,20 +50,16 @@ export async function createLink(db: Db, store: SharedStore, organizationId: str
   checkParam(program.url_params, input.param);
   const now = new Date();
   const link = await conflictOnUnique(['links_program_param_value'], duplicateLink, () =>
-    db
-      .insertInto('links')
-      .values({
-        id: newId('link'),
-        organization_id: organizationId,
-        program_id: program.id,
-        partner_id: partner.id,
-        param: input.param,
-        value: input.value,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+    insertLink(db, {
+      id: newId('link'),
+      organization_id: organizationId,
+      program_id: program.id,
+      partner_id: partner.id,
+      param: input.param,
+      value: input.value,
+      created_at: now,
+      updated_at: now,
+    }),
   );
   // A lookup of this value may have been cached as "not found".
   await invalidateLinkLookups(store, link);
@@ -64,14 +78,8 @@ export async function updateLink(
     const program = await requireProgram(db, organizationId, current.program_id);
     checkParam(program.url_params, input.param);
   }
-  const updated = await conflictOnUnique(['links_program_param_value'], duplicateLink, () =>
-    db
-      .updateTable('links')
-      .set({ ...input, updated_at: new Date() })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow(),
-  );
+  const updated = await conflictOnUnique(['links_program_param_value'], duplicateLink, () => updateLinkById(db, current.id, input));
+  if (!updated) throw notFound('link', linkId);
   await Promise.all([invalidateLinkLookups(store, current), invalidateLinkLookups(store, updated)]);
   return updated;
 }
@@ -79,20 +87,13 @@ export async function updateLink(
 /** Soft delete: the link stops resolving at once; clicks already recorded keep pointing at it. */
 export async function deleteLink(db: Db, store: SharedStore, organizationId: string, linkId: string): Promise<void> {
   const link = await requireLink(db, organizationId, linkId);
-  const now = new Date();
-  await db.updateTable('links').set({ deleted_at: now, updated_at: now }).where('id', '=', link.id).execute();
+  await softDeleteLink(db, link.id);
   await invalidateLinkLookups(store, link);
 }
 
 /** Deletes a partner's links with it (inside the partner's transaction); returns them for cache invalidation after commit. */
-export async function deletePartnerLinks(trx: Db, partnerId: string, now: Date): Promise<LinkRow[]> {
-  return trx
-    .updateTable('links')
-    .set({ deleted_at: now, updated_at: now })
-    .where('partner_id', '=', partnerId)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .execute();
+export function deletePartnerLinks(trx: Db, partnerId: string, now: Date): Promise<LinkRow[]> {
+  return softDeletePartnerLinks(trx, partnerId, now);
 }
 
 /**

@@ -50,6 +50,7 @@ export const PromotionCodeListQuery = listQuery({
   partner_id: idField.optional(),
   expand: expandParam.optional(),
 });
+export type PromotionCodeListInput = z.output<typeof PromotionCodeListQuery>;
 export const PromotionCodeRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
 
 export const PromotionCode = z
@@ -71,3 +72,11 @@ export const PromotionCode = z
   })
   .meta({ id: 'PromotionCode' });
 export type PromotionCodeObject = z.output<typeof PromotionCode>;
+
+/** The OpenAPI descriptions of the promotion code operations. */
+export const promotionCodeDocs = {
+  create:
+    'Owned by a partner (`partner_id`), a group (`group_id`) or, with neither, the whole program. `code` is unique in the program, compared case-insensitively (409).',
+  update: 'The owner cannot change; create a new code for another owner.',
+  delete: 'Customers who used it keep their promotion_code_id.',
+} as const;

@@ -3,19 +3,38 @@ import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
 import type { PartnerRow, PromotionCodeRow } from '../../db/schema.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
-import { toIso } from '../../http/fields.js';
+import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import { requireGroup } from '../groups/groups.service.js';
 import { requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
-import { findPromotionCode } from './promotion-codes.repository.js';
-import type { PromotionCodeCreate, PromotionCodeObject, PromotionCodeUpdate } from './promotion-codes.schema.js';
+import {
+  findPromotionCode,
+  insertPromotionCode,
+  selectPromotionCodeList,
+  softDeletePromotionCode,
+  updatePromotionCodeById,
+} from './promotion-codes.repository.js';
+import type { PromotionCodeCreate, PromotionCodeListInput, PromotionCodeObject, PromotionCodeUpdate } from './promotion-codes.schema.js';
+import { presentPromotionCodes } from './promotion-codes.serializer.js';
 
 /** The caller's live promotion code, or 404. */
 export async function requirePromotionCode(db: Db, organizationId: string, id: string): Promise<PromotionCodeRow> {
   const found = await findPromotionCode(db, organizationId, id);
   if (!found) throw notFound('promotion code', id);
   return found;
+}
+
+/** A page of the program's codes, with the requested expansions. */
+export async function listPromotionCodes(
+  db: Db,
+  organizationId: string,
+  query: PromotionCodeListInput,
+): Promise<Page<PromotionCodeObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filters = { programId: program.id, partnerId: query.partner_id };
+  const page = await paginate(selectPromotionCodeList(db, organizationId, filters), query, { createdAt: 'created_at', id: 'id' });
+  return { ...page, rows: await presentPromotionCodes(db, page.rows, query.expand) };
 }
 
 const duplicateCode = () => conflict('A promotion code with this code already exists in the program');
@@ -33,23 +52,19 @@ export async function createPromotionCode(
   if (input.group_id) await requireGroup(db, organizationId, input.group_id, { programId: program.id, param: 'group_id' });
   const now = new Date();
   return conflictOnUnique(['promotion_codes_program_code'], duplicateCode, () =>
-    db
-      .insertInto('promotion_codes')
-      .values({
-        id: newId('promotionCode'),
-        organization_id: organizationId,
-        program_id: program.id,
-        code: input.code,
-        type: input.type,
-        value: input.value,
-        partner_id: input.partner_id ?? null,
-        group_id: input.group_id ?? null,
-        active: input.active ?? true,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+    insertPromotionCode(db, {
+      id: newId('promotionCode'),
+      organization_id: organizationId,
+      program_id: program.id,
+      code: input.code,
+      type: input.type,
+      value: input.value,
+      partner_id: input.partner_id ?? null,
+      group_id: input.group_id ?? null,
+      active: input.active ?? true,
+      created_at: now,
+      updated_at: now,
+    }),
   );
 }
 
@@ -63,20 +78,16 @@ export async function updatePromotionCode(
   const type = input.type ?? current.type;
   const value = input.value ?? current.value;
   if (type === 'percentage' && value > 100) throw badRequest('value must be 0–100 for a percentage code', 'value');
-  return conflictOnUnique(['promotion_codes_program_code'], duplicateCode, () =>
-    db
-      .updateTable('promotion_codes')
-      .set({ ...input, updated_at: new Date() })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow(),
+  const updated = await conflictOnUnique(['promotion_codes_program_code'], duplicateCode, () =>
+    updatePromotionCodeById(db, current.id, input),
   );
+  if (!updated) throw notFound('promotion code', id);
+  return updated;
 }
 
 export async function deletePromotionCode(db: Db, organizationId: string, id: string): Promise<void> {
   const code = await requirePromotionCode(db, organizationId, id);
-  const now = new Date();
-  await db.updateTable('promotion_codes').set({ deleted_at: now, updated_at: now }).where('id', '=', code.id).execute();
+  await softDeletePromotionCode(db, code.id);
 }
 
 /** A code applies to a customer referred by `partner` when it is that partner's, their group's, or program-wide. */
@@ -85,21 +96,4 @@ export function codeAppliesTo(code: PromotionCodeRow, partner: Pick<PartnerRow, 
   if (code.partner_id) return code.partner_id === partner.id;
   if (code.group_id) return code.group_id === partner.group_id;
   return true;
-}
-
-export function toPromotionCode(c: PromotionCodeRow): PromotionCodeObject {
-  return {
-    id: c.id,
-    code: c.code,
-    type: c.type as PromotionCodeObject['type'],
-    value: c.value,
-    entity_type: c.partner_id ? 'partner' : c.group_id ? 'group' : 'program',
-    partner_id: c.partner_id,
-    group_id: c.group_id,
-    active: c.active,
-    program_id: c.program_id,
-    organization_id: c.organization_id,
-    created_at: toIso(c.created_at),
-    updated_at: toIso(c.updated_at),
-  };
 }

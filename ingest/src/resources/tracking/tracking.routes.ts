@@ -8,8 +8,8 @@ import { LinkNotFoundResponse } from '../clicks/clicks.schema.js';
 import { programsByPublicKey } from '../programs/program-cache.js';
 import { setReferralCookies } from './referral-cookies.js';
 import { isScriptPath } from './script-asset.js';
-import { TrackClick, TrackClickResponse, TrackSignup, TrackSignupResponse } from './tracking.schema.js';
-import { isBotVisitor, programByPublicKey, trackClick, trackSignup, type Visitor } from './tracking.service.js';
+import { TrackClick, TrackClickResponse, TrackSignup, TrackSignupResponse, trackingDocs } from './tracking.schema.js';
+import { type ClickTracking, trackClick, trackSignup, type Visitor } from './tracking.service.js';
 
 // The script posts JSON as text/plain so that browsers send no preflight; both types are JSON here.
 const jsonOrText = jsonParser(['application/json', 'text/plain']);
@@ -25,6 +25,7 @@ export const isPublicEndpoint = (path: string): boolean => isScriptPath(path) ||
 /** The script's endpoints: authenticated by the program's public key, open to every origin, limited per IP address. */
 export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick, config }: RouteDeps): void {
   const programs = programsByPublicKey(db, store);
+  const tracking: ClickTracking = { store, write: writeClick, programs, botFilter: config.botFilter };
   const limiter = store.createRateLimiter({ name: 'track', points: config.trackRateLimit, windowSeconds: RATE_WINDOW_SECONDS });
   const guards = [openCors, rateLimit(limiter, RATE_WINDOW_SECONDS, (res) => res.req.ip ?? 'unknown'), jsonOrText];
   const common = { tag: 'Tracking script', security: 'public', guards, errors: [401, 404] } as const;
@@ -41,19 +42,16 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick,
     method: 'post',
     path: '/v1/track/click',
     summary: 'Record a click from the tracking script',
-    description:
-      "Authenticated by `key`, the program's public key. Accepts JSON sent as `text/plain`. A repeat by the same visitor on the same link within an hour returns the same click. With `attribution_model: first_click` a visitor whose `click_id` is still within the cookie duration keeps it (the new click is still recorded). Bots (by User-Agent) get `data: null` and nothing is recorded. When called same-origin (the merchant proxies the API), the response also sets the `svc_data` and `svc_ref` cookies.",
+    description: trackingDocs.click,
     body: TrackClick,
     status: 200,
     response: TrackClickResponse,
     errorBodies: { 404: LinkNotFoundResponse },
     handler: async ({ req, res, body }) => {
-      const program = await programByPublicKey(programs, body.key);
-      const visitor = visitorOf(req);
-      if (config.botFilter && isBotVisitor(visitor)) return { success: true, data: null };
-      const { data, maxAge } = await trackClick(db, store, writeClick, program, body, visitor);
-      const cookie = setReferralCookies(req, res, data, maxAge, body.cookie_domain);
-      return { success: true, data, max_age: maxAge, cookie };
+      const tracked = await trackClick(db, tracking, body, visitorOf(req));
+      if (!tracked) return { success: true, data: null };
+      const cookie = setReferralCookies(req, res, tracked.svcData, tracked.maxAge, body.cookie_domain);
+      return { success: true, data: tracked.data, max_age: tracked.maxAge, cookie };
     },
   });
 
@@ -62,24 +60,15 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick,
     method: 'post',
     path: '/v1/track/signup',
     summary: 'Turn the visitor’s click into a lead (window.svc.signup)',
-    description:
-      'Creates a customer (status lead) attributed to the click’s partner, with the given identifier (also its e-mail when it is one). A taken identifier → 409 `Customer already exists`.',
+    description: trackingDocs.signup,
     body: TrackSignup,
     response: TrackSignupResponse,
     status: 201,
     errors: [401, 404, 409],
     handler: async ({ req, res, body }) => {
-      const program = await programByPublicKey(programs, body.key);
-      const { data, maxAge } = await trackSignup(db, program, body);
-      const svcData = {
-        click_id: data.click_id,
-        cookie_duration: program.cookie_duration,
-        partner_id: data.partner_id,
-        program_id: program.id,
-        customer_id: data.customer_id,
-      };
-      const cookie = setReferralCookies(req, res, svcData, maxAge, body.cookie_domain);
-      return { success: true, data, max_age: maxAge, cookie };
+      const tracked = await trackSignup(db, programs, body);
+      const cookie = setReferralCookies(req, res, tracked.svcData, tracked.maxAge, body.cookie_domain);
+      return { success: true, data: tracked.data, max_age: tracked.maxAge, cookie };
     },
   });
 }

@@ -109,3 +109,11 @@ export type SignupResultObject = z.output<typeof SignupResult>;
 export const TrackSignupResponse = z
   .object({ success: z.literal(true), data: SignupResult, ...cookieFields })
   .meta({ id: 'TrackSignupResponse' });
+
+/** The OpenAPI descriptions of the script's operations. */
+export const trackingDocs = {
+  click:
+    "Authenticated by `key`, the program's public key. Accepts JSON sent as `text/plain`. A repeat by the same visitor on the same link within an hour returns the same click. With `attribution_model: first_click` a visitor whose `click_id` is still within the cookie duration keeps it (the new click is still recorded). Bots (by User-Agent) get `data: null` and nothing is recorded. When called same-origin (the merchant proxies the API), the response also sets the `svc_data` and `svc_ref` cookies.",
+  signup:
+    'Creates a customer (status lead) attributed to the click’s partner, with the given identifier (also its e-mail when it is one). A taken identifier → 409 `Customer already exists`.',
+} as const;

@@ -5,6 +5,13 @@ import { ApiError, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import type { ClickWriter } from '../clicks/click-writer.js';
+import {
+  findClickWithClaim,
+  findCustomerOfClick,
+  findProgramClick,
+  findRecentLinkClick,
+  findRecentProgramClick,
+} from '../clicks/clicks.repository.js';
 import { insertClick, linkNotFound, type VisitorContext } from '../clicks/clicks.service.js';
 import { convertClickToLead } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
@@ -20,11 +27,11 @@ export interface Visitor extends VisitorContext {
   ip: string;
 }
 
+/** Programs by public key (the in-process cache of programs/program-cache.ts). */
+export type ProgramLookup = (publicKey: string) => Promise<ProgramRow | undefined>;
+
 /** The program a public key (pk_…) belongs to; a wrong key is an authentication error. */
-export async function programByPublicKey(
-  lookup: (key: string) => Promise<ProgramRow | undefined>,
-  key: string | undefined,
-): Promise<ProgramRow> {
+export async function programByPublicKey(lookup: ProgramLookup, key: string | undefined): Promise<ProgramRow> {
   const program = key?.startsWith('pk_') ? await lookup(key) : undefined;
   if (!program) throw new ApiError('authentication_error', 'Invalid public key provided');
   return program;
@@ -61,13 +68,7 @@ async function recordVisit(
   visitor: Visitor,
 ): Promise<Visit> {
   if (input.click_id) {
-    const own = await db
-      .selectFrom('clicks')
-      .select(['id', 'partner_id', 'created_at'])
-      .where('id', '=', input.click_id)
-      .where('link_id', '=', link.id)
-      .where('created_at', '>', new Date(Date.now() - REPEAT_WINDOW_MS))
-      .executeTakeFirst();
+    const own = await findRecentLinkClick(db, input.click_id, link.id, new Date(Date.now() - REPEAT_WINDOW_MS));
     if (own)
       return { id: own.id, partnerId: own.partner_id, createdAt: new Date(own.created_at), customerId: await customerOfClick(db, own.id) };
   }
@@ -117,22 +118,7 @@ const IN_FLIGHT_POLL_MS = [10, 20, 40, 80, 160, 320];
  */
 async function unclaimedClick(db: Db, remembered: Remembered) {
   for (let attempt = 0; ; attempt++) {
-    const click = await db
-      .selectFrom('clicks')
-      .select(['id', 'partner_id', 'created_at'])
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('customers')
-              .select('id')
-              .whereRef('customers.click_id', '=', 'clicks.id')
-              .where('customers.deleted_at', 'is', null),
-          )
-          .as('claimed'),
-      )
-      .where('id', '=', remembered.id)
-      .executeTakeFirst();
+    const click = await findClickWithClaim(db, remembered.id);
     if (click) return click.claimed ? undefined : click;
     const left = remembered.at + IN_FLIGHT_MS - Date.now();
     if (left <= 0) return undefined;
@@ -143,32 +129,31 @@ async function unclaimedClick(db: Db, remembered: Remembered) {
 /** First-click programs keep the visitor's earlier click while it has not expired. */
 async function earlierClick(db: Db, program: ProgramRow, clickId: string | null | undefined): Promise<Visit | null> {
   if (!clickId) return null;
-  const click = await db
-    .selectFrom('clicks')
-    .select(['id', 'partner_id', 'created_at'])
-    .where('id', '=', clickId)
-    .where('program_id', '=', program.id)
-    .where('created_at', '>', new Date(Date.now() - program.cookie_duration * DAY_MS))
-    .executeTakeFirst();
+  const click = await findRecentProgramClick(db, clickId, program.id, new Date(Date.now() - program.cookie_duration * DAY_MS));
   return click
     ? { id: click.id, partnerId: click.partner_id, createdAt: new Date(click.created_at), customerId: await customerOfClick(db, click.id) }
     : null;
 }
 
 async function customerOfClick(db: Db, clickId: string): Promise<string | null> {
-  const customer = await db
-    .selectFrom('customers')
-    .select('id')
-    .where('click_id', '=', clickId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return customer?.id ?? null;
+  return (await findCustomerOfClick(db, clickId))?.id ?? null;
 }
 
 export interface Tracked<T> {
   data: T;
+  /** What the visitor's referral cookies hold from now on (svc_data). */
+  svcData: SvcDataObject;
   /** Seconds until the referral expires: the click time plus the program's cookie duration. */
   maxAge: number;
+}
+
+/** What the script's click needs besides SQL. */
+export interface ClickTracking {
+  store: SharedStore;
+  write: ClickWriter;
+  programs: ProgramLookup;
+  /** Whether clicks from bot User-Agents are ignored (config.botFilter). */
+  botFilter: boolean;
 }
 
 const secondsLeft = (clickCreatedAt: Date, program: ProgramRow) =>
@@ -176,16 +161,17 @@ const secondsLeft = (clickCreatedAt: Date, program: ProgramRow) =>
 
 /**
  * The script's click: records the visit (or finds the repeat) and answers the referral the
- * visitor keeps, following the program's attribution model.
+ * visitor keeps, following the program's attribution model; null for a bot, whose click is not
+ * recorded (a wrong key is refused all the same).
  */
 export async function trackClick(
   db: Db,
-  store: SharedStore,
-  write: ClickWriter,
-  program: ProgramRow,
+  { store, write, programs, botFilter }: ClickTracking,
   input: TrackClickInput,
   visitor: Visitor,
-): Promise<Tracked<SvcDataObject>> {
+): Promise<Tracked<SvcDataObject> | null> {
+  const program = await programByPublicKey(programs, input.key);
+  if (botFilter && isBotVisitor(visitor)) return null;
   const [link] = await resolveLinks(db, store, {
     organizationId: program.organization_id,
     programId: program.id,
@@ -197,26 +183,20 @@ export async function trackClick(
   const kept =
     program.attribution_model === 'first_click' && input.click_id !== visit.id ? await earlierClick(db, program, input.click_id) : null;
   const attributed = kept ?? visit;
-  return {
-    data: {
-      click_id: attributed.id,
-      cookie_duration: program.cookie_duration,
-      partner_id: attributed.partnerId,
-      program_id: program.id,
-      customer_id: attributed.customerId,
-    },
-    maxAge: secondsLeft(attributed.createdAt, program),
+  const data = {
+    click_id: attributed.id,
+    cookie_duration: program.cookie_duration,
+    partner_id: attributed.partnerId,
+    program_id: program.id,
+    customer_id: attributed.customerId,
   };
+  return { data, svcData: data, maxAge: secondsLeft(attributed.createdAt, program) };
 }
 
 /** The script's signup: the click becomes a lead; a taken identifier → 409 without the existing customer. */
-export async function trackSignup(db: Db, program: ProgramRow, input: TrackSignupInput): Promise<Tracked<SignupResultObject>> {
-  const click = await db
-    .selectFrom('clicks')
-    .selectAll()
-    .where('id', '=', input.click_id)
-    .where('program_id', '=', program.id)
-    .executeTakeFirst();
+export async function trackSignup(db: Db, programs: ProgramLookup, input: TrackSignupInput): Promise<Tracked<SignupResultObject>> {
+  const program = await programByPublicKey(programs, input.key);
+  const click = await findProgramClick(db, program.id, input.click_id);
   if (!click) throw notFound('click', input.click_id, 'click_id');
   try {
     const customer = await convertClickToLead(db, {
@@ -232,6 +212,13 @@ export async function trackSignup(db: Db, program: ProgramRow, input: TrackSignu
         partner_id: customer.partner_id,
         program_id: customer.program_id,
         message: 'Customer created',
+      },
+      svcData: {
+        click_id: click.id,
+        cookie_duration: program.cookie_duration,
+        partner_id: customer.partner_id,
+        program_id: program.id,
+        customer_id: customer.id,
       },
       maxAge: secondsLeft(new Date(click.created_at), program),
     };
