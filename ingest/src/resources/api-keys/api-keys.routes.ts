@@ -2,10 +2,10 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse } from '../../http/responses.js';
-import { ApiKey, ApiKeyCreate, ApiKeyListQuery, ApiKeyWithSecret } from './api-keys.schema.js';
-import { createApiKey, revokeApiKey, selectActiveKeys, toApiKey } from './api-keys.service.js';
+import { ApiKey, ApiKeyCreate, ApiKeyListQuery, ApiKeyWithSecret, apiKeyDocs } from './api-keys.schema.js';
+import { toApiKey } from './api-keys.serializer.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.service.js';
 
 export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'API keys', security: 'secret', guards: secretGuards } as const;
@@ -15,8 +15,7 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     method: 'post',
     path: '/v1/api-keys',
     summary: 'Create a secret API key',
-    description:
-      'The secret is in this response only; svc keeps just its SHA-256 hash. The response is `Cache-Control: no-store`, and an `Idempotency-Key` replay of it answers without `secret`.',
+    description: apiKeyDocs.create,
     body: ApiKeyCreate,
     carriesSecret: true,
     status: 201,
@@ -35,11 +34,7 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     query: ApiKeyListQuery,
     status: 200,
     response: listResponse(ApiKey),
-    handler: async ({ res, query }) =>
-      envelope.list(
-        await paginate(selectActiveKeys(db, authOf(res).organizationId), query, { createdAt: 'created_at', id: 'id' }),
-        toApiKey,
-      ),
+    handler: async ({ res, query }) => envelope.list(await listApiKeys(db, authOf(res).organizationId, query), (k) => k),
   });
 
   api.route({
@@ -47,7 +42,7 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     method: 'delete',
     path: '/v1/api-keys/:id',
     summary: 'Revoke an API key',
-    description: 'Takes effect at once. The last active key of the organization cannot be revoked.',
+    description: apiKeyDocs.revoke,
     status: 200,
     response: deletedResponse,
     errors: [404],

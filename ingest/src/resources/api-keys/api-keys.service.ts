@@ -1,49 +1,48 @@
-import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { ApiKeyRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { forgetApiKey } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { toIso } from '../../http/fields.js';
+import { type ListParams, type Page, paginate } from '../../http/list.js';
 import { newId, newSecretKey, sha256 } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
-import type { ApiKey } from './api-keys.schema.js';
+import { insertApiKey, lockActiveKeys, markApiKeyRevoked, selectActiveKeys } from './api-keys.repository.js';
+import type { ApiKeyObject } from './api-keys.schema.js';
+import { toApiKey } from './api-keys.serializer.js';
 
-export function selectActiveKeys(db: Db, organizationId: string) {
-  return db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId).where('revoked_at', 'is', null);
-}
+// The `svc keys` command (cli.ts) lists and shows keys with these.
+export { selectActiveKeys } from './api-keys.repository.js';
+export { toApiKey } from './api-keys.serializer.js';
 
 /** Only the hash is stored: the secret is returned once, here. */
 export async function createApiKey(db: Db, organizationId: string, name: string | null): Promise<{ key: ApiKeyRow; secret: string }> {
   const secret = newSecretKey();
-  const key = await db
-    .insertInto('api_keys')
-    .values({
-      id: newId('apiKey'),
-      organization_id: organizationId,
-      name,
-      secret_hash: sha256(secret),
-      last4: secret.slice(-4),
-      created_at: new Date(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const key = await insertApiKey(db, {
+    id: newId('apiKey'),
+    organization_id: organizationId,
+    name,
+    secret_hash: sha256(secret),
+    last4: secret.slice(-4),
+    created_at: new Date(),
+  });
   return { key, secret };
+}
+
+/** A page of the organization's active keys. */
+export async function listApiKeys(db: Db, organizationId: string, query: ListParams): Promise<Page<ApiKeyObject>> {
+  const page = await paginate(selectActiveKeys(db, organizationId), query, { createdAt: 'created_at', id: 'id' });
+  return { ...page, rows: page.rows.map(toApiKey) };
 }
 
 /** Revokes a key at once, in every process. The organization's last active key cannot be revoked, so nobody locks themselves out. */
 export async function revokeApiKey(db: Db, store: SharedStore, organizationId: string, keyId: string): Promise<void> {
   const revoked = await inTransaction(db, async (trx) => {
-    const active = await selectActiveKeys(trx, organizationId).forUpdate().execute();
+    const active = await lockActiveKeys(trx, organizationId);
     const key = active.find((k) => k.id === keyId);
     if (!key) throw notFound('API key', keyId);
     if (active.length === 1) throw badRequest('The last active API key cannot be revoked; create another key first', 'id');
-    await trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).execute();
+    await markApiKeyRevoked(trx, keyId, new Date());
     return key;
   });
   await forgetApiKey(store, revoked.secret_hash);
-}
-
-export function toApiKey(k: ApiKeyRow): z.output<typeof ApiKey> {
-  return { id: k.id, name: k.name, redacted_key: `sk_…${k.last4}`, organization_id: k.organization_id, created_at: toIso(k.created_at) };
 }

@@ -1,5 +1,6 @@
+import type { Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { GroupRow } from '../../db/schema.js';
+import type { GroupRow, GroupsTable } from '../../db/schema.js';
 import { newId, randomBase62 } from '../../ids.js';
 
 export async function insertGroup(
@@ -23,8 +24,14 @@ export async function insertGroup(
     .executeTakeFirstOrThrow();
 }
 
+/** Live (not deleted) groups of an organization. */
 export function selectGroups(db: Db, organizationId: string) {
   return db.selectFrom('groups').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+/** The list query of a program's live groups. */
+export function selectProgramGroups(db: Db, organizationId: string, programId: string) {
+  return selectGroups(db, organizationId).where('program_id', '=', programId);
 }
 
 /** A live group of the caller's organization, optionally only when it is in a given program. */
@@ -32,4 +39,36 @@ export function findGroup(db: Db, organizationId: string, groupId: string, progr
   let q = selectGroups(db, organizationId).where('id', '=', groupId);
   if (programId) q = q.where('program_id', '=', programId);
   return q.executeTakeFirst();
+}
+
+/** The id of the program's live default group. */
+export async function findDefaultGroupId(db: Db, programId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('groups')
+    .select('id')
+    .where('program_id', '=', programId)
+    .where('is_default', '=', true)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** The program's live default group stops being the default. */
+export async function clearDefaultGroup(db: Db, programId: string, now: Date): Promise<void> {
+  await db
+    .updateTable('groups')
+    .set({ is_default: false, updated_at: now })
+    .where('program_id', '=', programId)
+    .where('is_default', '=', true)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Changes a live group; undefined when it is deleted or missing. */
+export function updateGroupRow(db: Db, groupId: string, changes: Updateable<GroupsTable>): Promise<GroupRow | undefined> {
+  return db.updateTable('groups').set(changes).where('id', '=', groupId).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+}
+
+export async function softDeleteGroup(db: Db, groupId: string, now: Date): Promise<void> {
+  await db.updateTable('groups').set({ deleted_at: now, updated_at: now }).where('id', '=', groupId).execute();
 }

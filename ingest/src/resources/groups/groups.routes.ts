@@ -3,13 +3,10 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.service.js';
-import { selectGroups } from './groups.repository.js';
-import { Group, GroupCreate, GroupListQuery, GroupUpdate } from './groups.schema.js';
+import { Group, GroupCreate, GroupListQuery, GroupUpdate, groupDocs } from './groups.schema.js';
 import { toGroup } from './groups.serializer.js';
-import { createGroup, deleteGroup, requireGroup, updateGroup } from './groups.service.js';
+import { createGroup, deleteGroup, listGroups, requireGroup, updateGroup } from './groups.service.js';
 
 export function registerGroupRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
   const common = { tag: 'Groups', security: 'secret', guards: secretGuards, errors: [404] } as const;
@@ -22,15 +19,7 @@ export function registerGroupRoutes(api: ApiBuilder, { db, secretGuards }: Route
     query: GroupListQuery,
     status: 200,
     response: listResponse(Group),
-    handler: async ({ res, query }) => {
-      const { organizationId } = authOf(res);
-      const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-      const page = await paginate(selectGroups(db, organizationId).where('program_id', '=', program.id), query, {
-        createdAt: 'created_at',
-        id: 'id',
-      });
-      return envelope.list(page, toGroup);
-    },
+    handler: async ({ res, query }) => envelope.list(await listGroups(db, authOf(res).organizationId, query), (g) => g),
   });
 
   api.route({
@@ -71,7 +60,7 @@ export function registerGroupRoutes(api: ApiBuilder, { db, secretGuards }: Route
     method: 'delete',
     path: '/v1/groups/:id',
     summary: 'Delete a group',
-    description: 'Its partners move to the program’s default group. The default group cannot be deleted.',
+    description: groupDocs.delete,
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

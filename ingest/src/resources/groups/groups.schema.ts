@@ -23,6 +23,11 @@ export const GroupUpdate = z
 
 export const GroupListQuery = listQuery({ program_id: idField });
 
+/** The operations' descriptions in the OpenAPI document. */
+export const groupDocs = {
+  delete: 'Its partners move to the program’s default group. The default group cannot be deleted.',
+} as const;
+
 export const Group = z
   .object({
     id: z.string(),
@@ -36,6 +41,7 @@ export const Group = z
     updated_at: isoString,
   })
   .meta({ id: 'Group' });
+export type GroupObject = z.output<typeof Group>;
 
 /** The group as expanded on a partner (spec: id, name, description, created_at, public_key, default). */
 export const ExpandedGroup = Group.pick({

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
 import type { GroupRow } from '../../db/schema.js';
 import { toIso } from '../../http/fields.js';
-import type { ExpandedGroup, Group } from './groups.schema.js';
+import type { ExpandedGroup, GroupObject } from './groups.schema.js';
 
-export function toGroup(g: GroupRow): z.output<typeof Group> {
+export function toGroup(g: GroupRow): GroupObject {
   return {
     id: g.id,
     name: g.name,

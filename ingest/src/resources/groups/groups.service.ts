@@ -3,9 +3,21 @@ import type { Db } from '../../db/database.js';
 import type { GroupRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
+import { movePartnersToGroup } from '../partners/partners.repository.js';
+import { lockProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
-import { findGroup, insertGroup } from './groups.repository.js';
-import type { GroupCreate, GroupUpdate } from './groups.schema.js';
+import {
+  clearDefaultGroup,
+  findDefaultGroupId,
+  findGroup,
+  insertGroup,
+  selectProgramGroups,
+  softDeleteGroup,
+  updateGroupRow,
+} from './groups.repository.js';
+import type { GroupCreate, GroupListQuery, GroupObject, GroupUpdate } from './groups.schema.js';
+import { toGroup } from './groups.serializer.js';
 
 /** A live group of the caller's organization, or 404; with `programId`, only a group of that program. */
 export async function requireGroup(
@@ -19,19 +31,11 @@ export async function requireGroup(
   return found;
 }
 
-/** Serialises changes of a program's default group, so two swaps cannot race. */
-async function lockProgram(trx: Db, programId: string): Promise<void> {
-  await trx.selectFrom('programs').select('id').where('id', '=', programId).forUpdate().execute();
-}
-
-async function clearDefault(trx: Db, programId: string, now: Date): Promise<void> {
-  await trx
-    .updateTable('groups')
-    .set({ is_default: false, updated_at: now })
-    .where('program_id', '=', programId)
-    .where('is_default', '=', true)
-    .where('deleted_at', 'is', null)
-    .execute();
+/** A page of the groups of one of the caller's programs. */
+export async function listGroups(db: Db, organizationId: string, query: z.output<typeof GroupListQuery>): Promise<Page<GroupObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const page = await paginate(selectProgramGroups(db, organizationId, program.id), query, { createdAt: 'created_at', id: 'id' });
+  return { ...page, rows: page.rows.map(toGroup) };
 }
 
 export async function createGroup(db: Db, organizationId: string, input: z.output<typeof GroupCreate>): Promise<GroupRow> {
@@ -39,8 +43,9 @@ export async function createGroup(db: Db, organizationId: string, input: z.outpu
   return inTransaction(db, async (trx) => {
     const now = new Date();
     if (input.default) {
+      // Changes of the default group are serialised by the program's lock, so two swaps cannot race.
       await lockProgram(trx, program.id);
-      await clearDefault(trx, program.id, now);
+      await clearDefaultGroup(trx, program.id, now);
     }
     return insertGroup(trx, {
       organizationId,
@@ -60,20 +65,14 @@ export async function updateGroup(db: Db, organizationId: string, groupId: strin
     // Decided under the program lock: `group.is_default` was read before it and may be stale.
     if (input.default) {
       await lockProgram(trx, group.program_id);
-      await clearDefault(trx, group.program_id, now);
+      await clearDefaultGroup(trx, group.program_id, now);
     }
-    const updated = await trx
-      .updateTable('groups')
-      .set({
-        ...(input.name !== undefined ? { name: input.name } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        ...(input.default ? { is_default: true } : {}),
-        updated_at: now,
-      })
-      .where('id', '=', group.id)
-      .where('deleted_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const updated = await updateGroupRow(trx, group.id, {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.default ? { is_default: true } : {}),
+      updated_at: now,
+    });
     // Deleted meanwhile: roll back (the default must not move to a deleted group).
     if (!updated) throw notFound('group', groupId);
     return updated;
@@ -94,14 +93,10 @@ export async function deleteGroup(db: Db, organizationId: string, groupId: strin
       throw badRequest('The default group cannot be deleted; make another group the default first', 'id');
     }
     const now = new Date();
-    const fallback = await trx
-      .selectFrom('groups')
-      .select('id')
-      .where('program_id', '=', group.program_id)
-      .where('is_default', '=', true)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    await trx.updateTable('partners').set({ group_id: fallback.id, updated_at: now }).where('group_id', '=', group.id).execute();
-    await trx.updateTable('groups').set({ deleted_at: now, updated_at: now }).where('id', '=', group.id).execute();
+    // A program always has exactly one live default group (groups.schema.ts, GroupUpdate).
+    const fallbackId = await findDefaultGroupId(trx, group.program_id);
+    if (!fallbackId) throw new Error(`program ${group.program_id} has no default group`);
+    await movePartnersToGroup(trx, group.id, fallbackId, now);
+    await softDeleteGroup(trx, group.id, now);
   });
 }

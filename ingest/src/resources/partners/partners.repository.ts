@@ -1,16 +1,34 @@
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
+import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import type { PartnerRow } from '../../db/schema.js';
+import type { NewPartner, PartnerRow, PartnersTable } from '../../db/schema.js';
+import type { PartnerListQuery } from './partners.schema.js';
 
 /** Live (not deleted) partners of an organization. */
 export function selectPartners(db: Db, organizationId: string) {
   return db.selectFrom('partners').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
+export type PartnerListFilters = Pick<z.output<typeof PartnerListQuery>, 'group_id' | 'status' | 'email'>;
+
+/**
+ * The list query of a program's live partners with its filters. Partners still onboarding are
+ * left out, except from an `email` lookup (compared case-insensitively).
+ */
+export function selectPartnerList(db: Db, organizationId: string, programId: string, filters: PartnerListFilters) {
+  let q = selectPartners(db, organizationId).where('program_id', '=', programId);
+  if (filters.group_id) q = q.where('group_id', '=', filters.group_id);
+  if (filters.status) q = q.where('status', '=', filters.status);
+  return filters.email !== undefined
+    ? q.where(sql`lower(email)`, '=', filters.email.toLowerCase())
+    : q.where('completed_onboarding', '=', true);
+}
+
 export function findPartner(db: Db, organizationId: string, partnerId: string): Promise<PartnerRow | undefined> {
   return selectPartners(db, organizationId).where('id', '=', partnerId).executeTakeFirst();
 }
 
+/** The program's live partner with this e-mail, compared case-insensitively. */
 export async function findPartnerByEmail(db: Db, programId: string, email: string): Promise<PartnerRow | undefined> {
   return db
     .selectFrom('partners')
@@ -19,4 +37,38 @@ export async function findPartnerByEmail(db: Db, programId: string, email: strin
     .where(sql`lower(email)`, '=', email.toLowerCase())
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+export function insertPartner(db: Db, partner: NewPartner): Promise<PartnerRow> {
+  return db.insertInto('partners').values(partner).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Changes a partner; undefined when there is no such row. */
+export function updatePartnerRow(db: Db, partnerId: string, changes: Updateable<PartnersTable>): Promise<PartnerRow | undefined> {
+  return db.updateTable('partners').set(changes).where('id', '=', partnerId).returningAll().executeTakeFirst();
+}
+
+export async function softDeletePartner(db: Db, partnerId: string, now: Date): Promise<void> {
+  await db.updateTable('partners').set({ deleted_at: now, updated_at: now }).where('id', '=', partnerId).execute();
+}
+
+/** Every partner of a group moves to another group (of the same program). */
+export async function movePartnersToGroup(db: Db, fromGroupId: string, toGroupId: string, now: Date): Promise<void> {
+  await db.updateTable('partners').set({ group_id: toGroupId, updated_at: now }).where('group_id', '=', fromGroupId).execute();
+}
+
+/** The trigger-kept counters of these partners (a few shard rows each), summed per partner. */
+export function selectPartnerStats(db: Db, partnerIds: string[]) {
+  return db
+    .selectFrom('partner_stats')
+    .select([
+      'partner_id',
+      sql<number>`sum(clicks)::int8`.as('total_clicks'),
+      sql<number>`sum(customers)::int8`.as('total_customers'),
+      sql<number>`sum(revenue)::int8`.as('total_revenue'),
+      sql<number>`sum(commission)::int8`.as('total_commission'),
+    ])
+    .where('partner_id', 'in', partnerIds)
+    .groupBy('partner_id')
+    .execute();
 }

@@ -1,14 +1,19 @@
-import { sql } from 'kysely';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { deletedResponse, listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { requireProgram } from '../programs/programs.service.js';
-import { selectPartners } from './partners.repository.js';
-import { Partner, PartnerCreate, PartnerExistsResponse, PartnerListQuery, PartnerRetrieveQuery, PartnerUpdate } from './partners.schema.js';
-import { createPartner, deletePartner, presentPartners, requirePartner, updatePartner } from './partners.service.js';
+import {
+  Partner,
+  PartnerCreate,
+  PartnerExistsResponse,
+  PartnerListQuery,
+  PartnerRetrieveQuery,
+  PartnerUpdate,
+  partnerDocs,
+} from './partners.schema.js';
+import { toPartner } from './partners.serializer.js';
+import { createPartner, deletePartner, listPartners, retrievePartner, updatePartner } from './partners.service.js';
 
 export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Partners', security: 'secret', guards: secretGuards, errors: [404] } as const;
@@ -18,17 +23,14 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     method: 'post',
     path: '/v1/partners',
     summary: 'Create a partner',
-    description:
-      'A partner whose e-mail (compared case-insensitively) already exists in the program answers 409 with `error: "Partner with this email already exists"` and the existing partner in `data`.',
+    description: partnerDocs.create,
     body: PartnerCreate,
     status: 201,
     response: manyResponse(Partner),
     errors: [404, 409],
     errorBodies: { 409: PartnerExistsResponse },
-    handler: async ({ res, body }) => {
-      const partner = await createPartner(db, authOf(res).organizationId, body, () => mailer.kick());
-      return envelope.many((await presentPartners(db, [partner]))[0]);
-    },
+    handler: async ({ res, body }) =>
+      envelope.many(toPartner(await createPartner(db, authOf(res).organizationId, body, () => mailer.kick()))),
   });
 
   api.route({
@@ -36,25 +38,11 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     method: 'get',
     path: '/v1/partners',
     summary: 'List the partners of a program',
-    description:
-      'Partners who have not completed onboarding are hidden, except from an `email` lookup. `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params. `include[]=stats` adds total_clicks, total_customers (not leads), total_revenue (net of refunds) and total_commission (not rejected or refunded, net of refund entries).',
+    description: partnerDocs.list,
     query: PartnerListQuery,
     status: 200,
     response: listResponse(Partner),
-    handler: async ({ res, query }) => {
-      const { organizationId } = authOf(res);
-      const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-      let base = selectPartners(db, organizationId).where('program_id', '=', program.id);
-      if (query.group_id) base = base.where('group_id', '=', query.group_id);
-      if (query.status) base = base.where('status', '=', query.status);
-      base =
-        query.email !== undefined
-          ? base.where(sql`lower(email)`, '=', query.email.toLowerCase())
-          : base.where('completed_onboarding', '=', true);
-      const page = await paginate(base, query, { createdAt: 'created_at', id: 'id' });
-      const data = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });
-      return envelope.list({ ...page, rows: data }, (p) => p);
-    },
+    handler: async ({ res, query }) => envelope.list(await listPartners(db, authOf(res).organizationId, query), (p) => p),
   });
 
   api.route({
@@ -65,10 +53,7 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     query: PartnerRetrieveQuery,
     status: 200,
     response: oneResponse(Partner),
-    handler: async ({ res, params, query }) => {
-      const partner = await requirePartner(db, authOf(res).organizationId, params.id);
-      return envelope.one((await presentPartners(db, [partner], query.expand, { include: query.include }))[0]);
-    },
+    handler: async ({ res, params, query }) => envelope.one(await retrievePartner(db, authOf(res).organizationId, params.id, query)),
   });
 
   api.route({
@@ -76,15 +61,13 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     method: 'put',
     path: '/v1/partners/:id',
     summary: 'Update a partner',
-    description: 'Changing payout_method without payout_details clears the details of the old method.',
+    description: partnerDocs.update,
     body: PartnerUpdate,
     status: 200,
     response: manyResponse(Partner),
     errors: [404, 409],
-    handler: async ({ res, params, body }) => {
-      const partner = await updatePartner(db, authOf(res).organizationId, params.id, body);
-      return envelope.many((await presentPartners(db, [partner]))[0]);
-    },
+    handler: async ({ res, params, body }) =>
+      envelope.many(toPartner(await updatePartner(db, authOf(res).organizationId, params.id, body))),
   });
 
   api.route({
@@ -92,8 +75,7 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     method: 'delete',
     path: '/v1/partners/:id',
     summary: 'Delete a partner',
-    description:
-      'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted and stop resolving; its transactions and commissions remain.',
+    description: partnerDocs.delete,
     status: 200,
     response: deletedResponse,
     handler: async ({ res, params }) => {

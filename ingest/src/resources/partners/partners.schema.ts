@@ -117,6 +117,16 @@ export const PartnerListQuery = listQuery({
 });
 export const PartnerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: includeParam.optional() });
 
+/** The operations' descriptions in the OpenAPI document. */
+export const partnerDocs = {
+  create:
+    'A partner whose e-mail (compared case-insensitively) already exists in the program answers 409 with `error: "Partner with this email already exists"` and the existing partner in `data`.',
+  list: 'Partners who have not completed onboarding are hidden, except from an `email` lookup. `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params. `include[]=stats` adds total_clicks, total_customers (not leads), total_revenue (net of refunds) and total_commission (not rejected or refunded, net of refund entries).',
+  update: 'Changing payout_method without payout_details clears the details of the old method.',
+  delete:
+    'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted and stop resolving; its transactions and commissions remain.',
+} as const;
+
 export const PartnerStats = z
   .object({
     total_clicks: z.number().int(),

@@ -1,9 +1,14 @@
 import type { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { loadByIds } from '../../db/load-by-ids.js';
 import type { GroupRow, PartnerRow, ProgramRow } from '../../db/schema.js';
 import { toIso } from '../../http/fields.js';
 import { toExpandedGroup } from '../groups/groups.serializer.js';
 import { toExpandedProgram, toExpandedProgramWithTerms } from '../programs/programs.serializer.js';
+import { loadPartnerStats } from './partner-stats.js';
 import type { ExpandedPartner, PartnerObject, PartnerStatsObject } from './partners.schema.js';
+
+export type PartnerExpand = 'group' | 'program';
 
 export interface PartnerExpansions {
   group?: GroupRow;
@@ -52,4 +57,38 @@ export function toExpandedPartner(p: PartnerRow): z.output<typeof ExpandedPartne
     status: p.status as PartnerObject['status'],
     created_at: toIso(p.created_at),
   };
+}
+
+/** Serialises a page of partners with the requested expansions and stats, loading each related table once. */
+export async function presentPartners(
+  db: Db,
+  rows: PartnerRow[],
+  expand: PartnerExpand[] = [],
+  opts: { programWithTerms?: boolean; include?: 'stats'[] } = {},
+): Promise<PartnerObject[]> {
+  const ids = rows.map((r) => r.id);
+  const [groups, programs, stats] = await Promise.all([
+    expand.includes('group')
+      ? loadByIds(
+          db,
+          'groups',
+          rows.map((r) => r.group_id),
+        )
+      : null,
+    expand.includes('program')
+      ? loadByIds(
+          db,
+          'programs',
+          rows.map((r) => r.program_id),
+        )
+      : null,
+    opts.include?.includes('stats') ? loadPartnerStats(db, ids) : null,
+  ]);
+  return rows.map((r) => {
+    const x: PartnerExpansions = { programWithTerms: opts.programWithTerms };
+    if (groups) x.group = groups.get(r.group_id);
+    if (programs) x.program = programs.get(r.program_id);
+    if (stats) x.stats = stats.get(r.id);
+    return toPartner(r, x);
+  });
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
-import { loadByIds } from '../../db/load-by-ids.js';
 import type { PartnerRow, ProgramRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
 import { validate } from '../../http/validation.js';
 import { newId } from '../../ids.js';
 import { queueEmail } from '../../mail/outbox.js';
@@ -13,10 +13,23 @@ import { requireGroup } from '../groups/groups.service.js';
 import { invalidateLinkLookups } from '../links/link-cache.js';
 import { deletePartnerLinks } from '../links/links.service.js';
 import { requireProgram } from '../programs/programs.service.js';
-import { loadPartnerStats } from './partner-stats.js';
-import { findPartner, findPartnerByEmail } from './partners.repository.js';
-import { PAYOUT_DETAILS, type PartnerCreateInput, type PartnerObject, type PartnerUpdateInput } from './partners.schema.js';
-import { type PartnerExpansions, toPartner } from './partners.serializer.js';
+import {
+  findPartner,
+  findPartnerByEmail,
+  insertPartner,
+  selectPartnerList,
+  softDeletePartner,
+  updatePartnerRow,
+} from './partners.repository.js';
+import {
+  PAYOUT_DETAILS,
+  type PartnerCreateInput,
+  type PartnerListQuery,
+  type PartnerObject,
+  type PartnerRetrieveQuery,
+  type PartnerUpdateInput,
+} from './partners.schema.js';
+import { presentPartners, toPartner } from './partners.serializer.js';
 
 /** The caller's live partner, or 404. */
 export async function requirePartner(db: Db, organizationId: string, partnerId: string, param?: string): Promise<PartnerRow> {
@@ -25,7 +38,24 @@ export async function requirePartner(db: Db, organizationId: string, partnerId: 
   return found;
 }
 
-export type PartnerExpand = 'group' | 'program';
+/** A page of a program's partners, with the list's expansions (the program with its terms) and stats. */
+export async function listPartners(db: Db, organizationId: string, query: z.output<typeof PartnerListQuery>): Promise<Page<PartnerObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const page = await paginate(selectPartnerList(db, organizationId, program.id, query), query, { createdAt: 'created_at', id: 'id' });
+  const rows = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });
+  return { ...page, rows };
+}
+
+/** The caller's live partner with the requested expansions and stats, or 404. */
+export async function retrievePartner(
+  db: Db,
+  organizationId: string,
+  partnerId: string,
+  query: z.output<typeof PartnerRetrieveQuery>,
+): Promise<PartnerObject> {
+  const partner = await requirePartner(db, organizationId, partnerId);
+  return (await presentPartners(db, [partner], query.expand, { include: query.include }))[0];
+}
 
 /** The spec's own shape for a duplicate e-mail: a plain message and the existing partner in `data`. */
 function partnerExists(existing: PartnerRow): ApiError {
@@ -65,33 +95,29 @@ export async function createPartner(
   const now = new Date();
   const partner = await conflictOnUnique(['partners_program_email'], emailTaken(db, program.id, input.email), () =>
     inTransaction(db, async (trx) => {
-      const row = await trx
-        .insertInto('partners')
-        .values({
-          id: newId('partner'),
-          organization_id: organizationId,
-          program_id: program.id,
-          group_id: groupId,
-          status: input.status ?? 'active',
-          first_name: input.first_name,
-          last_name: input.last_name,
-          email: input.email,
-          company_name: input.company_name ?? null,
-          country_code: input.country_code ?? null,
-          payout_method: payoutMethod,
-          payout_details: JSON.stringify(payoutDetails),
-          completed_onboarding: input.completed_onboarding ?? true,
-          rejection_note: input.rejection_note ?? null,
-          internal_note: input.internal_note ?? null,
-          suspension_reason: input.suspension_reason ?? null,
-          first_customer_email_active: input.first_customer_email_active ?? true,
-          new_customer_email_active: input.new_customer_email_active ?? true,
-          payout_paid_email_active: input.payout_paid_email_active ?? true,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = await insertPartner(trx, {
+        id: newId('partner'),
+        organization_id: organizationId,
+        program_id: program.id,
+        group_id: groupId,
+        status: input.status ?? 'active',
+        first_name: input.first_name,
+        last_name: input.last_name,
+        email: input.email,
+        company_name: input.company_name ?? null,
+        country_code: input.country_code ?? null,
+        payout_method: payoutMethod,
+        payout_details: JSON.stringify(payoutDetails),
+        completed_onboarding: input.completed_onboarding ?? true,
+        rejection_note: input.rejection_note ?? null,
+        internal_note: input.internal_note ?? null,
+        suspension_reason: input.suspension_reason ?? null,
+        first_customer_email_active: input.first_customer_email_active ?? true,
+        new_customer_email_active: input.new_customer_email_active ?? true,
+        payout_paid_email_active: input.payout_paid_email_active ?? true,
+        created_at: now,
+        updated_at: now,
+      });
       if (input.send_welcome_email) await queueEmail(trx, welcomeEmail(row, program));
       return row;
     }),
@@ -131,14 +157,16 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
   const details = input.payout_details !== undefined || methodChanged ? checkPayoutDetails(method, input.payout_details ?? {}) : undefined;
 
   const { payout_details: _ignored, ...plain } = input;
-  return conflictOnUnique(['partners_program_email'], emailTaken(db, current.program_id, input.email ?? current.email), () =>
-    db
-      .updateTable('partners')
-      .set({ ...plain, ...(details ? { payout_details: JSON.stringify(details) } : {}), updated_at: new Date() })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow(),
-  );
+  return conflictOnUnique(['partners_program_email'], emailTaken(db, current.program_id, input.email ?? current.email), async () => {
+    const updated = await updatePartnerRow(db, current.id, {
+      ...plain,
+      ...(details ? { payout_details: JSON.stringify(details) } : {}),
+      updated_at: new Date(),
+    });
+    // Partners are only soft deleted, so the row read above is still there.
+    if (!updated) throw notFound('partner', partnerId);
+    return updated;
+  });
 }
 
 /**
@@ -149,42 +177,8 @@ export async function deletePartner(db: Db, store: SharedStore, organizationId: 
   const partner = await requirePartner(db, organizationId, partnerId);
   const now = new Date();
   const links = await inTransaction(db, async (trx) => {
-    await trx.updateTable('partners').set({ deleted_at: now, updated_at: now }).where('id', '=', partner.id).execute();
+    await softDeletePartner(trx, partner.id, now);
     return deletePartnerLinks(trx, partner.id, now);
   });
   await Promise.all(links.map((link) => invalidateLinkLookups(store, link)));
-}
-
-/** Serialises a page of partners with the requested expansions and stats, loading each related table once. */
-export async function presentPartners(
-  db: Db,
-  rows: PartnerRow[],
-  expand: PartnerExpand[] = [],
-  opts: { programWithTerms?: boolean; include?: 'stats'[] } = {},
-): Promise<PartnerObject[]> {
-  const ids = rows.map((r) => r.id);
-  const [groups, programs, stats] = await Promise.all([
-    expand.includes('group')
-      ? loadByIds(
-          db,
-          'groups',
-          rows.map((r) => r.group_id),
-        )
-      : null,
-    expand.includes('program')
-      ? loadByIds(
-          db,
-          'programs',
-          rows.map((r) => r.program_id),
-        )
-      : null,
-    opts.include?.includes('stats') ? loadPartnerStats(db, ids) : null,
-  ]);
-  return rows.map((r) => {
-    const x: PartnerExpansions = { programWithTerms: opts.programWithTerms };
-    if (groups) x.group = groups.get(r.group_id);
-    if (programs) x.program = programs.get(r.program_id);
-    if (stats) x.stats = stats.get(r.id);
-    return toPartner(r, x);
-  });
 }

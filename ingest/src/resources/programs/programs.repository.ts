@@ -1,8 +1,10 @@
+import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ProgramRow } from '../../db/schema.js';
+import type { FlowsTable, ProgramRow, ProgramsTable } from '../../db/schema.js';
 
 export type ProgramWithDefaultGroup = ProgramRow & { default_group_id: string };
 
+/** The organization's programs, each with the id of its live default group. */
 export function selectPrograms(db: Db, organizationId: string) {
   return db
     .selectFrom('programs as p')
@@ -15,4 +17,38 @@ export function selectPrograms(db: Db, organizationId: string) {
 /** The caller's program (undefined also for another organization's program). */
 export function findProgram(db: Db, organizationId: string, programId: string): Promise<ProgramWithDefaultGroup | undefined> {
   return selectPrograms(db, organizationId).where('p.id', '=', programId).executeTakeFirst();
+}
+
+/** A program by the public key of its script tag: the script's endpoints know no organization. */
+export function findProgramByPublicKey(db: Db, publicKey: string): Promise<ProgramRow | undefined> {
+  return db.selectFrom('programs').selectAll().where('public_key', '=', publicKey).executeTakeFirst();
+}
+
+export async function insertProgram(db: Db, program: Insertable<ProgramsTable>): Promise<void> {
+  await db.insertInto('programs').values(program).execute();
+}
+
+/**
+ * The default flow written with a new program, in the program's transaction. (The flows table's
+ * other statements live in flows.repository.ts.)
+ */
+export async function insertProgramFlow(db: Db, flow: Insertable<FlowsTable>): Promise<void> {
+  await db.insertInto('flows').values(flow).execute();
+}
+
+export async function updateProgramRow(
+  db: Db,
+  organizationId: string,
+  programId: string,
+  changes: Updateable<ProgramsTable>,
+): Promise<void> {
+  await db.updateTable('programs').set(changes).where('id', '=', programId).where('organization_id', '=', organizationId).execute();
+}
+
+/**
+ * Locks the program's row until the transaction ends: changes of its default group take this
+ * lock first, so two of them cannot race. Undefined when there is no such program.
+ */
+export function lockProgram(db: Db, programId: string): Promise<{ id: string } | undefined> {
+  return db.selectFrom('programs').select('id').where('id', '=', programId).forUpdate().executeTakeFirst();
 }

@@ -3,12 +3,10 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
-import { paginate } from '../../http/list.js';
 import { listResponse, manyResponse, oneResponse } from '../../http/responses.js';
-import { selectPrograms } from './programs.repository.js';
-import { Program, ProgramCreate, ProgramListQuery, ProgramUpdate } from './programs.schema.js';
+import { Program, ProgramCreate, ProgramListQuery, ProgramUpdate, programDocs } from './programs.schema.js';
 import { toProgram } from './programs.serializer.js';
-import { createProgram, requireProgram, updateProgram } from './programs.service.js';
+import { createProgram, listPrograms, requireProgram, updateProgram } from './programs.service.js';
 
 export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
   const common = { tag: 'Programs', security: 'secret', guards: secretGuards } as const;
@@ -21,10 +19,7 @@ export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards
     query: ProgramListQuery,
     status: 200,
     response: listResponse(Program),
-    handler: async ({ res, query }) => {
-      const page = await paginate(selectPrograms(db, authOf(res).organizationId), query, { createdAt: 'p.created_at', id: 'p.id' });
-      return envelope.list(page, toProgram);
-    },
+    handler: async ({ res, query }) => envelope.list(await listPrograms(db, authOf(res).organizationId, query), (p) => p),
   });
 
   api.route({
@@ -32,8 +27,7 @@ export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards
     method: 'post',
     path: '/v1/programs',
     summary: 'Create a program',
-    description:
-      'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script.',
+    description: programDocs.create,
     body: ProgramCreate,
     status: 201,
     response: manyResponse(Program),

@@ -50,6 +50,12 @@ export type ProgramUpdateInput = z.output<typeof ProgramUpdate>;
 
 export const ProgramListQuery = listQuery({});
 
+/** The operations' descriptions in the OpenAPI document. */
+export const programDocs = {
+  create:
+    'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script.',
+} as const;
+
 export const Program = z
   .object({
     id: idField,
@@ -71,6 +77,7 @@ export const Program = z
     updated_at: isoString,
   })
   .meta({ id: 'Program' });
+export type ProgramObject = z.output<typeof Program>;
 
 /** The program as expanded on partners, customers, links and commissions. */
 export const ExpandedProgram = Program.pick({

@@ -2,9 +2,7 @@ import type { z } from 'zod';
 import type { ProgramRow } from '../../db/schema.js';
 import { toIso } from '../../http/fields.js';
 import type { ProgramWithDefaultGroup } from './programs.repository.js';
-import type { ExpandedProgram, ExpandedProgramWithTerms, Program } from './programs.schema.js';
-
-type ProgramObject = z.output<typeof Program>;
+import type { ExpandedProgram, ExpandedProgramWithTerms, ProgramObject } from './programs.schema.js';
 
 export function toExpandedProgram(p: ProgramRow): z.output<typeof ExpandedProgram> {
   return {

@@ -1,19 +1,34 @@
 import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { notFound } from '../../http/errors.js';
+import { type ListParams, type Page, paginate } from '../../http/list.js';
 import { newId, newPublicKey } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { DEFAULT_FLOW } from '../flows/default-flow.js';
 import { insertGroup } from '../groups/groups.repository.js';
 import { forgetProgram } from './program-cache.js';
-import { findProgram, type ProgramWithDefaultGroup } from './programs.repository.js';
-import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramUpdateInput } from './programs.schema.js';
+import {
+  findProgram,
+  insertProgram,
+  insertProgramFlow,
+  type ProgramWithDefaultGroup,
+  selectPrograms,
+  updateProgramRow,
+} from './programs.repository.js';
+import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramObject, type ProgramUpdateInput } from './programs.schema.js';
+import { toProgram } from './programs.serializer.js';
 
 /** The caller's program, or 404 (also for another organization's program). */
 export async function requireProgram(db: Db, organizationId: string, programId: string, param?: string): Promise<ProgramWithDefaultGroup> {
   const found = await findProgram(db, organizationId, programId);
   if (!found) throw notFound('program', programId, param);
   return found;
+}
+
+/** A page of the caller's programs. */
+export async function listPrograms(db: Db, organizationId: string, query: ListParams): Promise<Page<ProgramObject>> {
+  const page = await paginate(selectPrograms(db, organizationId), query, { createdAt: 'p.created_at', id: 'p.id' });
+  return { ...page, rows: page.rows.map(toProgram) };
 }
 
 export const DEFAULT_GROUP_NAME = 'Default';
@@ -35,46 +50,40 @@ export async function createProgram(db: Db, organizationId: string, input: Progr
   const now = new Date();
   const programId = newId('program');
   await inTransaction(db, async (trx) => {
-    await trx
-      .insertInto('programs')
-      .values({
-        id: programId,
-        organization_id: organizationId,
-        name: input.name,
-        product_name: input.product_name ?? input.name,
-        subdomain: input.subdomain ?? subdomainFrom(input.name),
-        type: input.type ?? PROGRAM_DEFAULTS.type,
-        status: input.status ?? PROGRAM_DEFAULTS.status,
-        currency_code: input.currency_code ?? PROGRAM_DEFAULTS.currency_code,
-        cookie_duration: input.cookie_duration ?? PROGRAM_DEFAULTS.cookie_duration,
-        url_params: JSON.stringify(input.url_params ?? PROGRAM_DEFAULTS.url_params),
-        payout_term: input.payout_term ?? PROGRAM_DEFAULTS.payout_term,
-        payout_methods: JSON.stringify(input.payout_methods ?? PROGRAM_DEFAULTS.payout_methods),
-        attribution_model: input.attribution_model ?? PROGRAM_DEFAULTS.attribution_model,
-        public_key: newPublicKey(),
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertProgram(trx, {
+      id: programId,
+      organization_id: organizationId,
+      name: input.name,
+      product_name: input.product_name ?? input.name,
+      subdomain: input.subdomain ?? subdomainFrom(input.name),
+      type: input.type ?? PROGRAM_DEFAULTS.type,
+      status: input.status ?? PROGRAM_DEFAULTS.status,
+      currency_code: input.currency_code ?? PROGRAM_DEFAULTS.currency_code,
+      cookie_duration: input.cookie_duration ?? PROGRAM_DEFAULTS.cookie_duration,
+      url_params: JSON.stringify(input.url_params ?? PROGRAM_DEFAULTS.url_params),
+      payout_term: input.payout_term ?? PROGRAM_DEFAULTS.payout_term,
+      payout_methods: JSON.stringify(input.payout_methods ?? PROGRAM_DEFAULTS.payout_methods),
+      attribution_model: input.attribution_model ?? PROGRAM_DEFAULTS.attribution_model,
+      public_key: newPublicKey(),
+      created_at: now,
+      updated_at: now,
+    });
     await insertGroup(trx, { organizationId, programId, name: DEFAULT_GROUP_NAME, description: null, isDefault: true, now });
-    await trx
-      .insertInto('flows')
-      .values({
-        id: newId('flow'),
-        organization_id: organizationId,
-        program_id: programId,
-        group_id: null,
-        name: DEFAULT_FLOW.name,
-        trigger: DEFAULT_FLOW.trigger,
-        conditions: JSON.stringify(DEFAULT_FLOW.conditions),
-        reward: JSON.stringify(DEFAULT_FLOW.reward),
-        approval: JSON.stringify(DEFAULT_FLOW.approval),
-        active: true,
-        is_default: true,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertProgramFlow(trx, {
+      id: newId('flow'),
+      organization_id: organizationId,
+      program_id: programId,
+      group_id: null,
+      name: DEFAULT_FLOW.name,
+      trigger: DEFAULT_FLOW.trigger,
+      conditions: JSON.stringify(DEFAULT_FLOW.conditions),
+      reward: JSON.stringify(DEFAULT_FLOW.reward),
+      approval: JSON.stringify(DEFAULT_FLOW.approval),
+      active: true,
+      is_default: true,
+      created_at: now,
+      updated_at: now,
+    });
   });
   return requireProgram(db, organizationId, programId);
 }
@@ -88,17 +97,12 @@ export async function updateProgram(
 ): Promise<ProgramWithDefaultGroup> {
   await requireProgram(db, organizationId, programId);
   const { url_params, payout_methods, ...plain } = input;
-  await db
-    .updateTable('programs')
-    .set({
-      ...plain,
-      ...(url_params ? { url_params: JSON.stringify(url_params) } : {}),
-      ...(payout_methods ? { payout_methods: JSON.stringify(payout_methods) } : {}),
-      updated_at: new Date(),
-    })
-    .where('id', '=', programId)
-    .where('organization_id', '=', organizationId)
-    .execute();
+  await updateProgramRow(db, organizationId, programId, {
+    ...plain,
+    ...(url_params ? { url_params: JSON.stringify(url_params) } : {}),
+    ...(payout_methods ? { payout_methods: JSON.stringify(payout_methods) } : {}),
+    updated_at: new Date(),
+  });
   const updated = await requireProgram(db, organizationId, programId);
   await forgetProgram(store, updated);
   return updated;

@@ -1,0 +1,21 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { ApiKeyRow, ApiKeysTable } from '../../db/schema.js';
+
+/** The organization's active (not revoked) keys. */
+export function selectActiveKeys(db: Db, organizationId: string) {
+  return db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId).where('revoked_at', 'is', null);
+}
+
+/** The organization's active keys, locked until the transaction ends. */
+export function lockActiveKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]> {
+  return selectActiveKeys(db, organizationId).forUpdate().execute();
+}
+
+export function insertApiKey(db: Db, key: Insertable<ApiKeysTable>): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(key).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function markApiKeyRevoked(db: Db, keyId: string, at: Date): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).execute();
+}
