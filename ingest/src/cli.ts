@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { initOrganization } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Db, migrateToLatest, openDatabase } from './db/database.js';
-import { createApiKey, revokeApiKey, selectActiveKeys, toApiKey } from './resources/api-keys/api-keys.service.js';
+import { toApiKey } from './resources/api-keys/api-keys.serializer.js';
+import { allApiKeys, createApiKey, revokeApiKey } from './resources/api-keys/api-keys.service.js';
 import { serve } from './server.js';
 import { openStore } from './store/index.js';
 
@@ -97,7 +98,7 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
           if (values.json) out(JSON.stringify({ ...toApiKey(key), secret }));
           else out(`${key.id}  ${secret}   (shown once)`);
         } else if (sub === 'list') {
-          const keys = (await selectActiveKeys(db, organizationId).orderBy('created_at').execute()).map(toApiKey);
+          const keys = await allApiKeys(db, organizationId);
           if (values.json) out(JSON.stringify(keys));
           else for (const k of keys) out(`${k.id}  ${k.redacted_key}  ${k.created_at}  ${k.name ?? ''}`.trimEnd());
         } else if (sub === 'revoke') {

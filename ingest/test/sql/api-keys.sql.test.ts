@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { insertApiKey, lockActiveKeys, markApiKeyRevoked, selectActiveKeys } from '../../src/resources/api-keys/api-keys.repository.js';
+import {
+  activeKeysOldestFirst,
+  insertApiKey,
+  lockActiveKeys,
+  markApiKeyRevoked,
+  selectActiveKeys,
+} from '../../src/resources/api-keys/api-keys.repository.js';
 import { listApiKeys, revokeApiKey } from '../../src/resources/api-keys/api-keys.service.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { sqlOf } from '../support/sql-recorder.js';
@@ -9,6 +15,10 @@ const NOW = new Date('2026-01-01T00:00:00Z');
 describe('api-keys repository SQL', () => {
   it('selectActiveKeys', async () => {
     expect(await sqlOf((db) => selectActiveKeys(db, 'org_1').execute())).toMatchSnapshot();
+  });
+
+  it('activeKeysOldestFirst', async () => {
+    expect(await sqlOf((db) => activeKeysOldestFirst(db, 'org_1'))).toMatchSnapshot();
   });
 
   it('lockActiveKeys', async () => {

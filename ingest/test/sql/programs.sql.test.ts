@@ -4,7 +4,6 @@ import {
   findProgram,
   findProgramByPublicKey,
   insertProgram,
-  insertProgramFlow,
   lockProgram,
   selectPrograms,
   updateProgramRow,
@@ -69,25 +68,6 @@ describe('programs repository SQL', () => {
       updated_at: NOW,
     };
     expect(await sqlOf((db) => insertProgram(db, program))).toMatchSnapshot();
-  });
-
-  it('insertProgramFlow', async () => {
-    const flow = {
-      id: 'flw_1',
-      organization_id: 'org_1',
-      program_id: 'prg_1',
-      group_id: null,
-      name: 'Default',
-      trigger: 'payment',
-      conditions: '[]',
-      reward: '{}',
-      approval: '{}',
-      active: true,
-      is_default: true,
-      created_at: NOW,
-      updated_at: NOW,
-    };
-    expect(await sqlOf((db) => insertProgramFlow(db, flow))).toMatchSnapshot();
   });
 
   it('updateProgramRow', async () => {

@@ -7,6 +7,10 @@ export function selectActiveKeys(db: Db, organizationId: string) {
   return db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId).where('revoked_at', 'is', null);
 }
 
+export function activeKeysOldestFirst(db: Db, organizationId: string): Promise<ApiKeyRow[]> {
+  return selectActiveKeys(db, organizationId).orderBy('created_at').orderBy('id').execute();
+}
+
 /** The organization's active keys, locked until the transaction ends. */
 export function lockActiveKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]> {
   return selectActiveKeys(db, organizationId).forUpdate().execute();

@@ -6,13 +6,9 @@ import { badRequest, notFound } from '../../http/errors.js';
 import { type ListParams, type Page, paginate } from '../../http/list.js';
 import { newId, newSecretKey, sha256 } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
-import { insertApiKey, lockActiveKeys, markApiKeyRevoked, selectActiveKeys } from './api-keys.repository.js';
+import { activeKeysOldestFirst, insertApiKey, lockActiveKeys, markApiKeyRevoked, selectActiveKeys } from './api-keys.repository.js';
 import type { ApiKeyObject } from './api-keys.schema.js';
 import { toApiKey } from './api-keys.serializer.js';
-
-// The `svc keys` command (cli.ts) lists and shows keys with these.
-export { selectActiveKeys } from './api-keys.repository.js';
-export { toApiKey } from './api-keys.serializer.js';
 
 /** Only the hash is stored: the secret is returned once, here. */
 export async function createApiKey(db: Db, organizationId: string, name: string | null): Promise<{ key: ApiKeyRow; secret: string }> {
@@ -32,6 +28,11 @@ export async function createApiKey(db: Db, organizationId: string, name: string 
 export async function listApiKeys(db: Db, organizationId: string, query: ListParams): Promise<Page<ApiKeyObject>> {
   const page = await paginate(selectActiveKeys(db, organizationId), query, { createdAt: 'created_at', id: 'id' });
   return { ...page, rows: page.rows.map(toApiKey) };
+}
+
+/** Every active key of the organization, oldest first (the `svc keys list` command). */
+export async function allApiKeys(db: Db, organizationId: string): Promise<ApiKeyObject[]> {
+  return (await activeKeysOldestFirst(db, organizationId)).map(toApiKey);
 }
 
 /** Revokes a key at once, in every process. The organization's last active key cannot be revoked, so nobody locks themselves out. */

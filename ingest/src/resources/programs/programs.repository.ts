@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { FlowsTable, ProgramRow, ProgramsTable } from '../../db/schema.js';
+import type { ProgramRow, ProgramsTable } from '../../db/schema.js';
 
 export type ProgramWithDefaultGroup = ProgramRow & { default_group_id: string };
 
@@ -26,14 +26,6 @@ export function findProgramByPublicKey(db: Db, publicKey: string): Promise<Progr
 
 export async function insertProgram(db: Db, program: Insertable<ProgramsTable>): Promise<void> {
   await db.insertInto('programs').values(program).execute();
-}
-
-/**
- * The default flow written with a new program, in the program's transaction. (The flows table's
- * other statements live in flows.repository.ts.)
- */
-export async function insertProgramFlow(db: Db, flow: Insertable<FlowsTable>): Promise<void> {
-  await db.insertInto('flows').values(flow).execute();
 }
 
 export async function updateProgramRow(

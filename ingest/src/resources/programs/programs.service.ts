@@ -5,16 +5,10 @@ import { type ListParams, type Page, paginate } from '../../http/list.js';
 import { newId, newPublicKey } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import { DEFAULT_FLOW } from '../flows/default-flow.js';
+import { insertFlow } from '../flows/flows.repository.js';
 import { insertGroup } from '../groups/groups.repository.js';
 import { forgetProgram } from './program-cache.js';
-import {
-  findProgram,
-  insertProgram,
-  insertProgramFlow,
-  type ProgramWithDefaultGroup,
-  selectPrograms,
-  updateProgramRow,
-} from './programs.repository.js';
+import { findProgram, insertProgram, type ProgramWithDefaultGroup, selectPrograms, updateProgramRow } from './programs.repository.js';
 import { PROGRAM_DEFAULTS, type ProgramCreateInput, type ProgramObject, type ProgramUpdateInput } from './programs.schema.js';
 import { toProgram } from './programs.serializer.js';
 
@@ -69,7 +63,7 @@ export async function createProgram(db: Db, organizationId: string, input: Progr
       updated_at: now,
     });
     await insertGroup(trx, { organizationId, programId, name: DEFAULT_GROUP_NAME, description: null, isDefault: true, now });
-    await insertProgramFlow(trx, {
+    await insertFlow(trx, {
       id: newId('flow'),
       organization_id: organizationId,
       program_id: programId,
