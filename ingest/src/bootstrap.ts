@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Db } from './db/database.js';
 import { createApiKey } from './resources/api-keys/api-keys.service.js';
+import { someOrganizations } from './resources/organizations/organizations.repository.js';
 import { createOrganization } from './resources/organizations/organizations.service.js';
 import { createProgram } from './resources/programs/programs.service.js';
 
@@ -32,8 +33,7 @@ export async function initOrganization(db: Db, names: { org: string; program: st
  * at once. Returns the keys (shown once) or null when the database already had data.
  */
 export async function bootstrapIfEmpty(db: Db, dataDir: string | null): Promise<{ result: InitResult; file: string | null } | null> {
-  const any = await db.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
-  if (any) return null;
+  if ((await someOrganizations(db, 1)).length > 0) return null;
   const result = await initOrganization(db, { org: 'My organization', program: 'My program' });
   let file: string | null = null;
   if (dataDir) {

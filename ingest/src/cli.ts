@@ -6,6 +6,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Db, migrateToLatest, openDatabase } from './db/database.js';
 import { toApiKey } from './resources/api-keys/api-keys.serializer.js';
 import { allApiKeys, createApiKey, revokeApiKey } from './resources/api-keys/api-keys.service.js';
+import { findOrganization, someOrganizations } from './resources/organizations/organizations.repository.js';
 import { serve } from './server.js';
 import { openStore } from './store/index.js';
 
@@ -36,11 +37,11 @@ async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Pr
 
 async function resolveOrganization(db: Db, given: string | undefined): Promise<string> {
   if (given) {
-    const org = await db.selectFrom('organizations').select('id').where('id', '=', given).executeTakeFirst();
+    const org = await findOrganization(db, given);
     if (!org) throw new UsageError(`No such organization: ${given}`);
     return org.id;
   }
-  const orgs = await db.selectFrom('organizations').select('id').limit(2).execute();
+  const orgs = await someOrganizations(db, 2);
   if (orgs.length === 1) return orgs[0].id;
   throw new UsageError(orgs.length === 0 ? 'No organization yet: run `svc init` first' : 'Several organizations exist: pass --org ID');
 }

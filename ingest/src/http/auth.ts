@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/database.js';
 import { sha256 } from '../ids.js';
+import { findActiveKeyByHash } from '../resources/api-keys/api-keys.repository.js';
 import type { SharedStore } from '../store/index.js';
 import { createLocalCache, forgetEverywhere } from '../store/local-cache.js';
 import { ApiError } from './errors.js';
@@ -50,12 +51,7 @@ export function authenticateSecretKey(db: Db, store: SharedStore, failureLimit: 
     if (!match) return fail(client);
     const hash = sha256(match[1]);
     const auth = await known.get(hash, async () => {
-      const key = await db
-        .selectFrom('api_keys')
-        .select(['id', 'organization_id'])
-        .where('secret_hash', '=', hash)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const key = await findActiveKeyByHash(db, hash);
       return key && { organizationId: key.organization_id, apiKeyId: key.id };
     });
     if (!auth) return fail(client);

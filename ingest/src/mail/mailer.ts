@@ -1,11 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sql } from 'kysely';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { afterCommit } from '../db/request-transaction.js';
+import { claimDueEmails, markEmailFailed, markEmailSent } from './outbox.js';
 
 const BATCH = 20;
 const MAX_ATTEMPTS = 8;
@@ -37,33 +37,17 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
   async function sendDue(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const claimed = await sql<{ id: string; to_address: string; subject: string; text_body: string; attempts: number }>`
-        update email_outbox
-           set next_attempt_at = now() + make_interval(secs => ${LEASE_SECONDS}), attempts = attempts + 1
-         where id in (
-           select id from email_outbox
-            where sent_at is null and next_attempt_at <= now() and attempts < ${MAX_ATTEMPTS}
-            order by next_attempt_at
-            limit ${BATCH}
-            for update skip locked)
-        returning id, to_address, subject, text_body, attempts`.execute(db);
-      if (claimed.rows.length === 0) return sent;
-      for (const m of claimed.rows) {
+      const claimed = await claimDueEmails(db, { batch: BATCH, leaseSeconds: LEASE_SECONDS, maxAttempts: MAX_ATTEMPTS });
+      if (claimed.length === 0) return sent;
+      for (const m of claimed) {
         try {
           await deliver({ id: m.id, to: m.to_address, subject: m.subject, text: m.text_body });
-          await db.updateTable('email_outbox').set({ sent_at: new Date(), last_error: null }).where('id', '=', m.id).execute();
+          await markEmailSent(db, m.id);
           sent++;
         } catch (err) {
           const backoffSeconds = Math.min(3600, 30 * 2 ** (m.attempts - 1));
           logger.warn({ err, emailId: m.id }, 'e-mail delivery failed; will retry');
-          await db
-            .updateTable('email_outbox')
-            .set({
-              last_error: String((err as Error).message).slice(0, 1000),
-              next_attempt_at: new Date(Date.now() + backoffSeconds * 1000),
-            })
-            .where('id', '=', m.id)
-            .execute();
+          await markEmailFailed(db, m.id, String((err as Error).message).slice(0, 1000), new Date(Date.now() + backoffSeconds * 1000));
         }
       }
     }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { newId } from '../ids.js';
 
@@ -8,6 +9,11 @@ export interface OutgoingEmail {
   subject: string;
   text: string;
 }
+
+/**
+ * The e-mail outbox table and all of its SQL: queued in the transaction of the change that
+ * causes an e-mail, claimed and marked by the mailer (mailer.ts).
+ */
 
 /** Queues an e-mail in the same SQL transaction as the change that causes it; the mailer sends it after commit. */
 export async function queueEmail(db: Db, email: OutgoingEmail): Promise<void> {
@@ -24,4 +30,38 @@ export async function queueEmail(db: Db, email: OutgoingEmail): Promise<void> {
       created_at: new Date(),
     })
     .execute();
+}
+
+export interface ClaimedEmail {
+  id: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  attempts: number;
+}
+
+/**
+ * Claims up to `batch` due e-mails for `leaseSeconds` (their next attempt moves past the lease,
+ * so a crashed sender's claim runs out); SKIP LOCKED lets any number of processes claim at once.
+ */
+export async function claimDueEmails(db: Db, opts: { batch: number; leaseSeconds: number; maxAttempts: number }): Promise<ClaimedEmail[]> {
+  const claimed = await sql<ClaimedEmail>`
+    update email_outbox
+       set next_attempt_at = now() + make_interval(secs => ${opts.leaseSeconds}), attempts = attempts + 1
+     where id in (
+       select id from email_outbox
+        where sent_at is null and next_attempt_at <= now() and attempts < ${opts.maxAttempts}
+        order by next_attempt_at
+        limit ${opts.batch}
+        for update skip locked)
+    returning id, to_address, subject, text_body, attempts`.execute(db);
+  return claimed.rows;
+}
+
+export async function markEmailSent(db: Db, id: string): Promise<void> {
+  await db.updateTable('email_outbox').set({ sent_at: new Date(), last_error: null }).where('id', '=', id).execute();
+}
+
+export async function markEmailFailed(db: Db, id: string, error: string, nextAttemptAt: Date): Promise<void> {
+  await db.updateTable('email_outbox').set({ last_error: error, next_attempt_at: nextAttemptAt }).where('id', '=', id).execute();
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   activeKeysOldestFirst,
+  findActiveKeyByHash,
   insertApiKey,
   lockActiveKeys,
   markApiKeyRevoked,
@@ -19,6 +20,10 @@ describe('api-keys repository SQL', () => {
 
   it('activeKeysOldestFirst', async () => {
     expect(await sqlOf((db) => activeKeysOldestFirst(db, 'org_1'))).toMatchSnapshot();
+  });
+
+  it('findActiveKeyByHash', async () => {
+    expect(await sqlOf((db) => findActiveKeyByHash(db, 'hash_1'))).toMatchSnapshot();
   });
 
   it('lockActiveKeys', async () => {

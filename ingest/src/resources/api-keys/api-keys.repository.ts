@@ -11,6 +11,16 @@ export function activeKeysOldestFirst(db: Db, organizationId: string): Promise<A
   return selectActiveKeys(db, organizationId).orderBy('created_at').orderBy('id').execute();
 }
 
+/** The active key with this secret hash, of any organization (authentication). */
+export function findActiveKeyByHash(db: Db, secretHash: string): Promise<{ id: string; organization_id: string } | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'organization_id'])
+    .where('secret_hash', '=', secretHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /** The organization's active keys, locked until the transaction ends. */
 export function lockActiveKeys(db: Db, organizationId: string): Promise<ApiKeyRow[]> {
   return selectActiveKeys(db, organizationId).forUpdate().execute();
