@@ -25,16 +25,18 @@ describe('partners repository SQL', () => {
   });
 
   it('selectPartnerList without filters: onboarding partners are left out', async () => {
-    expect(await sqlOf((db) => selectPartnerList(db, 'org_1', 'prg_1', {}).execute())).toMatchSnapshot();
+    expect(await sqlOf((db) => selectPartnerList(db, 'org_1', { programId: 'prg_1' }).execute())).toMatchSnapshot();
   });
 
   it('selectPartnerList by group and status', async () => {
-    const filters = { group_id: 'grp_1', status: 'active' as const };
-    expect(await sqlOf((db) => selectPartnerList(db, 'org_1', 'prg_1', filters).execute())).toMatchSnapshot();
+    const filters = { programId: 'prg_1', groupId: 'grp_1', status: 'active' };
+    expect(await sqlOf((db) => selectPartnerList(db, 'org_1', filters).execute())).toMatchSnapshot();
   });
 
   it('selectPartnerList by e-mail: onboarding partners are found too', async () => {
-    expect(await sqlOf((db) => selectPartnerList(db, 'org_1', 'prg_1', { email: 'Alice@Example.com' }).execute())).toMatchSnapshot();
+    expect(
+      await sqlOf((db) => selectPartnerList(db, 'org_1', { programId: 'prg_1', email: 'Alice@Example.com' }).execute()),
+    ).toMatchSnapshot();
   });
 
   it('findPartner', async () => {

@@ -12,7 +12,7 @@ export function findFlow(db: Db, organizationId: string, id: string): Promise<Fl
   return selectFlows(db, organizationId).where('id', '=', id).executeTakeFirst();
 }
 
-export interface FlowFilters {
+export interface FlowListFilters {
   programId: string;
   groupId?: string;
   trigger?: FlowTrigger;
@@ -20,7 +20,7 @@ export interface FlowFilters {
 }
 
 /** The list of a program's live flows, narrowed by the list's filters (paginated by the caller). */
-export function selectFlowList(db: Db, organizationId: string, filters: FlowFilters) {
+export function selectFlowList(db: Db, organizationId: string, filters: FlowListFilters) {
   let query = selectFlows(db, organizationId).where('program_id', '=', filters.programId);
   if (filters.groupId) query = query.where('group_id', '=', filters.groupId);
   if (filters.trigger) query = query.where('trigger', '=', filters.trigger);

@@ -11,7 +11,7 @@ export function findLink(db: Db, organizationId: string, linkId: string): Promis
   return selectLinks(db, organizationId).where('id', '=', linkId).executeTakeFirst();
 }
 
-export interface LinkFilters {
+export interface LinkListFilters {
   programId: string;
   partnerId?: string;
   param?: string;
@@ -20,7 +20,7 @@ export interface LinkFilters {
 }
 
 /** The list of a program's live links, narrowed by the list's filters (paginated by the caller). */
-export function selectLinkList(db: Db, organizationId: string, filters: LinkFilters) {
+export function selectLinkList(db: Db, organizationId: string, filters: LinkListFilters) {
   let query = selectLinks(db, organizationId).where('program_id', '=', filters.programId);
   if (filters.partnerId) query = query.where('partner_id', '=', filters.partnerId);
   if (filters.param) query = query.where('param', '=', filters.param);

@@ -1,23 +1,26 @@
 import { sql, type Updateable } from 'kysely';
-import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { NewPartner, PartnerRow, PartnersTable } from '../../db/schema.js';
-import type { PartnerListQuery } from './partners.schema.js';
 
 /** Live (not deleted) partners of an organization. */
 export function selectPartners(db: Db, organizationId: string) {
   return db.selectFrom('partners').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
 }
 
-export type PartnerListFilters = Pick<z.output<typeof PartnerListQuery>, 'group_id' | 'status' | 'email'>;
+export interface PartnerListFilters {
+  programId: string;
+  groupId?: string;
+  status?: string;
+  email?: string;
+}
 
 /**
  * The list query of a program's live partners with its filters. Partners still onboarding are
  * left out, except from an `email` lookup (compared case-insensitively).
  */
-export function selectPartnerList(db: Db, organizationId: string, programId: string, filters: PartnerListFilters) {
-  let q = selectPartners(db, organizationId).where('program_id', '=', programId);
-  if (filters.group_id) q = q.where('group_id', '=', filters.group_id);
+export function selectPartnerList(db: Db, organizationId: string, filters: PartnerListFilters) {
+  let q = selectPartners(db, organizationId).where('program_id', '=', filters.programId);
+  if (filters.groupId) q = q.where('group_id', '=', filters.groupId);
   if (filters.status) q = q.where('status', '=', filters.status);
   return filters.email !== undefined
     ? q.where(sql`lower(email)`, '=', filters.email.toLowerCase())

@@ -41,7 +41,13 @@ export async function requirePartner(db: Db, organizationId: string, partnerId: 
 /** A page of a program's partners, with the list's expansions (the program with its terms) and stats. */
 export async function listPartners(db: Db, organizationId: string, query: z.output<typeof PartnerListQuery>): Promise<Page<PartnerObject>> {
   const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
-  const page = await paginate(selectPartnerList(db, organizationId, program.id, query), query, { createdAt: 'created_at', id: 'id' });
+  const filtered = selectPartnerList(db, organizationId, {
+    programId: program.id,
+    groupId: query.group_id,
+    status: query.status,
+    email: query.email,
+  });
+  const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' });
   const rows = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });
   return { ...page, rows };
 }

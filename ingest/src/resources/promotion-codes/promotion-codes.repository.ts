@@ -17,13 +17,13 @@ export function findPromotionCodes(db: Db, q: { organizationId: string; programI
   return query.limit(10).execute();
 }
 
-export interface PromotionCodeFilters {
+export interface PromotionCodeListFilters {
   programId: string;
   partnerId?: string;
 }
 
 /** The list of a program's live codes, narrowed by the list's filters (paginated by the caller). */
-export function selectPromotionCodeList(db: Db, organizationId: string, filters: PromotionCodeFilters) {
+export function selectPromotionCodeList(db: Db, organizationId: string, filters: PromotionCodeListFilters) {
   let query = selectPromotionCodes(db, organizationId).where('program_id', '=', filters.programId);
   if (filters.partnerId) query = query.where('partner_id', '=', filters.partnerId);
   return query;
