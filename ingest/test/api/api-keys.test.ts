@@ -1,23 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/ids.js';
 import { expectError } from '../support/expect-error.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
-
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
+import type { TestOrg } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
 
 describe('API keys API', () => {
-  let t: TestApp;
-  let a: Org;
-  let b: Org;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    a = await t.newOrganization({ org: 'Org A', program: 'Program A' });
-    b = await t.newOrganization({ org: 'Org B', program: 'Program B' });
+  const {
+    t,
+    orgs: [a, b],
+  } = useTestApp({
+    orgs: [
+      { org: 'Org A', program: 'Program A' },
+      { org: 'Org B', program: 'Program B' },
+    ],
   });
-  afterAll(() => t?.close());
 
   const db = () => t.storage.db;
   const activeKeyIds = async (organizationId: string) =>
@@ -25,7 +23,7 @@ describe('API keys API', () => {
       await db().selectFrom('api_keys').select('id').where('organization_id', '=', organizationId).where('revoked_at', 'is', null).execute()
     ).map((k) => k.id);
 
-  async function createKey(org: Org, body: Record<string, unknown> = {}) {
+  async function createKey(org: TestOrg, body: Record<string, unknown> = {}) {
     const res = await t.request.post('/v1/api-keys').set(org.auth).send(body);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data[0] as {

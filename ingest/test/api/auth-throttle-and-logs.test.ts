@@ -1,22 +1,19 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/logger.js';
-import { createOrganization, createPartner, type TestOrg } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { createOrganization, createPartner } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 /** Failed authentication is throttled per client address; no secret key ever reaches a log line. */
 
 const LIMIT = 4;
 
 describe('failed authentication is throttled per client address', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { SVC_AUTH_FAILURE_LIMIT: String(LIMIT), SVC_TRUST_PROXY: 'true' } });
-    org = await createOrganization(t);
-  });
-  afterAll(() => t.close());
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1, env: { SVC_AUTH_FAILURE_LIMIT: String(LIMIT), SVC_TRUST_PROXY: 'true' } });
 
   const from = (address: string) => ({ 'X-Forwarded-For': address });
 
@@ -54,18 +51,14 @@ describe('failed authentication is throttled per client address', () => {
 });
 
 describe('no secret key in any log line, at any level', () => {
-  let t: TestApp;
   const lines: string[] = [];
-  beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).split('\n').filter(Boolean));
-        done();
-      },
-    });
-    t = await createTestApp({ logger: pino(loggerOptions('trace'), sink) });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
   });
-  afterAll(() => t.close());
+  const { t } = useTestApp({ logger: pino(loggerOptions('trace'), sink) });
 
   it('logs requests at trace level without the Authorization header, a new key, or cookies', async () => {
     const org = await createOrganization(t);

@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
   type ApiObject,
-  CLICK_FIELDS,
   createClick,
   createLink,
-  createOrganization,
   createPartner,
   createProgram,
   postClick,
   type TestOrg,
   uniqueLinkValue,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { CLICK_FIELDS } from '../support/fields.js';
+import { useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
 const UA = {
@@ -25,20 +24,17 @@ const UA = {
 };
 
 describe('POST /v1/clicks', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
   let link: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     partner = await createPartner(t, org);
     link = await createLink(t, org, partner, { param: 'ref', value: uniqueLinkValue('alice') });
   });
-  afterAll(() => t.close());
 
   const clickRow = (id: string) => t.storage.db.selectFrom('clicks').selectAll().where('id', '=', id).executeTakeFirst();
   const clickCount = async () => (await t.storage.db.selectFrom('clicks').select('id').execute()).length;
@@ -317,13 +313,8 @@ describe('POST /v1/clicks', () => {
   });
 
   describe('country from a trusted CDN header', () => {
-    let cdn: TestApp;
-
-    beforeAll(async () => {
-      // A second app over the same storage, configured to trust the Cloudflare country header.
-      cdn = await createTestApp({ env: { SVC_COUNTRY_HEADER: 'cf-ipcountry' }, storage: t.storage });
-    });
-    afterAll(() => cdn.close());
+    // A second app over the same storage, configured to trust the Cloudflare country header.
+    const { t: cdn } = useTestApp({ sharesStorageWith: t, env: { SVC_COUNTRY_HEADER: 'cf-ipcountry' } });
 
     it('takes the country from the configured header', async () => {
       for (const [header, country] of [

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Db, openDatabase } from '../../src/db/database.js';
 import { approveDueCommissions, startApprovalJob } from '../../src/resources/commissions/approval-job.js';
 import {
@@ -8,15 +8,14 @@ import {
   createCustomer,
   createFlow,
   createGroup,
-  createOrganization,
   createPartner,
   createProgram,
   createTransaction,
   fullCommission,
   quietProgram,
-  type TestOrg,
 } from '../support/factories.js';
-import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
+import { createTestApp, warmPool } from '../support/harness.js';
 import { DAY_MS } from '../support/time.js';
 
 /**
@@ -26,19 +25,16 @@ import { DAY_MS } from '../support/time.js';
  */
 
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY_MS);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('commission approval', () => {
-  let t: TestApp;
-  let org: TestOrg;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
   let db: Db;
-
-  beforeAll(async () => {
-    t = await createTestApp();
+  beforeAll(() => {
     db = t.storage.db;
-    org = await createOrganization(t);
   });
-  afterAll(() => t?.close());
 
   const flowIn = (p: ApiObject, overrides: Record<string, unknown>) => createFlow(t, org, { program_id: p.id, ...overrides });
 
@@ -306,11 +302,9 @@ describe('commission approval', () => {
       expect(rows[0].status).toBe('pending');
       return rows[0].id as string;
     };
-    const waitFor = async (id: string, status: string, ms: number) => {
-      const end = Date.now() + ms;
-      while (Date.now() < end && (await statusOf(id)) !== status) await sleep(20);
-      return statusOf(id);
-    };
+    /** Polls the commission's status until it is `status`, failing after `timeout` ms. */
+    const becomes = (id: string, status: string, timeout: number) =>
+      expect.poll(() => statusOf(id), { timeout, interval: 20 }).toBe(status);
 
     const logger = pino({ level: 'silent' });
 
@@ -318,24 +312,34 @@ describe('commission approval', () => {
     const first = await dueCommission();
     const slow = startApprovalJob(db, logger, 60);
     try {
-      expect(await waitFor(first, 'approved', 10_000)).toBe('approved');
+      await becomes(first, 'approved', 10_000);
     } finally {
       await slow.close();
     }
 
-    // The timer: after the start run has finished, a new due commission is approved by a later tick.
-    const job = startApprovalJob(db, logger, 1);
+    // The timer, on a fake clock (setInterval only: SQL and HTTP keep real time): after the start
+    // run has finished, a new due commission is approved by a later tick, and by nothing else.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      expect(await job.runNow()).toBe(0); // joins (or follows) the start run: nothing is due
-      const second = await dueCommission();
-      expect(await waitFor(second, 'approved', 5000)).toBe('approved');
+      const job = startApprovalJob(db, logger, 1);
+      expect(vi.getTimerCount()).toBe(1);
+      try {
+        expect(await job.runNow()).toBe(0); // joins (or follows) the start run: nothing is due
+        const second = await dueCommission();
+        expect(await statusOf(second)).toBe('pending');
+        vi.advanceTimersByTime(1000);
+        await becomes(second, 'approved', 5000);
+      } finally {
+        await job.close();
+      }
+      // close() stopped the timer: time passing approves nothing.
+      expect(vi.getTimerCount()).toBe(0);
+      const afterClose = await dueCommission();
+      vi.advanceTimersByTime(10_000);
+      expect(await statusOf(afterClose)).toBe('pending');
     } finally {
-      await job.close();
+      vi.useRealTimers();
     }
-
-    const afterClose = await dueCommission();
-    await sleep(2500);
-    expect(await statusOf(afterClose)).toBe('pending');
     expect(await approveDueCommissions(db)).toBe(1);
   });
 

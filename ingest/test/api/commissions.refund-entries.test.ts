@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
   commissionsOf,
   createCustomer,
   createFlow,
-  createOrganization,
   createPartner,
   createTransaction,
   customerStats,
   fullCommission,
   partnerStats,
   quietProgram,
-  type TestOrg,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { resource, useTestApp } from '../support/fixture.js';
 
 /**
  * A reward's refund entries (`type: "refund"`, made by partial refunds) follow their reward in
@@ -25,16 +23,12 @@ import { createTestApp, type TestApp } from '../support/harness.js';
  */
 
 describe('refund entries follow their reward', () => {
-  let t: TestApp;
-  let org: TestOrg;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-  });
-  afterAll(() => t?.close());
-
-  const put = (id: string, body: Record<string, unknown>) => t.request.put(`/v1/commissions/${id}`).set(org.auth).send(body);
+  const { put } = resource(t, '/v1/commissions', org);
   async function setStatus(id: string, status: string): Promise<void> {
     const res = await put(id, { status });
     expect(res.status, JSON.stringify(res.body)).toBe(200);

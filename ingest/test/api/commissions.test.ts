@@ -1,20 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
-  COMMISSION_FULL_FIELDS,
-  COMMISSION_SHORT_FIELDS,
   commissionsOf,
   createCustomer,
   createFlow,
-  createOrganization,
   createPartner,
   createTransaction,
   partnerStats,
   quietProgram,
   type TestOrg,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import {
+  COMMISSION_FULL_FIELDS,
+  COMMISSION_SHORT_FIELDS,
+  EXPANDED_CUSTOMER_FIELDS,
+  EXPANDED_PARTNER_FIELDS,
+  EXPANDED_PROGRAM_FIELDS,
+  EXPANDED_TRANSACTION_FIELDS,
+} from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
@@ -27,19 +32,16 @@ import { ISO_MS } from '../support/time.js';
 const FULL = [...COMMISSION_FULL_FIELDS].sort();
 const SHORT = [...COMMISSION_SHORT_FIELDS].sort();
 const STATUSES = ['pending', 'approved', 'paid', 'rejected', 'refunded'] as const;
-const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'company_name', 'status', 'created_at'];
-const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
-const EXPANDED_CUSTOMER_FIELDS = ['id', 'email', 'name', 'status', 'created_at'];
-const EXPANDED_TRANSACTION_FIELDS = ['id', 'amount', 'status', 'created_at'];
 
 const pick = (o: ApiObject, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const sortedKeys = (o: ApiObject) => Object.keys(o).sort();
 const ids = (rows: ApiObject[]) => rows.map((r) => r.id);
 
 describe('/v1/commissions', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let other: TestOrg;
+  const {
+    t,
+    orgs: [org, other],
+  } = useTestApp({ orgs: 2 });
   /** A program of our own whose default flow is off: only hand-made commissions live in it. */
   let program: ApiObject;
   let alice: ApiObject;
@@ -56,12 +58,7 @@ describe('/v1/commissions', () => {
   let theirTransaction: ApiObject;
   let theirCommission: ApiObject;
 
-  const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/commissions').set(who.auth).send(body);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
-    t.request.put(`/v1/commissions/${id}`).set(who.auth).send(body);
-  const retrieve = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/commissions/${id}${query}`).set(who.auth);
-  const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/commissions?${query}`).set(who.auth);
-  const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/commissions/${id}`).set(who.auth);
+  const { post, put, get: retrieve, list, del } = resource(t, '/v1/commissions', org);
 
   async function create(body: Record<string, unknown>, who: TestOrg = org): Promise<ApiObject> {
     const res = await post(body, who);
@@ -83,9 +80,6 @@ describe('/v1/commissions', () => {
     createPartner(t, who, { program_id: p.id, ...overrides });
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    other = await createOrganization(t);
     program = await quietProgram(t, org);
     alice = await partnerIn(program, org, { first_name: 'Alice', company_name: 'Alice Co' });
     bob = await partnerIn(program, org, { first_name: 'Bob' });
@@ -100,7 +94,6 @@ describe('/v1/commissions', () => {
     theirTransaction = await createTransaction(t, other, theirCustomer);
     theirCommission = await create({ amount: 777, customer_id: theirCustomer.id }, other);
   });
-  afterAll(() => t?.close());
 
   describe('POST /v1/commissions', () => {
     it('creates a commission for a customer: its partner and program, the full field set with amount as a string', async () => {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError, expectNoLeak } from '../support/expect-error.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import type { TestOrg } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
@@ -9,37 +10,31 @@ import { ISO_MS } from '../support/time.js';
  * request validation, body handling and error bodies.
  */
 
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
-
 const INVALID_KEY_BODY = { success: false, error: { message: 'Invalid API key provided', type: 'authentication_error' } };
 const id = (prefix: string) => new RegExp(`^${prefix}_[0-9A-Za-z]{24}$`);
 
 /** What an error body must never carry: stack frames, source paths or SQL. */
 
 describe('API conventions', () => {
-  let t: TestApp;
-  let org: Org;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: [{ org: 'Acme Inc', program: 'Acme Partners' }] });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await t.newOrganization();
-  });
-  afterAll(() => t.close());
-
-  const get = (path: string, o: Org = org) => t.request.get(path).set(o.auth);
-  const post = (path: string, body: unknown, o: Org = org) =>
+  const get = (path: string, o: TestOrg = org) => t.request.get(path).set(o.auth);
+  const post = (path: string, body: unknown, o: TestOrg = org) =>
     t.request
       .post(path)
       .set(o.auth)
       .send(body as object);
-  const put = (path: string, body: unknown, o: Org = org) =>
+  const put = (path: string, body: unknown, o: TestOrg = org) =>
     t.request
       .put(path)
       .set(o.auth)
       .send(body as object);
-  const del = (path: string, o: Org = org) => t.request.delete(path).set(o.auth);
+  const del = (path: string, o: TestOrg = org) => t.request.delete(path).set(o.auth);
 
-  async function count(path: string, o: Org = org): Promise<number> {
+  async function count(path: string, o: TestOrg = org): Promise<number> {
     const res = await get(path, o);
     expect(res.status).toBe(200);
     return res.body.total_count;
@@ -466,13 +461,10 @@ describe('API conventions', () => {
 });
 
 describe('server errors', () => {
-  let t: TestApp;
-  let org: Org;
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await t.newOrganization();
-  });
-  afterAll(() => t.close());
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: [{ org: 'Acme Inc', program: 'Acme Partners' }] });
 
   it('a failing SQL statement answers 500 api_error with a generic message, no stack and no SQL', async () => {
     await sql`alter table groups rename to groups_unavailable`.execute(t.storage.db);

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
   clickOf,
   createGroup,
-  createOrganization,
   createPartner,
   createProgram,
   createPromotionCode,
@@ -14,35 +13,20 @@ import {
   uniqueEmail,
   uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
+import { CUSTOMER_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
+import { warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (README, "Customers"). */
 
-const CUSTOMER_FIELDS = [
-  'id',
-  'customer_id',
-  'email',
-  'name',
-  'status',
-  'plan',
-  'subscription_id',
-  'lead_at',
-  'active_at',
-  'click_id',
-  'partner_id',
-  'program_id',
-  'organization_id',
-  'promotion_code_id',
-  'created_at',
-  'updated_at',
-];
 const WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'].sort();
 
 describe('POST /v1/customers', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   /** Two partners of the default group and one of the group `vip`. */
   let alice: ApiObject;
   let bob: ApiObject;
@@ -50,21 +34,16 @@ describe('POST /v1/customers', () => {
   let vipPartner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     alice = await createPartner(t, org, { first_name: 'Alice' });
     bob = await createPartner(t, org, { first_name: 'Bob' });
     vip = await createGroup(t, org, { name: 'VIP' });
     vipPartner = await createPartner(t, org, { first_name: 'Vera', group_id: vip.id });
   });
-  afterAll(() => t?.close());
 
   const createCode = (overrides: Record<string, unknown> = {}, who: TestOrg = org) => createPromotionCode(t, who, overrides);
   const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
 
-  const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/customers').set(who.auth).send(body);
-  const retrieve = (id: string, who: TestOrg = org) => t.request.get(`/v1/customers/${id}`).set(who.auth);
+  const { post, get: retrieve } = resource(t, '/v1/customers', org);
 
   async function createCustomer(body: Record<string, unknown>, who: TestOrg = org): Promise<ApiObject> {
     const res = await post({ email: uniqueEmail('cust'), ...body }, who);

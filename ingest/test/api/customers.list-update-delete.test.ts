@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
   clickOf,
   createGroup,
-  createOrganization,
   createPartner,
   createProgram,
   createPromotionCode,
@@ -13,64 +12,37 @@ import {
   uniqueEmail,
   uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { CUSTOMER_FIELDS, EXPANDED_PARTNER_FIELDS, EXPANDED_PROGRAM_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 
 /** GET /v1/customers, GET/PUT/DELETE /v1/customers/:id. */
 
-const CUSTOMER_FIELDS = [
-  'id',
-  'customer_id',
-  'email',
-  'name',
-  'status',
-  'plan',
-  'subscription_id',
-  'lead_at',
-  'active_at',
-  'click_id',
-  'partner_id',
-  'program_id',
-  'organization_id',
-  'promotion_code_id',
-  'created_at',
-  'updated_at',
-].sort();
-const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'company_name', 'status', 'created_at'];
-const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
-
-const pick = (o: ApiObject, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+const pick = (o: ApiObject, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 const ids = (items: ApiObject[]) => items.map((i) => i.id);
 const withoutIdentifier = ({ identifier: _, ...rest }: ApiObject) => rest;
 const CONFLICT = { message: 'Customer already exists', type: 'conflict_error' };
 
 describe('customers: list, retrieve, update, delete', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let alice: ApiObject;
   let bob: ApiObject;
   let vip: ApiObject;
   let vipPartner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     alice = await createPartner(t, org, { first_name: 'Alice' });
     bob = await createPartner(t, org, { first_name: 'Bob' });
     vip = await createGroup(t, org, { name: 'VIP' });
     vipPartner = await createPartner(t, org, { first_name: 'Vera', group_id: vip.id });
   });
-  afterAll(() => t?.close());
 
   const createCode = (overrides: Record<string, unknown> = {}, who: TestOrg = org) => createPromotionCode(t, who, overrides);
   const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
 
-  const retrieve = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/customers/${id}${query}`).set(who.auth);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
-    t.request.put(`/v1/customers/${id}`).set(who.auth).send(body);
-  const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/customers/${id}`).set(who.auth);
-  const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/customers?${query}`).set(who.auth);
+  const { get: retrieve, put, del, list } = resource(t, '/v1/customers', org);
 
   async function createCustomer(body: Record<string, unknown>, who: TestOrg = org): Promise<ApiObject> {
     const res = await t.request
@@ -134,7 +106,7 @@ describe('customers: list, retrieve, update, delete', () => {
       expect(res.body.total_count).toBe(COUNT);
       const page = res.body.data.data;
       expect(ids(page)).toEqual(ids([...asc].reverse().slice(0, 10)));
-      for (const c of page) expect(Object.keys(c).sort()).toEqual(CUSTOMER_FIELDS);
+      for (const c of page) expect(Object.keys(c).sort()).toEqual([...CUSTOMER_FIELDS].sort());
       expect(page[0]).toEqual(withoutIdentifier(asc[COUNT - 1]));
     });
 

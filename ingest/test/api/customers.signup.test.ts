@@ -1,18 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.js';
 import { convertClickToLead } from '../../src/resources/customers/customers.service.js';
-import {
-  type ApiObject,
-  clickOf,
-  createOrganization,
-  createPartner,
-  createProgram,
-  type TestOrg,
-  uniqueEmail,
-  uniqueSuffix,
-} from '../support/factories.js';
-import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
+import { type ApiObject, clickOf, createPartner, createProgram, type TestOrg, uniqueEmail, uniqueSuffix } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
+import { warmPool } from '../support/harness.js';
 
 /**
  * The signup conversion behind the tracking script (README, "Customers"), tested as a service
@@ -20,18 +12,15 @@ import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
  */
 
 describe('convertClickToLead', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     partner = await createPartner(t, org, { first_name: 'Signup' });
   });
-  afterAll(() => t?.close());
 
   const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
 

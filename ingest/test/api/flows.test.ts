@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
@@ -6,15 +6,13 @@ import {
   createCustomer,
   createFlow,
   createGroup,
-  createOrganization,
   createPartner,
   createProgram,
   createTransaction,
   defaultFlowOf,
   fullCommission,
-  type TestOrg,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { resource, useTestApp } from '../support/fixture.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
@@ -41,22 +39,12 @@ const FLOW_FIELDS = [
 const FLOW_ID = /^flw_[0-9A-Za-z]{24}$/;
 
 describe('commission flows', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
-  });
-  afterAll(() => t?.close());
-
-  const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/flows').set(who.auth).send(body);
-  const get = (id: string, who: TestOrg = org) => t.request.get(`/v1/flows/${id}`).set(who.auth);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) => t.request.put(`/v1/flows/${id}`).set(who.auth).send(body);
-  const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/flows/${id}`).set(who.auth);
-  const list = (query: Record<string, unknown>, who: TestOrg = org) => t.request.get('/v1/flows').set(who.auth).query(query);
+  const { post, get, put, del, list } = resource(t, '/v1/flows', org);
 
   /** POST /v1/flows in the given program (expects 201): 10 % immediate unless `body` says otherwise. */
   const newFlow = (programId: string, body: Record<string, unknown> = {}) => createFlow(t, org, { program_id: programId, ...body });
@@ -820,7 +808,7 @@ describe('commission flows', () => {
         expectError(res, 404, 'not_found_error');
         expect(JSON.stringify(res.body)).not.toContain(otherOrg.program_id);
       }
-      expect((await get(theirs.id, otherOrg)).body.data).toEqual(theirs);
+      expect((await get(theirs.id, undefined, otherOrg)).body.data).toEqual(theirs);
     });
 
     it("another organization's program_id → 404 on create and list", async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
-import { createOrganization, createPartner, type TestOrg } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { createPartner } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 import { DAY_MS } from '../support/time.js';
 
 /**
@@ -10,14 +10,10 @@ import { DAY_MS } from '../support/time.js';
  * default flow (20 % of every payment, approved after 30 days).
  */
 describe('the whole tracking cycle through the API', () => {
-  let t: TestApp;
-  let org: TestOrg;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-  });
-  afterAll(() => t?.close());
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
 
   it('credits the partner and shows it in the stats', async () => {
     const alice = await createPartner(t, org, { first_name: 'Alice' });

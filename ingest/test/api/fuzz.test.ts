@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_PREFIXES, randomBase62 } from '../../src/ids.js';
 import {
   type ApiObject,
@@ -18,6 +18,7 @@ import {
   uniqueLinkValue,
   uniqueSuffix,
 } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 import {
   allowedTypes,
   BAD_TIMESTAMPS,
@@ -55,7 +56,7 @@ import {
   UNSTORABLE_TIMESTAMPS,
   WRONG_CONTENT_TYPES,
 } from '../support/fuzz.js';
-import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
+import { STORAGE, type TestApp } from '../support/harness.js';
 
 /**
  * No documented endpoint answers 5xx to a malformed request.
@@ -302,7 +303,7 @@ async function assertProperty<T>(arb: fc.Arbitrary<T>, predicate: (value: T) => 
 }
 
 describe('fuzz: malformed requests', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let ops: Map<string, Operation>;
   /** The organization the malformed requests are sent as. */
   let a: Graph;
@@ -310,13 +311,11 @@ describe('fuzz: malformed requests', () => {
   let b: Graph;
 
   beforeAll(async () => {
-    t = await createTestApp();
     const doc = await t.request.get('/v1/openapi.json');
     expect(doc.status).toBe(200);
     ops = new Map(operationsOf(doc.body).map((op) => [op.key, op]));
     [a, b] = [await makeGraph(t), await makeGraph(t)];
   });
-  afterAll(() => t?.close());
 
   const opFor = (key: string) => {
     const op = ops.get(key);

@@ -1,57 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
-
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
+import { createGroup, createPartner, createProgram, type TestOrg, uniqueEmail } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 describe('groups API', () => {
-  let t: TestApp;
-  let a: Org;
-  let b: Org;
-  let seq = 0;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    a = await t.newOrganization({ org: 'Org A', program: 'Program A' });
-    b = await t.newOrganization({ org: 'Org B', program: 'Program B' });
+  const {
+    t,
+    orgs: [a, b],
+  } = useTestApp({
+    orgs: [
+      { org: 'Org A', program: 'Program A' },
+      { org: 'Org B', program: 'Program B' },
+    ],
   });
-  afterAll(() => t?.close());
 
   const db = () => t.storage.db;
 
-  async function newProgram(org: Org = a): Promise<{ id: string; default_group_id: string }> {
-    const res = await t.request
-      .post('/v1/programs')
-      .set(org.auth)
-      .send({ name: `Program ${++seq}` });
-    expect(res.status).toBe(201);
-    return res.body.data[0];
-  }
-
-  async function newGroup(programId: string, extra: Record<string, unknown> = {}, org: Org = a) {
-    const res = await t.request
-      .post('/v1/groups')
-      .set(org.auth)
-      .send({ program_id: programId, name: `Group ${++seq}`, ...extra });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.data[0] as { id: string; name: string; description: string | null; default: boolean; program_id: string };
-  }
-
-  async function newPartner(programId: string, groupId?: string, org: Org = a): Promise<{ id: string; group_id: string }> {
-    const n = ++seq;
-    const res = await t.request
-      .post('/v1/partners')
-      .set(org.auth)
-      .send({
-        program_id: programId,
-        first_name: 'P',
-        last_name: `${n}`,
-        email: `p${n}@example.com`,
-        ...(groupId ? { group_id: groupId } : {}),
-      });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.data[0];
-  }
+  const newProgram = (org: TestOrg = a) => createProgram(t, org);
+  const newGroup = (programId: string, extra: Record<string, unknown> = {}, org: TestOrg = a) =>
+    createGroup(t, org, { program_id: programId, ...extra });
+  const newPartner = (programId: string, groupId?: string, org: TestOrg = a) =>
+    createPartner(t, org, { program_id: programId, ...(groupId ? { group_id: groupId } : {}) });
 
   /** Live default groups of a program, straight from SQL. */
   const defaultsInSql = async (programId: string) =>
@@ -65,7 +34,7 @@ describe('groups API', () => {
         .execute()
     ).map((g) => g.id);
 
-  const listGroups = (programId: string, org: Org = a) =>
+  const listGroups = (programId: string, org: TestOrg = a) =>
     t.request.get('/v1/groups').query({ program_id: programId, limit: 100 }).set(org.auth);
 
   describe('POST /v1/groups', () => {
@@ -299,7 +268,7 @@ describe('groups API', () => {
       const res = await t.request
         .post('/v1/partners')
         .set(a.auth)
-        .send({ program_id: p.id, first_name: 'Late', last_name: 'Comer', email: `late${++seq}@example.com`, group_id: g.id });
+        .send({ program_id: p.id, first_name: 'Late', last_name: 'Comer', email: uniqueEmail('late'), group_id: g.id });
       expectError(res, 404, 'not_found_error', 'group_id');
     });
 

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/store/redis-store.js';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp, openTestStorage, type TestApp, type TestStorage } from '../support/harness.js';
 
 describe('health endpoints', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const { t } = useTestApp();
 
   it('healthz answers while the process is up', async () => {
     const res = await t.request.get('/healthz');

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiObject, createCustomer, createOrganization, createPartner, type TestOrg } from '../support/factories.js';
-import { createTestApp, STORAGE, type TestApp, warmPool } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
+import { STORAGE, warmPool } from '../support/harness.js';
 
 /**
  * `Idempotency-Key` records live in SQL and are written in the same SQL transaction as the
@@ -13,16 +14,15 @@ let seq = 0;
 const newKey = () => `atomic-${Date.now()}-${++seq}`;
 
 describe('Idempotency-Key records commit with the change', () => {
-  let t: TestApp;
-  let org: TestOrg;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
   let customer: ApiObject;
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
     const partner = await createPartner(t, org, { program_id: org.program_id });
     customer = await createCustomer(t, org, partner);
   });
-  afterAll(() => t.close());
 
   const pay = (key: string, body: Record<string, unknown>) =>
     t.request.post('/v1/transactions').set(org.auth).set('Idempotency-Key', key).send(body);
@@ -162,17 +162,15 @@ describe('Idempotency-Key records commit with the change', () => {
 });
 
 describe.skipIf(STORAGE === 'embedded')('a payment whose connection is terminated mid-request', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let org: TestOrg;
   let customer: ApiObject;
   beforeAll(async () => {
-    t = await createTestApp();
     await warmPool(t);
     org = await createOrganization(t);
     const partner = await createPartner(t, org, { program_id: org.program_id });
     customer = await createCustomer(t, org, partner);
   });
-  afterAll(() => t.close());
 
   const countTransactions = async () => {
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where customer_id = ${customer.id}`.execute(

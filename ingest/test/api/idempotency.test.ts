@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createGroup, createPartner, type TestOrg, uniqueEmail } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
+import { STORAGE } from '../support/harness.js';
 
 /**
  * `Idempotency-Key` on POST/PUT/DELETE (README, "Idempotency"): the same key and body replay the
@@ -8,21 +10,16 @@ import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
  * is still running → 409; keys belong to the organization.
  */
 
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
-
 let keySeq = 0;
 const newKey = () => `idem-${Date.now()}-${++keySeq}`;
 
 describe('Idempotency-Key', () => {
-  let t: TestApp;
-  let org: Org;
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await t.newOrganization();
-  });
-  afterAll(() => t.close());
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: [{ org: 'Acme Inc', program: 'Acme Partners' }] });
 
-  const programCount = async (o: Org = org) => {
+  const programCount = async (o: TestOrg = org) => {
     const res = await t.request.get('/v1/programs').set(o.auth);
     expect(res.status).toBe(200);
     return res.body.total_count as number;
@@ -32,7 +29,7 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(200);
     return res.body.total_count as number;
   };
-  const createProgram = (key: string, body: object, o: Org = org) =>
+  const createProgram = (key: string, body: object, o: TestOrg = org) =>
     t.request.post('/v1/programs').set(o.auth).set('Idempotency-Key', key).send(body);
 
   it('the same key and body replay the first response and create nothing new', async () => {
@@ -113,7 +110,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('a replayed PUT does not run again: the later change stays', async () => {
-    const group = (await t.request.post('/v1/groups').set(org.auth).send({ program_id: org.program_id, name: 'Original' })).body.data[0];
+    const group = await createGroup(t, org, { program_id: org.program_id, name: 'Original' });
     const key = newKey();
     const first = await t.request.put(`/v1/groups/${group.id}`).set(org.auth).set('Idempotency-Key', key).send({ name: 'Renamed once' });
     expect(first.status).toBe(200);
@@ -129,12 +126,12 @@ describe('Idempotency-Key', () => {
   });
 
   it('a replayed DELETE answers the first {id, deleted:true} instead of 404', async () => {
-    const partner = await t.request
-      .post('/v1/partners')
-      .set(org.auth)
-      .send({ program_id: org.program_id, first_name: 'Del', last_name: 'Eted', email: `idem-del-${Date.now()}@example.com` });
-    expect(partner.status).toBe(201);
-    const id = partner.body.data[0].id;
+    const { id } = await createPartner(t, org, {
+      program_id: org.program_id,
+      first_name: 'Del',
+      last_name: 'Eted',
+      email: uniqueEmail('idem-del'),
+    });
     const key = newKey();
     const first = await t.request.delete(`/v1/partners/${id}`).set(org.auth).set('Idempotency-Key', key);
     expect(first.status).toBe(200);
@@ -287,13 +284,10 @@ describe('Idempotency-Key', () => {
 });
 
 describe('Idempotency-Key and server errors', () => {
-  let t: TestApp;
-  let org: Org;
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await t.newOrganization();
-  });
-  afterAll(() => t.close());
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: [{ org: 'Acme Inc', program: 'Acme Partners' }] });
 
   it('a 500 is not kept: retrying with the same key runs the request again', async () => {
     const key = newKey();

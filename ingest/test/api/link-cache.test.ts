@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { linkCacheKey } from '../../src/resources/links/link-cache.js';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
@@ -12,7 +12,8 @@ import {
   type TestOrg,
   uniqueLinkValue,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
+import type { TestApp } from '../support/harness.js';
 
 /**
  * Link lookups for clicks are cached in the shared-state port (memory on embedded, Redis on the
@@ -20,24 +21,36 @@ import { createTestApp, type TestApp } from '../support/harness.js';
  * made through A must be seen by B at once.
  */
 
-/** Longer than the link cache's delayed second invalidation (1 s), so no pending one can interfere. */
-const settle = () => new Promise((r) => setTimeout(r, 1_300));
+/**
+ * Counts the completed deletes of each shared-store key made through an app's store. A change
+ * forgets a link's cached lookups at once and again about a second later (the link cache module
+ * says why); a test that must not be disturbed by that second delete waits for it by these counts.
+ */
+function countDeletes(app: TestApp) {
+  const done = new Map<string, number>();
+  const store = app.deps.store;
+  const original = store.delete.bind(store);
+  const spy = vi.spyOn(store, 'delete').mockImplementation(async (key: string) => {
+    try {
+      return await original(key);
+    } finally {
+      done.set(key, (done.get(key) ?? 0) + 1);
+    }
+  });
+  return { of: (key: string) => done.get(key) ?? 0, restore: () => spy.mockRestore() };
+}
 
 describe('link lookup cache', () => {
-  let a: TestApp;
-  let b: TestApp;
-  let org: TestOrg;
+  // Two instances: hooks run in order, so b is built after a and closed before it.
+  const {
+    t: a,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+  const { t: b } = useTestApp({ sharesStorageWith: a });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ storage: a.storage });
-    org = await createOrganization(a);
     partner = await createPartner(a, org);
-  });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
   });
 
   const clickOn = (app: TestApp, body: Record<string, unknown>, who: TestOrg = org) => postClick(app, who, body);
@@ -166,10 +179,27 @@ describe('link lookup cache', () => {
   });
 
   describe('served from the cache', () => {
+    let deletes: ReturnType<typeof countDeletes>;
+    beforeAll(() => {
+      deletes = countDeletes(a);
+    });
+    afterAll(() => deletes.restore());
+
+    /** Waits until the link's create (or last change) has deleted both its lookup keys twice: no delete of it is pending. */
+    const quiet = (link: ApiObject) =>
+      vi.waitFor(
+        () => {
+          for (const programId of [link.program_id, null]) {
+            expect(deletes.of(linkCacheKey(org.organization_id, programId, link.param, link.value))).toBeGreaterThanOrEqual(2);
+          }
+        },
+        { timeout: 5000, interval: 20 },
+      );
+
     it('answers a warm lookup from the shared store, not SQL, until an API change refreshes it', async () => {
       const link = await createLink(a, org, partner);
       // Let the create's delayed second invalidation pass, so nothing but this test touches the key.
-      await settle();
+      await quiet(link);
       expect(await cached(b, 'ref', link.value)).toBeNull();
       expect(await resolvesOn(b, { param: 'ref', value: link.value })).toBe(link.id);
       expect(JSON.parse((await cached(b, 'ref', link.value)) ?? 'null')).toEqual([
@@ -194,15 +224,15 @@ describe('link lookup cache', () => {
 
     it('drops a stale answer written just after a change (a lookup that raced it) within about a second', async () => {
       const link = await createLink(a, org, partner);
-      await settle();
+      await quiet(link);
       const stale = JSON.stringify([{ id: link.id, partner_id: partner.id, program_id: org.program_id }]);
       expect((await a.request.delete(`/v1/links/${link.id}`).set(org.auth)).status).toBe(200);
       // A lookup that read SQL before the delete committed writes its answer after the first invalidation.
       await b.deps.store.set(linkCacheKey(org.organization_id, null, 'ref', link.value), stale, 60_000);
       expect(await resolvesOn(b, { param: 'ref', value: link.value })).toBe(link.id);
 
-      await settle();
-      expect(await cached(b, 'ref', link.value)).toBeNull();
+      // The change's second delete drops it, within about a second.
+      await expect.poll(() => cached(b, 'ref', link.value), { timeout: 1_300, interval: 20 }).toBeNull();
       expectLinkNotFound(await clickOn(b, { param: 'ref', value: link.value }));
     });
   });

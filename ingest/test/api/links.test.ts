@@ -1,53 +1,35 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
   type ApiObject,
   createClick,
   createLink,
-  createOrganization,
   createPartner,
   createProgram,
-  LINK_FIELDS,
   postClick,
   type TestOrg,
   uniqueLinkValue,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { EXPANDED_PARTNER_FIELDS, EXPANDED_PROGRAM_FIELDS, LINK_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
-
-const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'company_name', 'status', 'created_at'];
-const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
 
 const sorted = (keys: readonly string[]) => [...keys].sort();
 
 /** The spec's own body for a click whose param/value matches no link. */
 
 describe('links API', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     partner = await createPartner(t, org);
   });
-  afterAll(() => t.close());
 
-  const postLink = (body: unknown, who: TestOrg = org) =>
-    t.request
-      .post('/v1/links')
-      .set(who.auth)
-      .send(body as object);
-  const getLink = (id: string, who: TestOrg = org, query = '') => t.request.get(`/v1/links/${id}${query}`).set(who.auth);
-  const putLink = (id: string, body: unknown, who: TestOrg = org) =>
-    t.request
-      .put(`/v1/links/${id}`)
-      .set(who.auth)
-      .send(body as object);
-  const deleteLink = (id: string, who: TestOrg = org) => t.request.delete(`/v1/links/${id}`).set(who.auth);
+  const { post: postLink, get: getLink, put: putLink, del: deleteLink } = resource(t, '/v1/links', org);
 
   /** The link row straight from SQL (deleted or not). */
   const linkRow = (id: string) => t.storage.db.selectFrom('links').selectAll().where('id', '=', id).executeTakeFirst();
@@ -460,7 +442,7 @@ describe('links API', () => {
 
     it('expands the partner and the program', async () => {
       const link = await createLink(t, org, partner);
-      const res = await getLink(link.id, org, '?expand[]=partner&expand[]=program');
+      const res = await getLink(link.id, '?expand[]=partner&expand[]=program');
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const [item] = res.body.data;
       expect(sorted(Object.keys(item.partner))).toEqual(sorted(EXPANDED_PARTNER_FIELDS));
@@ -468,19 +450,19 @@ describe('links API', () => {
       expect(sorted(Object.keys(item.program))).toEqual(sorted(EXPANDED_PROGRAM_FIELDS));
       expect(item.program.id).toBe(org.program_id);
 
-      const one = await getLink(link.id, org, '?expand=program');
+      const one = await getLink(link.id, '?expand=program');
       expect(one.body.data[0]).not.toHaveProperty('partner');
       expect(one.body.data[0].program.id).toBe(org.program_id);
-      expectError(await getLink(link.id, org, '?expand[]=nope'), 400, 'invalid_request_error', 'expand');
-      expectError(await getLink(link.id, org, '?limit=1'), 400, 'invalid_request_error', 'limit');
+      expectError(await getLink(link.id, '?expand[]=nope'), 400, 'invalid_request_error', 'expand');
+      expectError(await getLink(link.id, '?limit=1'), 400, 'invalid_request_error', 'limit');
     });
 
     it('answers 404 for an unknown id and for another organization’s link', async () => {
       expectError(await getLink('lnk_nosuchlink0000000000000'), 404, 'not_found_error');
       const link = await createLink(t, org, partner);
-      const foreign = await getLink(link.id, otherOrg);
+      const foreign = await getLink(link.id, undefined, otherOrg);
       expectError(foreign, 404, 'not_found_error');
-      const unknown = await getLink('lnk_nosuchlink0000000000001', otherOrg);
+      const unknown = await getLink('lnk_nosuchlink0000000000001', undefined, otherOrg);
       expect(foreign.body.error.message.replace(link.id, 'X')).toBe(unknown.body.error.message.replace('lnk_nosuchlink0000000000001', 'X'));
     });
   });

@@ -1,15 +1,7 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ApiObject,
-  createCustomer,
-  createOrganization,
-  createPartner,
-  createProgram,
-  createTransaction,
-  type TestOrg,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiObject, createCustomer, createPartner, createProgram, createTransaction } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 /**
  * total_count of an unfiltered customers, transactions or commissions page comes from
@@ -17,18 +9,17 @@ import { createTestApp, type TestApp } from '../support/harness.js';
  * exactly the number of live rows through every change.
  */
 describe('list total_count at scale', () => {
-  let t: TestApp;
-  let org: TestOrg;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
   let program: ApiObject;
   let partners: ApiObject[];
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
     program = await createProgram(t, org, { name: 'Counted' });
     partners = [await createPartner(t, org, { program_id: program.id }), await createPartner(t, org, { program_id: program.id })];
   });
-  afterAll(() => t?.close());
 
   const LISTS = ['customers', 'transactions', 'commissions'] as const;
   type List = (typeof LISTS)[number];

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
 
 /** The OpenAPI document is generated from the same route definitions that serve the API. */
 
@@ -94,12 +94,11 @@ const EXPECTED = [
 const PUBLIC = ['post /v1/track/click', 'post /v1/track/signup'];
 
 describe('OpenAPI document', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let doc: OpenApiDoc;
   let documented: string[];
 
   beforeAll(async () => {
-    t = await createTestApp();
     const res = await t.request.get('/v1/openapi.json');
     expect(res.status).toBe(200);
     doc = res.body;
@@ -107,7 +106,6 @@ describe('OpenAPI document', () => {
       METHODS.filter((m) => ops[m] !== undefined).map((m) => `${m} ${path}`),
     );
   });
-  afterAll(() => t.close());
 
   it('is served as JSON without an API key and declares OpenAPI 3.1', async () => {
     const res = await t.request.get('/v1/openapi.json');

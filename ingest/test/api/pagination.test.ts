@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createGroup, createPartner, createProgram } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 /**
  * List conventions (README, "Lists"): order by (created_at, id), asc|desc, starting_after /
  * ending_before cursors, has_more, total_count, limit bounds, created_gte/lte, expand.
  */
 
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 type Item = { id: string; created_at: string; [k: string]: unknown };
 
 const GROUPS_CREATED = 27; // plus the program's default group
@@ -24,8 +24,10 @@ function expectBadRequest(res: Response, param: string): void {
 const ids = (items: Item[]) => items.map((i) => i.id);
 
 describe('list pagination', () => {
-  let t: TestApp;
-  let org: Org;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: [{ org: 'Acme Inc', program: 'Acme Partners' }] });
   let other: { program_id: string; group_ids: string[] };
   /** Every group of org.program_id, in ascending list order as the API reports it. */
   let groupsAsc: Item[];
@@ -35,17 +37,9 @@ describe('list pagination', () => {
     t.request.get(`/v1/partners?program_id=${org.program_id}${query ? `&${query}` : ''}`).set(org.auth);
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await t.newOrganization();
-
     const groupIds: string[] = [];
     for (let i = 0; i < GROUPS_CREATED; i++) {
-      const res = await t.request
-        .post('/v1/groups')
-        .set(org.auth)
-        .send({ program_id: org.program_id, name: `Group ${i}` });
-      expect(res.status).toBe(201);
-      groupIds.push(res.body.data[0].id);
+      groupIds.push((await createGroup(t, org, { program_id: org.program_id, name: `Group ${i}` })).id);
     }
     // Ties on created_at are ordered by id: give six consecutive groups the very same instant.
     const tied = groupIds.slice(10, 10 + TIED);
@@ -53,19 +47,17 @@ describe('list pagination', () => {
       t.storage.db,
     );
     for (let i = 0; i < PARTNERS_CREATED; i++) {
-      const res = await t.request
-        .post('/v1/partners')
-        .set(org.auth)
-        .send({ program_id: org.program_id, first_name: `P${i}`, last_name: 'Walker', email: `walker-${i}@example.com` });
-      expect(res.status).toBe(201);
+      await createPartner(t, org, {
+        program_id: org.program_id,
+        first_name: `P${i}`,
+        last_name: 'Walker',
+        email: `walker-${i}@example.com`,
+      });
     }
 
-    const second = await t.request.post('/v1/programs').set(org.auth).send({ name: 'Other program' });
-    expect(second.status).toBe(201);
-    const otherProgram = second.body.data[0];
-    const extra = await t.request.post('/v1/groups').set(org.auth).send({ program_id: otherProgram.id, name: 'Elsewhere' });
-    expect(extra.status).toBe(201);
-    other = { program_id: otherProgram.id, group_ids: [otherProgram.default_group_id, extra.body.data[0].id] };
+    const otherProgram = await createProgram(t, org, { name: 'Other program' });
+    const extra = await createGroup(t, org, { program_id: otherProgram.id, name: 'Elsewhere' });
+    other = { program_id: otherProgram.id, group_ids: [otherProgram.default_group_id, extra.id] };
 
     const allGroups = await groupList('order=asc&limit=100');
     expect(allGroups.status).toBe(200);
@@ -74,7 +66,6 @@ describe('list pagination', () => {
     expect(allPartners.status).toBe(200);
     partnersAsc = allPartners.body.data;
   });
-  afterAll(() => t.close());
 
   describe('the reference listing', () => {
     it('holds every group of the program once, ordered by created_at, with an exact total_count', async () => {
@@ -236,9 +227,7 @@ describe('list pagination', () => {
     });
 
     it('a deleted record leaves the list and its count', async () => {
-      const created = await t.request.post('/v1/groups').set(org.auth).send({ program_id: other.program_id, name: 'Short-lived' });
-      expect(created.status).toBe(201);
-      const gid = created.body.data[0].id;
+      const gid = (await createGroup(t, org, { program_id: other.program_id, name: 'Short-lived' })).id;
       expect((await t.request.get(`/v1/groups?program_id=${other.program_id}`).set(org.auth)).body.total_count).toBe(3);
       expect((await t.request.delete(`/v1/groups/${gid}`).set(org.auth)).status).toBe(200);
       const after = await t.request.get(`/v1/groups?program_id=${other.program_id}&limit=100`).set(org.auth);
@@ -255,16 +244,8 @@ describe('list pagination', () => {
   describe('limit', () => {
     /** A program holding 102 groups (its default and 101 more). */
     async function programWith101Groups(): Promise<string> {
-      const program = await t.request.post('/v1/programs').set(org.auth).send({ name: 'Crowded program' });
-      expect(program.status).toBe(201);
-      const programId: string = program.body.data[0].id;
-      for (let i = 0; i < 101; i++) {
-        const res = await t.request
-          .post('/v1/groups')
-          .set(org.auth)
-          .send({ program_id: programId, name: `Crowd ${i}` });
-        expect(res.status).toBe(201);
-      }
+      const programId: string = (await createProgram(t, org, { name: 'Crowded program' })).id;
+      for (let i = 0; i < 101; i++) await createGroup(t, org, { program_id: programId, name: `Crowd ${i}` });
       return programId;
     }
 

@@ -1,35 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  getPartner,
-  PARTNER_FIELDS,
-  partnerInput,
-  type TestOrg,
-  uniqueEmail,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { createGroup, createPartner, createProgram, getPartner, partnerInput, type TestOrg, uniqueEmail } from '../support/factories.js';
+import { PARTNER_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
 describe('POST /v1/partners', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
-  });
-  afterAll(() => t.close());
-
-  const post = (body: unknown, who: TestOrg = org) =>
-    t.request
-      .post('/v1/partners')
-      .set(who.auth)
-      .send(body as object);
+  const { post } = resource(t, '/v1/partners', org);
 
   /** Live partner rows of the organization, read straight from SQL. */
   const partnerCount = async (who: TestOrg = org) =>

@@ -1,46 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ApiObject,
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  PARTNER_FIELDS,
-  type TestOrg,
-  uniqueEmail,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
-
-const GROUP_EXPANSION_FIELDS = ['id', 'name', 'description', 'created_at', 'public_key', 'default'];
-const LIST_PROGRAM_EXPANSION_FIELDS = [
-  'id',
-  'status',
-  'name',
-  'product_name',
-  'subdomain',
-  'type',
-  'currency_code',
-  'cookie_duration',
-  'payout_methods',
-  'payout_term',
-  'url_params',
-  'created_at',
-];
-const RETRIEVE_PROGRAM_EXPANSION_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
+import { describe, expect, it } from 'vitest';
+import { type ApiObject, createGroup, createPartner, createProgram, uniqueEmail } from '../support/factories.js';
+import { EXPANDED_GROUP_FIELDS, EXPANDED_PROGRAM_FIELDS, PARTNER_FIELDS, PARTNER_LIST_PROGRAM_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 
 const sorted = (a: readonly string[]) => [...a].sort();
 
 describe('GET /v1/partners and GET /v1/partners/:id', () => {
-  let t: TestApp;
-  let org: TestOrg;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-  });
-  afterAll(() => t.close());
-
-  const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/partners?${query}`).set(who.auth);
+  const { list } = resource(t, '/v1/partners', org);
   const ids = (res: { body: { data: ApiObject[] } }) => res.body.data.map((p) => p.id);
 
   /** A fresh program with partners created one after another (oldest first). */
@@ -227,7 +198,7 @@ describe('GET /v1/partners and GET /v1/partners/:id', () => {
       expect(res.status).toBe(200);
       const [item] = res.body.data;
       expect(Object.keys(item).sort()).toEqual(sorted([...PARTNER_FIELDS, 'group']));
-      expect(Object.keys(item.group).sort()).toEqual(sorted(GROUP_EXPANSION_FIELDS));
+      expect(Object.keys(item.group).sort()).toEqual(sorted(EXPANDED_GROUP_FIELDS));
       expect(item.group).toEqual({
         id: group.id,
         name: 'Influencers',
@@ -255,7 +226,7 @@ describe('GET /v1/partners and GET /v1/partners/:id', () => {
       expect(res.status).toBe(200);
       const [item] = res.body.data;
       expect(Object.keys(item).sort()).toEqual(sorted([...PARTNER_FIELDS, 'program']));
-      expect(Object.keys(item.program).sort()).toEqual(sorted(LIST_PROGRAM_EXPANSION_FIELDS));
+      expect(Object.keys(item.program).sort()).toEqual(sorted(PARTNER_LIST_PROGRAM_FIELDS));
       expect(item.program).toEqual({
         id: program.id,
         status: program.status,
@@ -329,9 +300,9 @@ describe('GET /v1/partners and GET /v1/partners/:id', () => {
       expect(res.status).toBe(200);
       const item = res.body.data;
       expect(Object.keys(item).sort()).toEqual(sorted([...PARTNER_FIELDS, 'group', 'program']));
-      expect(Object.keys(item.group).sort()).toEqual(sorted(GROUP_EXPANSION_FIELDS));
+      expect(Object.keys(item.group).sort()).toEqual(sorted(EXPANDED_GROUP_FIELDS));
       expect(item.group).toMatchObject({ id: group.id, name: 'Retrieve group', default: false, public_key: group.public_key });
-      expect(Object.keys(item.program).sort()).toEqual(sorted(RETRIEVE_PROGRAM_EXPANSION_FIELDS));
+      expect(Object.keys(item.program).sort()).toEqual(sorted(EXPANDED_PROGRAM_FIELDS));
       expect(item.program).toEqual({
         id: program.id,
         status: program.status,

@@ -1,31 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ApiObject,
-  createGroup,
-  createOrganization,
-  createPartner,
-  getPartner,
-  partnerInput,
-  type TestOrg,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiObject, createGroup, createPartner, getPartner, partnerInput } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 /** Another organization's partners, programs and groups are indistinguishable from missing ones. */
 describe('partners across organizations', () => {
-  let t: TestApp;
-  let owner: TestOrg;
-  let intruder: TestOrg;
+  const {
+    t,
+    orgs: [owner, intruder],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
   let group: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    owner = await createOrganization(t);
-    intruder = await createOrganization(t);
     group = await createGroup(t, owner);
     partner = await createPartner(t, owner, { group_id: group.id, payout_method: 'paypal', payout_details: { email: 'pp@example.com' } });
   });
-  afterAll(() => t.close());
 
   /** The owner still sees the partner exactly as created, and SQL agrees. */
   async function expectUntouched() {

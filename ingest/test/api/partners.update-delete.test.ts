@@ -1,37 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  getPartner,
-  PARTNER_FIELDS,
-  partnerInput,
-  type TestOrg,
-  uniqueEmail,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { createGroup, createPartner, createProgram, getPartner, partnerInput, uniqueEmail } from '../support/factories.js';
+import { PARTNER_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The payout part of a partner, to compare exactly (toMatchObject would accept extra details). */
 const payoutOf = (p: Record<string, unknown>) => ({ payout_method: p.payout_method, payout_details: p.payout_details });
 
 describe('PUT and DELETE /v1/partners/:id', () => {
-  let t: TestApp;
-  let org: TestOrg;
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-  });
-  afterAll(() => t.close());
-
-  const put = (id: string, body: unknown) =>
-    t.request
-      .put(`/v1/partners/${id}`)
-      .set(org.auth)
-      .send(body as object);
-  const del = (id: string) => t.request.delete(`/v1/partners/${id}`).set(org.auth);
+  const { put, del } = resource(t, '/v1/partners', org);
 
   describe('update', () => {
     it.each([

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createOrganization,
   createPartner,
@@ -8,18 +8,16 @@ import {
   type TestOrg,
   uniqueEmail,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
 
 describe('welcome e-mail on POST /v1/partners', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let org: TestOrg;
   const programName = 'Rocket Referrals';
 
   beforeAll(async () => {
-    t = await createTestApp();
     org = await createOrganization(t, { program: programName });
   });
-  afterAll(() => t.close());
 
   const outboxRows = (to: string) => t.storage.db.selectFrom('email_outbox').selectAll().where('to_address', '=', to).execute();
   const emailsTo = async (to: string) => (await sentEmails(t)).filter((m) => m.to === to);

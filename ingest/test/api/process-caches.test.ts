@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ApiObject,
-  createCustomer,
-  createLink,
-  createOrganization,
-  createPartner,
-  createTransaction,
-  defaultFlowOf,
-  type TestOrg,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiObject, createCustomer, createLink, createPartner, createTransaction, defaultFlowOf } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
+import type { TestApp } from '../support/harness.js';
 
 /**
  * Secret keys, programs by public key and flows are cached in each process. Two app instances
@@ -18,20 +10,16 @@ import { createTestApp, type TestApp } from '../support/harness.js';
  * Redis, so the test waits for B to hear of it).
  */
 describe('in-process caches across processes', () => {
-  let a: TestApp;
-  let b: TestApp;
-  let org: TestOrg;
+  // Hooks run in order: b is built after a and closed before it.
+  const {
+    t: a,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+  const { t: b } = useTestApp({ sharesStorageWith: a });
   let program: ApiObject;
 
   beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ storage: a.storage });
-    org = await createOrganization(a);
     program = (await a.request.get(`/v1/programs/${org.program_id}`).set(org.auth)).body.data;
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
   });
 
   /** Resolves once `app`'s process has heard an invalidation of `key` in the cache `name`. */

@@ -1,31 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
-
 describe('programs API', () => {
-  let t: TestApp;
-  let a: Org;
-  let b: Org;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    a = await t.newOrganization({ org: 'Org A', program: 'Program A' });
-    b = await t.newOrganization({ org: 'Org B', program: 'Program B' });
+  const {
+    t,
+    orgs: [a, b],
+  } = useTestApp({
+    orgs: [
+      { org: 'Org A', program: 'Program A' },
+      { org: 'Org B', program: 'Program B' },
+    ],
   });
-  afterAll(() => t?.close());
 
   const db = () => t.storage.db;
   const countPrograms = async (organizationId: string) =>
     (await db().selectFrom('programs').select('id').where('organization_id', '=', organizationId).execute()).length;
-  const create = (body: unknown, org: Org = a) =>
-    t.request
-      .post('/v1/programs')
-      .set(org.auth)
-      .send(body as object);
-  const get = (id: string, org: Org = a) => t.request.get(`/v1/programs/${id}`).set(org.auth);
+  const { post: create, get } = resource(t, '/v1/programs', a);
 
   describe('POST /v1/programs', () => {
     it('creates a program with the documented defaults and 201 with data as an array of one', async () => {

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
-import {
-  type ApiObject,
-  createGroup,
-  createOrganization,
-  createPartner,
-  createProgram,
-  type TestOrg,
-  uniqueCode,
-} from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { type ApiObject, createGroup, createPartner, createProgram, type TestOrg, uniqueCode } from '../support/factories.js';
+import { EXPANDED_PARTNER_FIELDS, EXPANDED_PROGRAM_FIELDS } from '../support/fields.js';
+import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
 /** /v1/promotion-codes CRUD (README, "Promotion codes"). */
@@ -28,31 +21,21 @@ const PROMOTION_CODE_FIELDS = [
   'created_at',
   'updated_at',
 ].sort();
-const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'company_name', 'status', 'created_at'];
-const EXPANDED_PROGRAM_FIELDS = ['id', 'status', 'name', 'product_name', 'subdomain', 'type', 'currency_code', 'created_at'];
 
-const pick = (o: ApiObject, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+const pick = (o: ApiObject, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
 describe('/v1/promotion-codes', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     partner = await createPartner(t, org);
   });
-  afterAll(() => t?.close());
 
-  const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/promotion-codes').set(who.auth).send(body);
-  const get = (id: string, query = '', who: TestOrg = org) => t.request.get(`/v1/promotion-codes/${id}${query}`).set(who.auth);
-  const put = (id: string, body: Record<string, unknown>, who: TestOrg = org) =>
-    t.request.put(`/v1/promotion-codes/${id}`).set(who.auth).send(body);
-  const del = (id: string, who: TestOrg = org) => t.request.delete(`/v1/promotion-codes/${id}`).set(who.auth);
-  const list = (query: string, who: TestOrg = org) => t.request.get(`/v1/promotion-codes?${query}`).set(who.auth);
+  const { post, get, put, del, list } = resource(t, '/v1/promotion-codes', org);
 
   async function createCode(overrides: Record<string, unknown> = {}, who: TestOrg = org): Promise<ApiObject> {
     const res = await post({ program_id: who.program_id, code: uniqueCode(), type: 'fixed', value: 500, ...overrides }, who);

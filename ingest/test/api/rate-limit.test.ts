@@ -1,7 +1,9 @@
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/resources/api-keys/api-keys.service.js';
-import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
+import type { TestOrg } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
+import { createTestApp, STORAGE } from '../support/harness.js';
 
 /**
  * Per-API-key rate limit (README, "Rate limits"): with SVC_API_RATE_LIMIT=3, the fourth request
@@ -9,7 +11,6 @@ import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
  */
 
 const LIMIT = 3;
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -26,15 +27,11 @@ function expectLimited(res: Response): void {
 }
 
 describe('API rate limit', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { SVC_API_RATE_LIMIT: String(LIMIT) } });
-  });
-  afterAll(() => t.close());
+  const { t } = useTestApp({ env: { SVC_API_RATE_LIMIT: String(LIMIT) } });
 
   /** Each test starts with a fresh organization, so a fresh key with a full budget. */
   const freshOrg = (name: string) => t.newOrganization({ org: name, program: `${name} program` });
-  const secondKey = async (o: Org) => {
+  const secondKey = async (o: TestOrg) => {
     const { secret } = await createApiKey(t.storage.db, o.organization_id, 'second');
     return { Authorization: `Bearer ${secret}` };
   };

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SCALAR_BUNDLE } from '../../src/http/api-docs.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
 
 /**
  * The hardening headers (helmet, http/security-headers.ts) on every kind of response, the public
@@ -30,13 +30,10 @@ function directives(csp: string): Record<string, string[]> {
 }
 
 describe('security headers', () => {
-  let t: TestApp;
-  let org: Awaited<ReturnType<TestApp['newOrganization']>>;
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await t.newOrganization();
-  });
-  afterAll(() => t?.close());
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: [{ org: 'Acme Inc', program: 'Acme Partners' }] });
 
   it('a JSON API answer: hardened, with the strict API policy and same-origin resource policy', async () => {
     const res = await t.request.get('/v1/programs').set(org.auth);

@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, type KyselyPlugin, PostgresDialect, type QueryId, type RootOperationNode, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { updateCommission } from '../../src/resources/commissions/commissions.service.js';
@@ -13,7 +13,6 @@ import {
   createClick,
   createCustomer,
   createFlow,
-  createOrganization,
   createPartner,
   createProgram,
   createTransaction,
@@ -23,7 +22,8 @@ import {
   type TestOrg,
   uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, STORAGE, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
+import { STORAGE } from '../support/harness.js';
 
 /**
  * Partner stats (include[]=stats on list and retrieve, kept by triggers in partner_stats) and
@@ -63,16 +63,10 @@ function prng(seed: number) {
 }
 
 describe('partner and customer stats', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
-  });
-  afterAll(() => t?.close());
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
 
   const api = () => t.request;
 

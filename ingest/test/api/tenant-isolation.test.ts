@@ -1,14 +1,13 @@
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createGroup, createPartner, type TestOrg } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 
 /**
  * Multi-tenancy (README, "Authentication and tenancy"): every query is scoped by the caller's organization; an
  * id of another organization is indistinguishable from a missing one (404), and nothing the
  * other organization does changes the owner's records.
  */
-
-type Org = Awaited<ReturnType<TestApp['newOrganization']>>;
 
 function expectNotFound(res: Response, label: string): void {
   expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(404);
@@ -20,15 +19,21 @@ function expectNotFound(res: Response, label: string): void {
 const shapeOf = (res: Response, id: string) => JSON.stringify(res.body).replaceAll(id, '<id>');
 
 describe('tenant isolation', () => {
-  let t: TestApp;
-  let owner: Org;
-  let intruder: Org;
+  const {
+    t,
+    orgs: [owner, intruder],
+  } = useTestApp({
+    orgs: [
+      { org: 'Owner Inc', program: 'Owner program' },
+      { org: 'Intruder Inc', program: 'Intruder program' },
+    ],
+  });
   let ownerGroup: Record<string, unknown> & { id: string };
   let ownerPartner: Record<string, unknown> & { id: string };
   let ownerKeyId: string;
   let snapshot: { program: unknown; group: unknown; partner: unknown; groups: number; partners: number; keys: number };
 
-  const as = (o: Org) => ({
+  const as = (o: TestOrg) => ({
     get: (path: string) => t.request.get(path).set(o.auth),
     post: (path: string, body: object) => t.request.post(path).set(o.auth).send(body),
     put: (path: string, body: object) => t.request.put(path).set(o.auth).send(body),
@@ -57,28 +62,20 @@ describe('tenant isolation', () => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp();
-    owner = await t.newOrganization({ org: 'Owner Inc', program: 'Owner program' });
-    intruder = await t.newOrganization({ org: 'Intruder Inc', program: 'Intruder program' });
     const a = as(owner);
-    const group = await a.post('/v1/groups', { program_id: owner.program_id, name: 'Owner VIP' });
-    expect(group.status).toBe(201);
-    ownerGroup = group.body.data[0];
-    const partner = await a.post('/v1/partners', {
+    ownerGroup = (await createGroup(t, owner, { program_id: owner.program_id, name: 'Owner VIP' })) as typeof ownerGroup;
+    ownerPartner = (await createPartner(t, owner, {
       program_id: owner.program_id,
       group_id: ownerGroup.id,
       first_name: 'Olive',
       last_name: 'Owner',
       email: 'olive@owner.example',
-    });
-    expect(partner.status).toBe(201);
-    ownerPartner = partner.body.data[0];
+    })) as typeof ownerPartner;
     const second = await a.post('/v1/api-keys', { name: 'spare' });
     expect(second.status).toBe(201);
     ownerKeyId = second.body.data[0].id;
     snapshot = await takeSnapshot();
   });
-  afterAll(() => t.close());
 
   it('the intruder cannot retrieve, update or delete the owner’s program, group or partner (404)', async () => {
     const x = as(intruder);

@@ -1,18 +1,17 @@
 import { sql } from 'kysely';
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, expectLinkNotFound } from '../support/expect-error.js';
 import {
   type ApiObject,
   createLink,
-  createOrganization,
   createPartner,
   createProgram,
   partnerStats,
-  type TestOrg,
   uniqueEmail,
   uniqueLinkValue,
 } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 import { setCookies } from '../support/set-cookies.js';
 import { DAY_MS } from '../support/time.js';
@@ -63,18 +62,15 @@ function expectTracked(
 }
 
 describe('POST /v1/track/click', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     partner = await createPartner(t, org, { first_name: 'Tracked' });
   });
-  afterAll(() => t?.close());
 
   /** POSTs the body as the script does: JSON text as text/plain. */
   const track = (body: Record<string, unknown>, headers: Record<string, string> = {}, app: TestApp = t) =>
@@ -544,12 +540,8 @@ describe('POST /v1/track/click', () => {
   });
 
   describe('rate limit per IP address', () => {
-    let limited: TestApp;
-    beforeAll(async () => {
-      // Behind a trusted proxy, so that each test can be another client IP address.
-      limited = await createTestApp({ storage: t.storage, env: { SVC_TRACK_RATE_LIMIT: '3', SVC_TRUST_PROXY: 'true' } });
-    });
-    afterAll(() => limited?.close());
+    // Behind a trusted proxy, so that each test can be another client IP address.
+    const { t: limited } = useTestApp({ sharesStorageWith: t, env: { SVC_TRACK_RATE_LIMIT: '3', SVC_TRUST_PROXY: 'true' } });
 
     it('lets 3 requests a second through, then answers 429 rate_limit_error with Retry-After and CORS, recording nothing more', async () => {
       const link = await freshLink();

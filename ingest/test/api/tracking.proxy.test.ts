@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiObject, createLink, createOrganization, createPartner, type TestOrg, uniqueEmail } from '../support/factories.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiObject, createLink, createPartner, uniqueEmail } from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
 
 /**
@@ -11,20 +12,16 @@ import { createTestApp, type TestApp } from '../support/harness.js';
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 describe('POST /v1/track/click from visitors who share an address', () => {
-  let t: TestApp;
-  let behindProxy: TestApp;
-  let org: TestOrg;
+  // Hooks run in order: behindProxy is built after t and closed before it.
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+  const { t: behindProxy } = useTestApp({ sharesStorageWith: t, env: { SVC_TRUST_PROXY: 'loopback' } });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    behindProxy = await createTestApp({ storage: t.storage, env: { SVC_TRUST_PROXY: 'loopback' } });
-    org = await createOrganization(t);
     partner = await createPartner(t, org);
-  });
-  afterAll(async () => {
-    await behindProxy?.close();
-    await t?.close();
   });
 
   const track = (app: TestApp, link: ApiObject, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>

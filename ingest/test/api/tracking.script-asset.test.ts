@@ -4,10 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { SCRIPT_FILE } from '../../src/resources/tracking/script-asset.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
+import { createTestApp } from '../support/harness.js';
 
 /**
  * GET /svc.js: the built tracking script (`npm run build` → script/dist/svc.js), cacheable for
@@ -18,11 +19,7 @@ import { createTestApp, type TestApp } from '../support/harness.js';
 const BUILT = fileURLToPath(new URL('../../../script/dist/svc.js', import.meta.url));
 
 describe('GET /svc.js', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t?.close());
+  const { t } = useTestApp();
 
   it('serves the file npm run build writes', () => {
     expect(SCRIPT_FILE).toBe(BUILT);

@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
   createLink,
-  createOrganization,
   createPartner,
   createProgram,
   partnerStats,
@@ -14,7 +13,7 @@ import {
   uniqueEmail,
   uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
 import { setCookies } from '../support/set-cookies.js';
 
 /**
@@ -28,18 +27,15 @@ const RESULT_FIELDS = ['click_id', 'customer_id', 'customer_identifier', 'partne
 const CONFLICT = { success: false, error: { message: 'Customer already exists', type: 'conflict_error' } };
 
 describe('POST /v1/track/signup', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   let partner: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     partner = await createPartner(t, org, { first_name: 'Signup' });
   });
-  afterAll(() => t?.close());
 
   /** POSTs the body as the script does: JSON text as text/plain. */
   const post = (path: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>

@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
@@ -7,14 +7,13 @@ import {
   createCustomer,
   createFlow,
   createGroup,
-  createOrganization,
   createPartner,
   partnerStats,
   quietProgram,
-  type TestOrg,
   uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
+import { useTestApp } from '../support/fixture.js';
+import { warmPool } from '../support/harness.js';
 
 /**
  * Simultaneous payments, sent to two app instances over one database and one shared store (as
@@ -25,20 +24,16 @@ import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
 const SIMULTANEOUS = 8;
 
 describe('simultaneous transactions on two app instances', () => {
-  let a: TestApp;
-  let b: TestApp;
-  let org: TestOrg;
+  // Hooks run in order: b is built after a and closed before it.
+  const {
+    t: a,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+  const { t: b } = useTestApp({ sharesStorageWith: a });
 
   beforeAll(async () => {
-    a = await createTestApp();
-    b = await createTestApp({ storage: a.storage });
     await warmPool(a);
     await warmPool(b);
-    org = await createOrganization(a);
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
   });
 
   /** The i-th request goes to instance a or b in turn. */

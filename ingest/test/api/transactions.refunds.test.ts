@@ -1,5 +1,5 @@
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { expectError } from '../support/expect-error.js';
 import {
@@ -15,9 +15,10 @@ import {
   partnerStats,
   quietProgram,
   type TestOrg,
-  TRANSACTION_FIELDS,
 } from '../support/factories.js';
-import { createTestApp, type TestApp, warmPool } from '../support/harness.js';
+import { TRANSACTION_FIELDS } from '../support/fields.js';
+import { useTestApp } from '../support/fixture.js';
+import { warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
@@ -32,15 +33,13 @@ const IMMEDIATE = { type: 'immediate' } as const;
 const MANUAL = { type: 'manual' } as const;
 
 describe('PUT /v1/transactions/:id/refund', () => {
-  let t: TestApp;
+  const { t } = useTestApp();
   let org: TestOrg;
 
   beforeAll(async () => {
-    t = await createTestApp();
     await warmPool(t);
     org = await createOrganization(t);
   });
-  afterAll(() => t?.close());
 
   const refund = (id: string, body?: Record<string, unknown>) => {
     const req = t.request.put(`/v1/transactions/${id}/refund`).set(org.auth);

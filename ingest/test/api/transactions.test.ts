@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Response } from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
@@ -8,7 +8,6 @@ import {
   commissionsOf,
   createCustomer,
   createFlow,
-  createOrganization,
   createPartner,
   createTransaction,
   customerStats,
@@ -16,10 +15,10 @@ import {
   partnerStats,
   quietProgram,
   type TestOrg,
-  TRANSACTION_FIELDS,
   uniqueSuffix,
 } from '../support/factories.js';
-import { createTestApp, type TestApp } from '../support/harness.js';
+import { TRANSACTION_FIELDS } from '../support/fields.js';
+import { useTestApp } from '../support/fixture.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
@@ -35,19 +34,16 @@ const EXPANDED_PROGRAM = ['created_at', 'currency_code', 'id', 'name', 'product_
 const charge = () => `ch_${uniqueSuffix()}`;
 
 describe('/v1/transactions', () => {
-  let t: TestApp;
-  let org: TestOrg;
-  let otherOrg: TestOrg;
+  const {
+    t,
+    orgs: [org, otherOrg],
+  } = useTestApp({ orgs: 2 });
   /** A partner of the org's first program (default flow on: 20 %, scheduled 30 days). */
   let alice: ApiObject;
 
   beforeAll(async () => {
-    t = await createTestApp();
-    org = await createOrganization(t);
-    otherOrg = await createOrganization(t);
     alice = await createPartner(t, org, { first_name: 'Alice' });
   });
-  afterAll(() => t?.close());
 
   const post = (body: Record<string, unknown>, who: TestOrg = org) => t.request.post('/v1/transactions').set(who.auth).send(body);
   const retrieve = (id: string, who: TestOrg = org, query = '') =>

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { randomBase62 } from '../../src/ids.js';
+import { COMMISSION_FULL_FIELDS } from './fields.js';
 import type { TestApp } from './harness.js';
 
 /**
@@ -14,31 +15,6 @@ export type TestOrg = Awaited<ReturnType<TestApp['newOrganization']>>;
 
 // Loosely typed API objects: the tests assert on their exact shape.
 export type ApiObject = Record<string, any>;
-
-/** The fields of a partner object, as the spec lists them (expansions aside). */
-export const PARTNER_FIELDS = [
-  'id',
-  'status',
-  'first_name',
-  'last_name',
-  'email',
-  'company_name',
-  'program_id',
-  'organization_id',
-  'group_id',
-  'payout_method',
-  'payout_details',
-  'country_code',
-  'completed_onboarding',
-  'rejection_note',
-  'internal_note',
-  'suspension_reason',
-  'first_customer_email_active',
-  'new_customer_email_active',
-  'payout_paid_email_active',
-  'created_at',
-  'updated_at',
-] as const;
 
 /** A short random suffix for names and e-mails that must not collide within a test file. */
 export function uniqueSuffix(): string {
@@ -122,26 +98,6 @@ function header(raw: string, name: string): string {
   const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line ? line.slice(name.length + 1).trim() : '';
 }
-
-/** The fields of a link object, as the spec's Link table lists them (expansions aside). */
-export const LINK_FIELDS = ['id', 'param', 'value', 'partner_id', 'program_id', 'organization_id', 'created_at', 'updated_at'] as const;
-
-/** The fields of a click object, as the spec's Click table lists them. */
-export const CLICK_FIELDS = [
-  'id',
-  'partner_id',
-  'link_id',
-  'country',
-  'state',
-  'device',
-  'page',
-  'browser',
-  'referrer',
-  'program_id',
-  'organization_id',
-  'created_at',
-  'updated_at',
-] as const;
 
 /** A link value that no other test in the file uses (URL-safe, well under 64 characters). */
 export function uniqueLinkValue(prefix = 'v'): string {
@@ -258,69 +214,6 @@ export async function commissionsOf(t: TestApp, org: TestOrg, transaction: ApiOb
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
 }
-
-/** The fields of a transaction object (expansions aside). */
-export const TRANSACTION_FIELDS = [
-  'id',
-  'status',
-  'amount',
-  'refunded_amount',
-  'currency',
-  'customer_id',
-  'partner_id',
-  'program_id',
-  'organization_id',
-  'click_id',
-  'charge_id',
-  'billing_type',
-  'interval',
-  'product_id',
-  'product_name',
-  'source',
-  'refunded_at',
-  'created_at',
-  'updated_at',
-] as const;
-
-/** The commission fields list and retrieve show (the spec's short set). */
-export const COMMISSION_SHORT_FIELDS = [
-  'id',
-  'amount',
-  'customer_id',
-  'transaction_id',
-  'charge_id',
-  'source',
-  'status',
-  'revenue',
-  'created_at',
-  'updated_at',
-  'program_id',
-  'organization_id',
-] as const;
-
-/** The commission fields create and update show (the spec's full set). */
-export const COMMISSION_FULL_FIELDS = [
-  'id',
-  'amount',
-  'revenue',
-  'customer_id',
-  'transaction_id',
-  'charge_id',
-  'charge_status',
-  'source',
-  'status',
-  'type',
-  'currency',
-  'partner_id',
-  'program_id',
-  'organization_id',
-  'payout_id',
-  'scheduled_approval_date',
-  'approval_type',
-  'flow_id',
-  'created_at',
-  'updated_at',
-] as const;
 
 /** GET /v1/flows?program_id (expects 200): the program's only flow, its default one, as a new program has. */
 export async function defaultFlowOf(t: TestApp, org: TestOrg, program: ApiObject): Promise<ApiObject> {
