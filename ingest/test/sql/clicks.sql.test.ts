@@ -3,7 +3,6 @@ import {
   type ClickInsert,
   findClick,
   findClickWithClaim,
-  findCustomerOfClick,
   findProgramClick,
   findRecentLinkClick,
   findRecentProgramClick,
@@ -53,10 +52,6 @@ describe('clicks repository SQL', () => {
 
   it('findClickWithClaim', async () => {
     expect(await sqlOf((db) => findClickWithClaim(db, 'clk_1'))).toMatchSnapshot();
-  });
-
-  it('findCustomerOfClick', async () => {
-    expect(await sqlOf((db) => findCustomerOfClick(db, 'clk_1'))).toMatchSnapshot();
   });
 
   it('setClickTime', async () => {

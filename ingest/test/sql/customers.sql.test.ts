@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CustomerRow } from '../../src/db/schema.js';
 import {
   findCustomer,
+  findCustomerOfClick,
   findExistingCustomer,
   insertCustomer,
   selectCustomerList,
@@ -35,6 +36,10 @@ const customer: Omit<CustomerRow, 'deleted_at'> = {
 };
 
 describe('customers repository SQL', () => {
+  it('findCustomerOfClick', async () => {
+    expect(await sqlOf((db) => findCustomerOfClick(db, 'clk_1'))).toMatchSnapshot();
+  });
+
   it('selectCustomers', async () => {
     expect(await sqlOf((db) => selectCustomers(db, 'org_1').execute())).toMatchSnapshot();
   });

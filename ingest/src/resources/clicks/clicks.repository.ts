@@ -63,11 +63,6 @@ export function findClickWithClaim(db: Db, clickId: string): Promise<(ClickOrigi
     .executeTakeFirst();
 }
 
-/** The live customer a click became, if any. */
-export function findCustomerOfClick(db: Db, clickId: string): Promise<{ id: string } | undefined> {
-  return db.selectFrom('customers').select('id').where('click_id', '=', clickId).where('deleted_at', 'is', null).executeTakeFirst();
-}
-
 /** Moves a click's time back or forth (the test hooks); undefined when there is no such click. */
 export function setClickTime(db: Db, clickId: string, at: Date): Promise<{ id: string } | undefined> {
   return db.updateTable('clicks').set({ created_at: at, updated_at: at }).where('id', '=', clickId).returning('id').executeTakeFirst();

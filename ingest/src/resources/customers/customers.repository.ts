@@ -102,3 +102,8 @@ export async function sumCustomerStats(db: Db, customerId: string): Promise<Cust
   ]);
   return { ...orders, total_commission: commission.total };
 }
+
+/** The live customer a click became, if any. */
+export function findCustomerOfClick(db: Db, clickId: string): Promise<{ id: string } | undefined> {
+  return db.selectFrom('customers').select('id').where('click_id', '=', clickId).where('deleted_at', 'is', null).executeTakeFirst();
+}

@@ -5,14 +5,9 @@ import { ApiError, notFound } from '../../http/errors.js';
 import { newId } from '../../ids.js';
 import type { SharedStore } from '../../store/index.js';
 import type { ClickWriter } from '../clicks/click-writer.js';
-import {
-  findClickWithClaim,
-  findCustomerOfClick,
-  findProgramClick,
-  findRecentLinkClick,
-  findRecentProgramClick,
-} from '../clicks/clicks.repository.js';
+import { findClickWithClaim, findProgramClick, findRecentLinkClick, findRecentProgramClick } from '../clicks/clicks.repository.js';
 import { insertClick, linkNotFound, type VisitorContext } from '../clicks/clicks.service.js';
+import { findCustomerOfClick } from '../customers/customers.repository.js';
 import { convertClickToLead } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
 import { resolveLinks } from '../links/links.service.js';
