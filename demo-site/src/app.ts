@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { ApiCallError, apiClient } from '../../api-client/index.js';
+import { ApiCallError, apiClient } from '../../ingest/client/api-client.js';
 import { accountPage, homePage, type PartnerLink, partnerPage, partnersPage, pricingPage, type ScriptTag, signupPage } from './pages.js';
 
 export interface DemoSettings {

@@ -1,6 +1,6 @@
 /** The demo merchant's pages: plain HTML, the real svc.js tag in every <head>. */
 
-import type { Commission, Partner } from '../../api-client/index.js';
+import type { Commission, Partner } from '../../ingest/client/api-client.js';
 
 export interface ScriptTag {
   src: string;

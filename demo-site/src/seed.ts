@@ -1,4 +1,4 @@
-import { apiClient } from '../../api-client/index.js';
+import { apiClient } from '../../ingest/client/api-client.js';
 import type { PartnerLink } from './pages.js';
 
 export interface SeededPartner {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { type Browser, type BrowserContext, test as base, expect, type Page, type Request } from '@playwright/test';
-import { type ApiClient, apiClient, type Customer, type PartnerStats } from '../../api-client/index.js';
+import { type ApiClient, apiClient, type Customer, type PartnerStats } from '../../ingest/client/api-client.js';
 
 /** Per-project options (playwright.config.ts): where that project's demo instance wrote its state. */
 export interface DemoOptions {
@@ -38,7 +38,7 @@ export const unique = (prefix = 't') => `${prefix}${Date.now().toString(36)}${ra
 export const uniqueEmail = (tag: string) => `${unique(tag)}@customers.example`;
 
 // ---------------------------------------------------------------------------------------------
-// The /v1 API (api-client/), with the secret key from the state file (what the merchant's server would use).
+// The /v1 API (ingest/client/api-client.ts), with the secret key from the state file (what the merchant's server would use).
 
 export type Api = ApiClient;
 

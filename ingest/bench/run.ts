@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { type ApiClient, apiClient } from '../../api-client/index.js';
+import { type ApiClient, apiClient } from '../client/api-client.js';
 import { GZIP_BUDGET_BYTES } from '../../script/src/budget.js';
 import { runFaultBench } from './faults/report.js';
 import { type LoadResult, load, timeGets } from './load.js';

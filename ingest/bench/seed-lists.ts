@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { ApiClient } from '../../api-client/index.js';
+import type { ApiClient } from '../client/api-client.js';
 
 export interface ListScale {
   clicks: number;

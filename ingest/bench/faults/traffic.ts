@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { apiClient } from '../../../api-client/index.js';
+import { apiClient } from '../../client/api-client.js';
 import type { Keys } from './fleet.js';
 
 /**

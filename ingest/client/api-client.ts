@@ -1,15 +1,15 @@
 import type { z } from 'zod';
-import type * as apiKeys from '../ingest/src/resources/api-keys/api-keys.schema.js';
-import type * as clicks from '../ingest/src/resources/clicks/clicks.schema.js';
-import type * as commissions from '../ingest/src/resources/commissions/commissions.schema.js';
-import type * as customers from '../ingest/src/resources/customers/customers.schema.js';
-import type * as flows from '../ingest/src/resources/flows/flows.schema.js';
-import type * as groups from '../ingest/src/resources/groups/groups.schema.js';
-import type * as links from '../ingest/src/resources/links/links.schema.js';
-import type * as partners from '../ingest/src/resources/partners/partners.schema.js';
-import type * as programs from '../ingest/src/resources/programs/programs.schema.js';
-import type * as promotionCodes from '../ingest/src/resources/promotion-codes/promotion-codes.schema.js';
-import type * as transactions from '../ingest/src/resources/transactions/transactions.schema.js';
+import type * as apiKeys from '../src/resources/api-keys/api-keys.schema.js';
+import type * as clicks from '../src/resources/clicks/clicks.schema.js';
+import type * as commissions from '../src/resources/commissions/commissions.schema.js';
+import type * as customers from '../src/resources/customers/customers.schema.js';
+import type * as flows from '../src/resources/flows/flows.schema.js';
+import type * as groups from '../src/resources/groups/groups.schema.js';
+import type * as links from '../src/resources/links/links.schema.js';
+import type * as partners from '../src/resources/partners/partners.schema.js';
+import type * as programs from '../src/resources/programs/programs.schema.js';
+import type * as promotionCodes from '../src/resources/promotion-codes/promotion-codes.schema.js';
+import type * as transactions from '../src/resources/transactions/transactions.schema.js';
 
 /**
  * A small client of the `/v1` API with a secret key, for server-side code (the demo merchant,
