@@ -22,6 +22,7 @@ import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
+import { registerStripeRoutes } from './resources/stripe/stripe.routes.js';
 import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
 import { isPublicEndpoint, registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerFlowRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerCommissionRoutes(api, routeDeps);
+  registerStripeRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {

@@ -5,6 +5,7 @@ import type { AppDeps } from './deps.js';
 import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
+import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
 import { openStore } from './store/index.js';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -42,6 +43,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const purge = setInterval(() => {
     purgeExpiredRecords(db).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging expired Idempotency-Key records failed; will retry'),
+    );
+    forgetStaleWaitingEvents(db).catch((err) =>
+      logger.warn({ reason: (err as Error).message }, 'forgetting the payloads of stale waiting Stripe events failed; will retry'),
     );
   }, PURGE_INTERVAL_MS);
   purge.unref();

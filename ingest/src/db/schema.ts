@@ -254,6 +254,49 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
+/** A program's Stripe connection (README, "Stripe"). */
+export interface StripeIntegrationsTable {
+  program_id: string;
+  organization_id: string;
+  /** The `whsec_…` of the merchant's Stripe webhook endpoint; never returned by the API. */
+  webhook_secret: string;
+  tax_counts_as_revenue: boolean;
+  connected_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Every Stripe event received, once per event id. */
+export interface StripeEventsTable {
+  program_id: string;
+  event_id: string;
+  organization_id: string;
+  type: string;
+  livemode: boolean;
+  api_version: string | null;
+  stripe_created_at: Timestamp;
+  status: string;
+  reason: string | null;
+  message: string | null;
+  customer_id: string | null;
+  transaction_id: string | null;
+  /** Stripe ids whose link makes this event run again. */
+  waiting_for: string[] | null;
+  /** The event as received, kept only while it waits. */
+  payload: Json<unknown> | null;
+  attempts: number;
+  received_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A Stripe id and the svc record it stands for. */
+export interface StripeLinksTable {
+  program_id: string;
+  stripe_id: string;
+  kind: string;
+  target: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -271,6 +314,9 @@ export interface Database {
   partner_stats: PartnerStatsTable;
   list_counts: ListCountsTable;
   idempotency_keys: IdempotencyKeysTable;
+  stripe_integrations: StripeIntegrationsTable;
+  stripe_events: StripeEventsTable;
+  stripe_links: StripeLinksTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -288,3 +334,5 @@ export type TransactionRow = Selectable<TransactionsTable>;
 export type NewTransaction = Insertable<TransactionsTable>;
 export type CommissionRow = Selectable<CommissionsTable>;
 export type NewCommission = Insertable<CommissionsTable>;
+export type StripeIntegrationRow = Selectable<StripeIntegrationsTable>;
+export type StripeEventRow = Selectable<StripeEventsTable>;

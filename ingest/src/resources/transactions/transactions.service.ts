@@ -173,14 +173,38 @@ export async function updateTransaction(
  * Refunds part (`amount`) or all of what is left of a transaction, and applies the effect on
  * its commissions in the same SQL transaction. Refunds of one transaction run one at a time.
  */
-export async function refundTransaction(db: Db, organizationId: string, id: string, amount: number | undefined): Promise<TransactionRow> {
-  return inTransaction(db, async (trx) => {
-    const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
-    const commissions = await lockTransactionCommissions(trx, current.id);
+export function refundTransaction(db: Db, organizationId: string, id: string, amount: number | undefined): Promise<TransactionRow> {
+  return refundLocked(db, organizationId, id, (current) => {
     const remaining = current.amount - current.refunded_amount;
     if (remaining === 0) throw badRequest('Nothing is left to refund on this transaction', 'amount');
     const refund = amount ?? remaining;
     if (refund > remaining) throw badRequest(`Invalid amount: only ${remaining} cents are left to refund`, 'amount');
+    return refund;
+  });
+}
+
+/**
+ * Brings a transaction's refunded amount up to `total(transaction)` (capped at its amount), as
+ * a billing provider reports it: a running total, so a report seen twice or late refunds
+ * nothing twice. The total is read under the transaction's lock. Nothing changes when the
+ * transaction already has that much refunded.
+ */
+export function refundTransactionUpTo(
+  db: Db,
+  organizationId: string,
+  id: string,
+  total: (current: TransactionRow) => number,
+): Promise<TransactionRow> {
+  return refundLocked(db, organizationId, id, (current) => Math.min(total(current), current.amount) - current.refunded_amount);
+}
+
+/** Refunds what `refundOf` says of the locked transaction; zero or less changes nothing. */
+function refundLocked(db: Db, organizationId: string, id: string, refundOf: (current: TransactionRow) => number): Promise<TransactionRow> {
+  return inTransaction(db, async (trx) => {
+    const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
+    const commissions = await lockTransactionCommissions(trx, current.id);
+    const refund = refundOf(current);
+    if (refund <= 0) return current;
     const refunded = current.refunded_amount + refund;
     const now = new Date();
     const transaction = await updateTransactionRow(trx, current.id, {

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { isoString } from '../../http/fields.js';
+import { listQuery } from '../../http/list.js';
+
+export const STRIPE_EVENT_STATUSES = ['processed', 'ignored', 'failed', 'error'] as const;
+
+export const StripeConnect = z
+  .strictObject({
+    webhook_secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=_-]{8,200}$/, 'must be the signing secret of a Stripe webhook endpoint (whsec_…)')
+      .optional()
+      .meta({ description: 'The signing secret of your Stripe webhook endpoint; required to connect, optional to change options' }),
+    tax_counts_as_revenue: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Whether tax Stripe collected counts in the transaction amount (default false: revenue excludes tax)' }),
+  })
+  .meta({ id: 'StripeConnect' });
+export type StripeConnectInput = z.output<typeof StripeConnect>;
+
+const counts = z.object(
+  Object.fromEntries(STRIPE_EVENT_STATUSES.map((s) => [s, z.number().int()])) as Record<
+    (typeof STRIPE_EVENT_STATUSES)[number],
+    z.ZodNumber
+  >,
+);
+
+export const StripeIntegration = z
+  .object({
+    program_id: z.string(),
+    connected: z.boolean(),
+    webhook_secret: z.string().nullable().meta({ description: 'Redacted: whsec_… and the last four characters' }),
+    webhook_url: z.string().meta({ description: 'The endpoint URL to give Stripe' }),
+    tax_counts_as_revenue: z.boolean(),
+    events_to_enable: z.array(z.string()).meta({ description: 'The event types to select on the Stripe webhook endpoint' }),
+    event_counts: counts.meta({ description: 'Events received, by outcome' }),
+    last_event_at: isoString.nullable(),
+    connected_at: isoString.nullable(),
+    updated_at: isoString.nullable(),
+  })
+  .meta({ id: 'StripeIntegration' });
+export type StripeIntegrationObject = z.output<typeof StripeIntegration>;
+
+export const StripeEventListQuery = listQuery({
+  status: z.enum(STRIPE_EVENT_STATUSES).optional(),
+  type: z.string().min(1).max(100).optional().meta({ description: 'A Stripe event type, e.g. invoice.paid' }),
+});
+export type StripeEventListInput = z.output<typeof StripeEventListQuery>;
+
+export const StripeEventRecord = z
+  .object({
+    id: z.string().meta({ description: "Stripe's event id (evt_…)" }),
+    type: z.string(),
+    status: z.enum(STRIPE_EVENT_STATUSES),
+    reason: z.string().nullable().meta({ description: 'A stable code, e.g. payment_recorded, unknown_customer' }),
+    message: z.string().nullable(),
+    customer_id: z.string().nullable(),
+    transaction_id: z.string().nullable(),
+    waiting_for: z.array(z.string()).nullable().meta({ description: 'Stripe ids whose arrival makes the event run again' }),
+    livemode: z.boolean(),
+    api_version: z.string().nullable(),
+    attempts: z
+      .number()
+      .int()
+      .meta({ description: 'How often the event ran: each delivery, and each run once what it waited for arrived' }),
+    stripe_created_at: isoString,
+    created_at: isoString.meta({ description: 'When svc received it first' }),
+    updated_at: isoString,
+  })
+  .meta({ id: 'StripeEvent' });
+export type StripeEventObject = z.output<typeof StripeEventRecord>;
+
+export const StripeWebhookReceipt = z
+  .object({
+    event_id: z.string(),
+    type: z.string(),
+    status: z.enum(STRIPE_EVENT_STATUSES),
+    reason: z.string().nullable(),
+    message: z.string().nullable(),
+    duplicate: z.boolean().meta({ description: 'True when this event id was handled before; nothing changed now' }),
+  })
+  .meta({ id: 'StripeWebhookReceipt' });
+
+/** The OpenAPI descriptions of the Stripe operations. */
+export const stripeDocs = {
+  connect:
+    'Connects Stripe to the program with the signing secret of your Stripe webhook endpoint, or changes its options. The secret is never returned; `GET` shows it redacted. Point the Stripe endpoint at `webhook_url` and select `events_to_enable`.',
+  retrieve: 'The connection state: whether Stripe is connected, the URL to give Stripe, and the events received by outcome.',
+  disconnect:
+    'Forgets the signing secret: Stripe events for the program answer 404 from now on. The events received and the links made stay.',
+  events: 'Every Stripe event received, newest first, with what it did: why a payment did or did not produce a commission.',
+  webhook:
+    "The URL to give Stripe. No API key: the `Stripe-Signature` header is checked with the program's signing secret (400 when it does not match; nothing is written). Each event id takes effect once. Answers 2xx once the event is recorded, also when it is ignored or can never take effect; 5xx when a fault stopped it, so that Stripe delivers it again.",
+};
