@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiObject, createCustomer, createOrganization, createPartner, type TestOrg } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import { STORAGE, warmPool } from '../support/harness.js';
+import { sendWhileTerminated } from '../support/terminate.js';
 
 /**
  * `Idempotency-Key` records live in SQL and are written in the same SQL transaction as the
@@ -179,32 +180,7 @@ describe.skipIf(STORAGE === 'embedded')('a payment whose connection is terminate
     return rows[0].n;
   };
 
-  /**
-   * Holds the payment's insert on a table lock, terminates the backend that waits for it (as a
-   * failover or pg_terminate_backend would), then lets go. Returns the payment's answer.
-   */
-  async function payWhileTerminated(send: () => Promise<import('supertest').Response>) {
-    return t.storage.db.connection().execute(async (conn) => {
-      await sql`begin`.execute(conn);
-      await sql`lock table transactions in exclusive mode`.execute(conn);
-      // A supertest request is sent once something waits for it.
-      const answer = send().then((r) => r);
-      try {
-        let pid = 0;
-        await vi.waitFor(async () => {
-          const { rows } = await sql<{ pid: number }>`
-            select pid from pg_stat_activity
-             where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`.execute(conn);
-          expect(rows).toHaveLength(1);
-          pid = rows[0].pid;
-        });
-        await sql`select pg_terminate_backend(${pid})`.execute(conn);
-        return await answer;
-      } finally {
-        await sql`commit`.execute(conn);
-      }
-    });
-  }
+  const payWhileTerminated = (send: () => Promise<import('supertest').Response>) => sendWhileTerminated(t, 'transactions', send);
 
   it('answers 503, records nothing, and a retry with the same Idempotency-Key records it once', async () => {
     const before = await countTransactions();

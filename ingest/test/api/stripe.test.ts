@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ApiObject, clickOf, createCustomer, createPartner, createPromotionCode, type TestOrg } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
-import type { TestApp } from '../support/harness.js';
+import { STORAGE, type TestApp, warmPool } from '../support/harness.js';
 import {
   charge,
   checkoutSession,
@@ -16,6 +16,7 @@ import {
   stripeId,
   subscription,
 } from '../support/stripe-events.js';
+import { sendWhileTerminated } from '../support/terminate.js';
 
 const integrationPath = (programId: string) => `/v1/programs/${programId}/integrations/stripe`;
 const webhookPath = (programId: string) => `/v1/integrations/stripe/webhook/${programId}`;
@@ -217,7 +218,7 @@ describe('a referred Stripe customer, from checkout to cancellation', () => {
     expect((await commissionsOfCustomer(t, org, lead.id)).map((c) => c.amount)).toEqual([980]);
 
     // A renewal is a new payment; the flow pays again.
-    const renewal = invoice({ customer: cus, subscription: sub, amountPaid: 4900 });
+    const renewal = invoice({ customer: cus, subscription: sub, amountPaid: 4900, paidAt: Math.floor(Date.now() / 1000) + 60 });
     await delivered(t, org, secret, stripeEvent('invoice.paid', renewal));
     transactions = await transactionsOf(t, org, lead.id);
     expect(transactions.map((x) => x.charge_id)).toEqual([first.id, renewal.id]);
@@ -232,7 +233,7 @@ describe('a referred Stripe customer, from checkout to cancellation', () => {
           t,
           org,
           secret,
-          stripeEvent('invoice_payment.paid', invoicePayment({ invoice: renewal.id, paymentIntent: pi, charge: ch })),
+          stripeEvent('invoice_payment.paid', invoicePayment({ invoice: renewal.id as string, paymentIntent: pi, charge: ch })),
         )
       ).reason,
     ).toBe('payment_linked');
@@ -641,5 +642,38 @@ describe('one event delivered to two processes at once', () => {
     expect(await customersOf(t, org, partner.id)).toHaveLength(1);
     expect(await transactionsOf(t, org, jo.id)).toHaveLength(1);
     expect((await commissionsOfCustomer(t, org, jo.id)).map((c) => c.amount)).toEqual([1000]);
+  });
+});
+
+describe.skipIf(STORAGE === 'embedded')('an event whose SQL connection is terminated mid-delivery', () => {
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+
+  it('answers 503, records no payment, and the next delivery records it once', async () => {
+    await warmPool(t);
+    const secret = await connect(t, org);
+    const partner = await createPartner(t, org);
+    const click = await clickOf(t, org, partner);
+    const cus = stripeId('cus');
+    await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent('checkout.session.completed', checkoutSession({ clickId: click.id, customer: cus, email: 'kim@example.com' })),
+    );
+    const [kim] = await customersOf(t, org, partner.id);
+    const paid = stripeEvent('invoice.paid', invoice({ customer: cus }));
+
+    const cut = await sendWhileTerminated(t, 'transactions', () => deliver(t, org, secret, paid));
+    expect(cut.status).toBe(503);
+    expect(await transactionsOf(t, org, kim.id)).toEqual([]);
+    expect((await stripeEvents(t, org, { type: 'invoice.paid' }))[0]).toMatchObject({ status: 'error', reason: 'processing_error' });
+
+    // Stripe delivers it again.
+    expect(await delivered(t, org, secret, paid)).toMatchObject({ status: 'processed', duplicate: false });
+    expect(await transactionsOf(t, org, kim.id)).toHaveLength(1);
+    expect((await stripeEvents(t, org, { type: 'invoice.paid' }))[0]).toMatchObject({ status: 'processed', attempts: 2 });
   });
 });

@@ -107,12 +107,14 @@ export function invoice(o: {
   subscriptionMetadata?: Record<string, string>;
   email?: string;
   promotionCode?: string;
+  /** Unix seconds; default now. */
+  paidAt?: number;
 }): Record<string, unknown> {
   const shape = o.shape ?? 'basil';
   const amountPaid = o.amountPaid ?? 4900;
   const tax = o.tax ?? 0;
   const subscription = o.subscription === undefined ? stripeId('sub') : o.subscription;
-  const start = now();
+  const start = o.paidAt ?? now();
   const end = start + (o.interval === 'year' ? 365 : 30) * 86_400;
   const name = o.productName ?? 'Pro';
   const amountText = `$${(amountPaid / 100).toFixed(2)}`;
