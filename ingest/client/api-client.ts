@@ -9,6 +9,7 @@ import type * as links from '../src/resources/links/links.schema.js';
 import type * as partners from '../src/resources/partners/partners.schema.js';
 import type * as programs from '../src/resources/programs/programs.schema.js';
 import type * as promotionCodes from '../src/resources/promotion-codes/promotion-codes.schema.js';
+import type * as stripe from '../src/resources/stripe/stripe.schema.js';
 import type * as transactions from '../src/resources/transactions/transactions.schema.js';
 
 /**
@@ -28,6 +29,8 @@ export type Transaction = z.infer<typeof transactions.Transaction>;
 export type Commission = z.infer<typeof commissions.Commission>;
 export type FullCommission = z.infer<typeof commissions.FullCommission>;
 export type Program = z.infer<typeof programs.Program>;
+export type StripeIntegration = z.infer<typeof stripe.StripeIntegration>;
+export type StripeEventRecord = z.infer<typeof stripe.StripeEventRecord>;
 
 /** The envelopes of README "Responses": retrieve → the object; create and update → an array of one; lists → a page. */
 export type One<T> = { success: true; data: T };
@@ -59,7 +62,17 @@ interface Collections {
 }
 
 type WithoutQuery<P extends string> = P extends `${infer Path}?${string}` ? Path : P;
-type ItemOf<P extends string> = WithoutQuery<P> extends `/v1/${infer C extends keyof Collections}/${string}` ? Collections[C] : never;
+/** A program's Stripe connection (`PUT` answers the state, not an array) and its events. */
+type StripeOf<P extends string> =
+  WithoutQuery<P> extends `/v1/programs/${string}/integrations/stripe/events`
+    ? { one: List<StripeEventRecord>; written: never }
+    : WithoutQuery<P> extends `/v1/programs/${string}/integrations/stripe`
+      ? { one: One<StripeIntegration>; written: One<StripeIntegration> }
+      : never;
+type ItemOf<P extends string> = Or<
+  StripeOf<P>,
+  WithoutQuery<P> extends `/v1/${infer C extends keyof Collections}/${string}` ? Collections[C] : never
+>;
 type CollectionOf<P extends string> = WithoutQuery<P> extends `/v1/${infer C extends keyof Collections}` ? Collections[C] : never;
 type Or<T, Fallback> = [T] extends [never] ? Fallback : T;
 

@@ -118,6 +118,23 @@ export function invoice(o: {
   const end = start + (o.interval === 'year' ? 365 : 30) * 86_400;
   const name = o.productName ?? 'Pro';
   const amountText = `$${(amountPaid / 100).toFixed(2)}`;
+  /** The invoice's one line; `price` is how each shape names what was sold. */
+  const lines = (price: Record<string, unknown>) => ({
+    object: 'list',
+    data: [
+      {
+        id: stripeId('il'),
+        object: 'line_item',
+        amount: amountPaid - tax,
+        currency: 'usd',
+        description: `1 × ${name} (at ${amountText} / ${o.interval ?? 'month'})`,
+        period: { start, end },
+        quantity: 1,
+        ...price,
+      },
+    ],
+    has_more: false,
+  });
   const common = {
     id: stripeId('in'),
     object: 'invoice',
@@ -151,26 +168,13 @@ export function invoice(o: {
         ? [{ amount: tax, tax_behavior: 'exclusive', tax_rate_details: { tax_rate: stripeId('txr') }, taxability_reason: 'standard_rated' }]
         : [],
       discounts: [],
-      lines: {
-        object: 'list',
-        data: [
-          {
-            id: stripeId('il'),
-            object: 'line_item',
-            amount: amountPaid - tax,
-            currency: 'usd',
-            description: `1 × ${name} (at ${amountText} / ${o.interval ?? 'month'})`,
-            period: { start, end },
-            pricing: {
-              type: 'price_details',
-              price_details: { price: stripeId('price'), product: 'prod_Pro' },
-              unit_amount_decimal: String(amountPaid - tax),
-            },
-            quantity: 1,
-          },
-        ],
-        has_more: false,
-      },
+      lines: lines({
+        pricing: {
+          type: 'price_details',
+          price_details: { price: stripeId('price'), product: 'prod_Pro' },
+          unit_amount_decimal: String(amountPaid - tax),
+        },
+      }),
     };
   }
   return {
@@ -186,28 +190,15 @@ export function invoice(o: {
       ? { id: stripeId('di'), object: 'discount', coupon: { id: stripeId('co') }, promotion_code: o.promotionCode }
       : null,
     discounts: [],
-    lines: {
-      object: 'list',
-      data: [
-        {
-          id: stripeId('il'),
-          object: 'line_item',
-          amount: amountPaid - tax,
-          currency: 'usd',
-          description: `1 × ${name} (at ${amountText} / ${o.interval ?? 'month'})`,
-          period: { start, end },
-          price: {
-            id: stripeId('price'),
-            object: 'price',
-            product: 'prod_Pro',
-            recurring: { interval: o.interval ?? 'month', interval_count: 1 },
-            nickname: null,
-          },
-          quantity: 1,
-        },
-      ],
-      has_more: false,
-    },
+    lines: lines({
+      price: {
+        id: stripeId('price'),
+        object: 'price',
+        product: 'prod_Pro',
+        recurring: { interval: o.interval ?? 'month', interval_count: 1 },
+        nickname: null,
+      },
+    }),
   };
 }
 

@@ -79,22 +79,8 @@ export function findEvent(db: Db, programId: string, eventId: string): Promise<S
   return db.selectFrom('stripe_events').selectAll().where('program_id', '=', programId).where('event_id', '=', eventId).executeTakeFirst();
 }
 
-export interface EventRecord {
-  program_id: string;
-  organization_id: string;
-  event_id: string;
-  type: string;
-  livemode: boolean;
-  api_version: string | null;
-  stripe_created_at: Date;
-  status: string;
-  reason: string | null;
-  message: string | null;
-  customer_id: string | null;
-  transaction_id: string | null;
-  waiting_for: string[] | null;
-  payload: unknown;
-}
+/** An event and its outcome; `payload` is the event as received, kept only while it waits. */
+export type EventRecord = Omit<StripeEventRow, 'payload' | 'attempts' | 'received_at' | 'updated_at'> & { payload: unknown };
 
 /** Writes an event's outcome; a later attempt of the same event (after an error) replaces it. */
 export async function saveEvent(db: Db, record: EventRecord, now: Date): Promise<void> {
