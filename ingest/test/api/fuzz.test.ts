@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import Stripe from 'stripe';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_PREFIXES, randomBase62 } from '../../src/ids.js';
 import {
@@ -57,6 +58,7 @@ import {
   WRONG_CONTENT_TYPES,
 } from '../support/fuzz.js';
 import { STORAGE, type TestApp } from '../support/harness.js';
+import { newWebhookSecret, stripeCustomer, stripeEvent } from '../support/stripe-events.js';
 
 /**
  * No documented endpoint answers 5xx to a malformed request.
@@ -107,6 +109,8 @@ interface Graph {
   link: ApiObject;
   /** Which kind each id of the graph is. */
   kindOf: Map<string, Kind>;
+  /** The signing secret Stripe is connected to the program with. */
+  stripeSecret: string;
 }
 
 async function makeGraph(t: TestApp): Promise<Graph> {
@@ -126,6 +130,12 @@ async function makeGraph(t: TestApp): Promise<Graph> {
   expect(commission.status, JSON.stringify(commission.body)).toBe(201);
   const apiKey = await t.request.post('/v1/api-keys').set(org.auth).send({ name: 'fuzz' });
   expect(apiKey.status, JSON.stringify(apiKey.body)).toBe(201);
+  const stripeSecret = newWebhookSecret();
+  const stripe = await t.request
+    .put(`/v1/programs/${org.program_id}/integrations/stripe`)
+    .set(org.auth)
+    .send({ webhook_secret: stripeSecret });
+  expect(stripe.status, JSON.stringify(stripe.body)).toBe(200);
   const ids: Record<Kind, string> = {
     organization: org.organization_id,
     program: org.program_id,
@@ -143,7 +153,7 @@ async function makeGraph(t: TestApp): Promise<Graph> {
   };
   const kindOf = new Map<string, Kind>(Object.entries(ids).map(([k, v]) => [v, k as Kind]));
   kindOf.set(org.group_id, 'group');
-  return { org, ids, defaultGroup: org.group_id, link, kindOf };
+  return { org, ids, defaultGroup: org.group_id, link, kindOf, stripeSecret };
 }
 
 /**
@@ -266,6 +276,20 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   'GET /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission }, query: { expand: 'transaction' } }),
   'PUT /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission }, body: { source: 'manual', created_at: '2026-01-01T00:00:00Z' } }),
   'DELETE /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission } }),
+  // Options only: a new secret would leave the webhook's baseline signed with the old one.
+  'PUT /v1/programs/{id}/integrations/stripe': (g) => ({ params: { id: g.ids.program }, body: { tax_counts_as_revenue: true } }),
+  'GET /v1/programs/{id}/integrations/stripe': (g) => ({ params: { id: g.ids.program } }),
+  'DELETE /v1/programs/{id}/integrations/stripe': (g) => ({ params: { id: g.ids.program } }),
+  'GET /v1/programs/{id}/integrations/stripe/events': (g) => ({
+    params: { id: g.ids.program },
+    query: { status: 'ignored', type: 'customer.created' },
+  }),
+  // Signed when the request is built: any change to the body breaks the signature (400).
+  'POST /v1/integrations/stripe/webhook/{program_id}': (g) => {
+    const body: Record<string, unknown> = { ...stripeEvent('customer.created', stripeCustomer({})) };
+    const signature = Stripe.webhooks.generateTestHeaderString({ payload: jsonBytes(body).toString(), secret: g.stripeSecret });
+    return { params: { program_id: g.ids.program }, body, headers: { 'Stripe-Signature': signature } };
+  },
 };
 
 /** Body fields a valid request may fill with anything: the script's page and referrer are dropped unless URLs (README). */
@@ -273,6 +297,8 @@ const LENIENT: Record<string, string[]> = { 'POST /v1/track/click': ['page', 're
 
 /** The kind of record a list returns (for cursors) or a path id names. */
 function resourceKind(path: string): Kind {
+  // Stripe's webhook names the program it posts for.
+  if (path.startsWith('/v1/integrations/stripe/webhook/')) return 'program';
   const segment = path.split('/')[2];
   const kinds: Record<string, Kind> = {
     'api-keys': 'apiKey',
@@ -355,7 +381,8 @@ describe('fuzz: malformed requests', () => {
 
   it('has a baseline for exactly the operations of the OpenAPI document', () => {
     expect([...ops.keys()].sort()).toEqual(Object.keys(BASELINES).sort());
-    for (const op of ops.values()) expect(op.security, op.key).toBe(op.path.startsWith('/v1/track/') ? 'public' : 'secret');
+    const isPublic = (path: string) => path.startsWith('/v1/track/') || path.startsWith('/v1/integrations/stripe/webhook/');
+    for (const op of ops.values()) expect(op.security, op.key).toBe(isPublic(op.path) ? 'public' : 'secret');
   });
 
   it('accepts every baseline request, so that a refusal of a changed one is about the change', async () => {
@@ -859,6 +886,29 @@ describe('fuzz: malformed requests', () => {
           const req = build(parts, { what: `Authorization ${JSON.stringify(header).slice(0, 40)}` });
           if (header === '') delete req.headers.Authorization;
           else req.headers.Authorization = header;
+          return req;
+        });
+    }
+    if (op.path.startsWith('/v1/integrations/stripe/webhook/')) {
+      // Stripe's credential is the signature of the body with the program's secret.
+      const payload = jsonBytes(parts.baseline.body).toString();
+      const signed = (secret: string, timestamp?: number) => Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
+      return fc
+        .oneof(
+          fc.constantFrom(
+            '',
+            't=1,v1=00',
+            'v1=abc',
+            signed(newWebhookSecret()),
+            signed(g.stripeSecret, Math.floor(Date.now() / 1000) - 3600),
+            signed(g.stripeSecret).replace(/v1=\w+/, 'v0=0'),
+          ),
+          fc.string({ maxLength: 60, unit: 'binary-ascii' }).filter((x) => /^[\x20-\x7e]*$/.test(x)),
+        )
+        .map((header) => {
+          const req = build(parts, { what: `Stripe-Signature ${JSON.stringify(header).slice(0, 40)}` });
+          if (header === '') delete req.headers['Stripe-Signature'];
+          else req.headers['Stripe-Signature'] = header;
           return req;
         });
     }

@@ -88,10 +88,17 @@ const EXPECTED = [
   'get /v1/commissions/{id}',
   'put /v1/commissions/{id}',
   'delete /v1/commissions/{id}',
+  'put /v1/programs/{id}/integrations/stripe',
+  'get /v1/programs/{id}/integrations/stripe',
+  'delete /v1/programs/{id}/integrations/stripe',
+  'get /v1/programs/{id}/integrations/stripe/events',
 ];
 
 /** The tracking script's endpoints: authenticated by the program's public key in the body. */
 const PUBLIC = ['post /v1/track/click', 'post /v1/track/signup'];
+
+/** Where Stripe posts: authenticated by the Stripe-Signature of the body. */
+const STRIPE_WEBHOOK = 'post /v1/integrations/stripe/webhook/{program_id}';
 
 describe('OpenAPI document', () => {
   const { t } = useTestApp();
@@ -129,6 +136,13 @@ describe('OpenAPI document', () => {
       });
     expect(served.length).toBeGreaterThanOrEqual(EXPECTED.length);
     expect([...new Set(served)].sort()).toEqual([...new Set(documented)].sort());
+  });
+
+  it('documents the Stripe webhook without the secret-key scheme', () => {
+    const op = doc.paths['/v1/integrations/stripe/webhook/{program_id}']?.post;
+    expect(op, STRIPE_WEBHOOK).toBeDefined();
+    expect(op.security).toBeUndefined();
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '503']));
   });
 
   it("documents the script's public operations without the secret-key scheme", () => {

@@ -44,8 +44,7 @@ const receiptOf = (row: Pick<StripeEventRow, 'event_id' | 'type' | 'status' | 'r
 });
 
 /** The event, if the signature is Stripe's for this body with the program's secret; 400 otherwise, before anything is written. */
-function verify(integration: StripeIntegrationRow, rawBody: Buffer, signature: string | undefined): StripeEvent {
-  if (!signature) throw badRequest('Missing Stripe-Signature header', 'Stripe-Signature');
+function verify(integration: StripeIntegrationRow, rawBody: Buffer, signature: string): StripeEvent {
   let event: unknown;
   try {
     event = Stripe.webhooks.constructEvent(rawBody, signature, integration.webhook_secret, SIGNATURE_TOLERANCE_SECONDS);
@@ -128,6 +127,7 @@ export async function receiveStripeEvent(
   rawBody: Buffer,
   signature: string | undefined,
 ): Promise<Receipt> {
+  if (!signature) throw badRequest('Missing Stripe-Signature header', 'Stripe-Signature');
   const integration = await findIntegrationOfProgram(db, programId);
   if (!integration) throw new ApiError('not_found_error', `Stripe is not connected to program '${programId}'`);
   const event = verify(integration, rawBody, signature);

@@ -3,6 +3,7 @@ import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
+import { badRequest } from '../../http/errors.js';
 import { deletedResponse, listResponse, oneResponse } from '../../http/responses.js';
 import { cachedFlows } from '../flows/flow-cache.js';
 import {
@@ -20,10 +21,16 @@ import { receiveStripeEvent } from './stripe-webhook.js';
 const WEBHOOK_BODY_LIMIT = '1mb';
 
 /**
- * The signature covers the exact bytes Stripe sent, so the body is kept raw (whatever its
- * Content-Type) and handed over in `res.locals.rawBody`, never parsed by the JSON parser.
+ * The signature covers the exact bytes Stripe sent, so the body is kept raw and handed over in
+ * `res.locals.rawBody`, never parsed by the JSON parser. Stripe sends JSON; another
+ * Content-Type is refused as on every other endpoint.
  */
 const rawBody: RequestHandler = (req, res, next) => {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  const charset = /;\s*charset="?([^";]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+  if (hasBody && (!req.is('application/json') || (charset && charset !== 'utf-8'))) {
+    throw badRequest('Stripe events are UTF-8 JSON, sent with Content-Type: application/json');
+  }
   express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT })(req, res, (err?: unknown) => {
     if (err) return next(err);
     res.locals.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
