@@ -34,7 +34,7 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
  * that does not decompress as a bare 400 without a `type`; it is the client's error like any
  * other malformed body, not an unexpected one.
  */
-function fromDecompression(err: unknown): unknown {
+export function fromDecompression(err: unknown): unknown {
   const e = err as { status?: unknown; type?: unknown };
   if (err instanceof ApiError || e?.status !== 400 || e.type !== undefined) return err;
   return badRequest('Could not decompress the request body; check its Content-Encoding');

@@ -4,6 +4,7 @@ import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { badRequest } from '../../http/errors.js';
+import { fromDecompression } from '../../http/json-body.js';
 import { deletedResponse, listResponse, oneResponse } from '../../http/responses.js';
 import { cachedFlows } from '../flows/flow-cache.js';
 import {
@@ -32,7 +33,7 @@ const rawBody: RequestHandler = (req, res, next) => {
     throw badRequest('Stripe events are UTF-8 JSON, sent with Content-Type: application/json');
   }
   express.raw({ type: () => true, limit: WEBHOOK_BODY_LIMIT })(req, res, (err?: unknown) => {
-    if (err) return next(err);
+    if (err) return next(fromDecompression(err));
     res.locals.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     req.body = undefined;
     next();
