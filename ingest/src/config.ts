@@ -22,6 +22,7 @@ const envSchema = z.object({
   SMTP_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   SVC_API_RATE_LIMIT: z.coerce.number().int().min(1).default(25),
   SVC_TRACK_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  SVC_STRIPE_RATE_LIMIT: z.coerce.number().int().min(1).default(100),
   SVC_BOT_FILTER: z.enum(['on', 'off']).default('on'),
   SVC_APPROVAL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   SVC_DB_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
@@ -48,6 +49,8 @@ export type Config = {
   apiRateLimit: number;
   /** Requests per second allowed from one IP address on the script's public endpoints. */
   trackRateLimit: number;
+  /** Stripe webhook deliveries per second from one address (Stripe sends from a few). */
+  stripeRateLimit: number;
   /** Whether the public endpoints ignore clicks from bot User-Agents. */
   botFilter: boolean;
   /** How often each process approves the scheduled commissions that are due. */
@@ -91,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseWaitSeconds: e.SVC_DB_WAIT_SECONDS,
     authFailureLimit: e.SVC_AUTH_FAILURE_LIMIT,
     trackRateLimit: e.SVC_TRACK_RATE_LIMIT,
+    stripeRateLimit: e.SVC_STRIPE_RATE_LIMIT,
     botFilter: e.SVC_BOT_FILTER === 'on',
     trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
     countryHeader: e.SVC_COUNTRY_HEADER?.toLowerCase(),

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type ApiObject, clickOf, createCustomer, createPartner, createPromotionCode, type TestOrg } from '../support/factories.js';
+import {
+  type ApiObject,
+  clickOf,
+  createCustomer,
+  createPartner,
+  createProgram,
+  createPromotionCode,
+  type TestOrg,
+} from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import { STORAGE, type TestApp, warmPool } from '../support/harness.js';
 import {
@@ -331,17 +339,14 @@ describe('a referred Stripe customer, from checkout to cancellation', () => {
     const partner = await createPartner(t, org);
     const click = await clickOf(t, org, partner);
     const cus = stripeId('cus');
-    await delivered(
-      t,
-      org,
-      secret,
-      stripeEvent('checkout.session.completed', checkoutSession({ clickId: click.id, customer: cus, email: 'trial@example.com' })),
-    );
+    const sub = stripeId('sub');
+    const session = checkoutSession({ clickId: click.id, customer: cus, subscription: sub, email: 'trial@example.com' });
+    await delivered(t, org, secret, stripeEvent('checkout.session.completed', session));
     const trial = await delivered(
       t,
       org,
       secret,
-      stripeEvent('customer.subscription.updated', subscription({ customer: cus, status: 'trialing' })),
+      stripeEvent('customer.subscription.updated', subscription({ id: sub, customer: cus, status: 'trialing' })),
     );
     expect(trial).toMatchObject({ status: 'processed', reason: 'customer_trialing' });
     const [lead] = await customersOf(t, org, partner.id);
@@ -495,6 +500,146 @@ describe('one-off payments', () => {
     const basil = charge({ amount: 1500, metadata: { svc_customer_id: known.id } });
     expect((await delivered(t, org, secret, stripeEvent('charge.succeeded', basil))).reason).toBe('charge_origin_unknown');
     expect((await transactionsOf(t, org, known.id)).map((x) => x.amount)).toEqual([1500]);
+  });
+});
+
+describe('one payment, several events', () => {
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+
+  it('records a checkout that made an invoice, and that invoice, as one payment', async () => {
+    const secret = await connect(t, org);
+    const partner = await createPartner(t, org);
+    const click = await clickOf(t, org, partner);
+    const cus = stripeId('cus');
+    const inv = stripeId('in');
+    const session = checkoutSession({
+      clickId: click.id,
+      customer: cus,
+      mode: 'payment',
+      invoice: inv,
+      email: 'lee@example.com',
+      amountTotal: 3000,
+    });
+    expect((await delivered(t, org, secret, stripeEvent('checkout.session.completed', session))).reason).toBe('payment_recorded');
+    const paid = await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent('invoice.paid', invoice({ id: inv, customer: cus, subscription: null, amountPaid: 3000 })),
+    );
+    expect(paid.reason).toBe('already_recorded');
+    const [lee] = await customersOf(t, org, partner.id);
+    const transactions = await transactionsOf(t, org, lee.id);
+    expect(transactions).toHaveLength(1);
+    expect(transactions[0]).toMatchObject({ charge_id: inv, amount: 3000 });
+  });
+
+  it('finds a payment reported through the API under its PaymentIntent id', async () => {
+    const secret = await connect(t, org);
+    const partner = await createPartner(t, org);
+    const click = await clickOf(t, org, partner);
+    const mia = await createCustomer(t, org, partner, { click_id: click.id, email: 'mia@example.com' });
+    const pi = stripeId('pi');
+    const reported = await t.request.post('/v1/transactions').set(org.auth).send({ customer_id: mia.id, amount: 2000, charge_id: pi });
+    expect(reported.status).toBe(201);
+    const session = checkoutSession({
+      clickId: click.id,
+      customer: stripeId('cus'),
+      mode: 'payment',
+      paymentIntent: pi,
+      email: 'mia@example.com',
+      amountTotal: 2000,
+    });
+    const checkout = await delivered(t, org, secret, stripeEvent('checkout.session.completed', session));
+    expect(checkout, JSON.stringify(checkout)).toMatchObject({ reason: 'already_recorded' });
+    expect(await transactionsOf(t, org, mia.id)).toHaveLength(1);
+    // Its refund in Stripe reaches it.
+    await delivered(t, org, secret, stripeEvent('charge.refunded', charge({ paymentIntent: pi, amount: 2000, amountRefunded: 500 })));
+    expect((await transactionsOf(t, org, mia.id))[0]).toMatchObject({ refunded_amount: 500 });
+  });
+});
+
+describe('subscriptions and other programs', () => {
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+
+  it("lets a subscription that arrives before its checkout wait, so that the checkout's click attributes", async () => {
+    const secret = await connect(t, org);
+    const [clicked, coded] = [await createPartner(t, org), await createPartner(t, org)];
+    const click = await clickOf(t, org, clicked);
+    const code = await createPromotionCode(t, org, { partner_id: coded.id });
+    const promo = stripeId('promo');
+    await delivered(t, org, secret, stripeEvent('promotion_code.created', promotionCode({ id: promo, code: code.code })));
+    const cus = stripeId('cus');
+    const sub = stripeId('sub');
+    const early = await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent('customer.subscription.created', subscription({ id: sub, customer: cus, status: 'trialing', promotionCode: promo }), {
+        shape: 'legacy',
+      }),
+    );
+    expect(early).toMatchObject({ status: 'ignored', reason: 'unknown_customer' });
+    await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent(
+        'checkout.session.completed',
+        checkoutSession({ clickId: click.id, customer: cus, subscription: sub, email: 'ned@example.com', promotionCode: promo }),
+      ),
+    );
+    expect(await customersOf(t, org, coded.id)).toEqual([]);
+    const [ned] = await customersOf(t, org, clicked.id);
+    // The click attributed; the code still applies to the customer's payments; the waiting
+    // subscription then made the lead trialing.
+    expect(ned).toMatchObject({ email: 'ned@example.com', click_id: click.id, status: 'trialing', subscription_id: sub });
+  });
+
+  it('cancels a customer only with the subscription svc knows', async () => {
+    const secret = await connect(t, org);
+    const partner = await createPartner(t, org);
+    const click = await clickOf(t, org, partner);
+    const cus = stripeId('cus');
+    const sub = stripeId('sub');
+    await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent(
+        'checkout.session.completed',
+        checkoutSession({ clickId: click.id, customer: cus, subscription: sub, email: 'olga@example.com' }),
+      ),
+    );
+    const other = await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent('customer.subscription.deleted', subscription({ customer: cus, status: 'canceled' })),
+    );
+    expect(other).toMatchObject({ status: 'ignored', reason: 'other_subscription' });
+    const [olga] = await customersOf(t, org, partner.id);
+    expect(olga.status).toBe('lead');
+  });
+
+  it("leaves alone a Stripe customer whose metadata names another program's customer", async () => {
+    const secret = await connect(t, org);
+    const program = await createProgram(t, org);
+    const partner = await createPartner(t, org, { program_id: program.id });
+    const elsewhere = await createCustomer(t, org, partner);
+    const res = await delivered(
+      t,
+      org,
+      secret,
+      stripeEvent('customer.created', stripeCustomer({ metadata: { svc_customer_id: elsewhere.id } })),
+    );
+    expect(res).toMatchObject({ status: 'ignored', reason: 'unknown_customer' });
   });
 });
 
@@ -675,5 +820,21 @@ describe.skipIf(STORAGE === 'embedded')('an event whose SQL connection is termin
     expect(await delivered(t, org, secret, paid)).toMatchObject({ status: 'processed', duplicate: false });
     expect(await transactionsOf(t, org, kim.id)).toHaveLength(1);
     expect((await stripeEvents(t, org, { type: 'invoice.paid' }))[0]).toMatchObject({ status: 'processed', attempts: 2 });
+  });
+});
+
+describe('the Stripe webhook under a flood', () => {
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1, env: { SVC_STRIPE_RATE_LIMIT: '2' } });
+
+  it('limits deliveries per address before anything else, with Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await t.request.post(webhookPath(org.program_id)).set('Content-Type', 'application/json').send('{}')).status);
+    expect(statuses).toEqual([400, 400, 429]);
+    const limited = await t.request.post(webhookPath(org.program_id)).set('Content-Type', 'application/json').send('{}');
+    expect(limited.headers['retry-after']).toBe('1');
   });
 });

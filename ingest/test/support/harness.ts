@@ -125,6 +125,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     SVC_API_RATE_LIMIT: '100000',
     SVC_AUTH_FAILURE_LIMIT: '100000',
     SVC_TRACK_RATE_LIMIT: '100000',
+    SVC_STRIPE_RATE_LIMIT: '100000',
     ...options.env,
   });
   const logger = options.logger ?? pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });

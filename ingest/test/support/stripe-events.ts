@@ -65,6 +65,8 @@ export function checkoutSession(o: {
   paymentIntent?: string | null;
   promotionCode?: string;
   metadata?: Record<string, string>;
+  /** The invoice of a payment-mode checkout with invoice_creation. */
+  invoice?: string;
 }): Record<string, unknown> {
   const mode = o.mode ?? 'subscription';
   return {
@@ -80,7 +82,7 @@ export function checkoutSession(o: {
     customer_email: null,
     subscription: mode === 'subscription' ? (o.subscription ?? stripeId('sub')) : null,
     payment_intent: mode === 'payment' ? (o.paymentIntent ?? stripeId('pi')) : null,
-    invoice: null,
+    invoice: o.invoice ?? null,
     amount_subtotal: (o.amountTotal ?? 4900) - (o.tax ?? 0),
     amount_total: o.amountTotal ?? 4900,
     currency: 'usd',
@@ -96,6 +98,7 @@ export function checkoutSession(o: {
 /** An invoice as sent with invoice.paid: a subscription's, with one line. */
 export function invoice(o: {
   customer: string;
+  id?: string;
   shape?: ApiShape;
   subscription?: string | null;
   amountPaid?: number;
@@ -136,7 +139,7 @@ export function invoice(o: {
     has_more: false,
   });
   const common = {
-    id: stripeId('in'),
+    id: o.id ?? stripeId('in'),
     object: 'invoice',
     customer: o.customer,
     customer_email: o.email ?? 'carol@example.com',
@@ -263,9 +266,12 @@ export function subscription(o: {
   customer: string;
   status: string;
   metadata?: Record<string, string>;
+  /** Before 2025-03-31 a subscription embeds its discount, with the promotion code's id. */
+  promotionCode?: string;
 }): Record<string, unknown> {
   return {
     id: o.id ?? stripeId('sub'),
+    discount: o.promotionCode ? { id: stripeId('di'), object: 'discount', promotion_code: o.promotionCode } : null,
     object: 'subscription',
     customer: o.customer,
     status: o.status,

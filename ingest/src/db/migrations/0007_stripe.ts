@@ -43,13 +43,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('received_at', ts, (c) => c.notNull())
     .addColumn('updated_at', ts, (c) => c.notNull())
     .addPrimaryKeyConstraint('stripe_events_pkey', ['program_id', 'event_id'])
+    .addCheckConstraint('stripe_events_status', sql`status in ('processed', 'ignored', 'failed', 'error')`)
+    .addCheckConstraint('stripe_events_waiting', sql`payload is null or waiting_for is not null`)
     .execute();
   await db.schema
     .createIndex('stripe_events_program_received')
     .on('stripe_events')
     .columns(['program_id', 'received_at', 'event_id'])
     .execute();
-  await db.schema.createIndex('stripe_events_program_status').on('stripe_events').columns(['program_id', 'status']).execute();
+  // The counts by outcome and the last arrival that GET …/integrations/stripe shows, from the index alone.
+  await db.schema
+    .createIndex('stripe_events_program_status')
+    .on('stripe_events')
+    .columns(['program_id', 'status', 'received_at'])
+    .execute();
   await sql`create index stripe_events_waiting on stripe_events using gin (waiting_for) where payload is not null`.execute(db);
   await sql`create index stripe_events_kept on stripe_events (received_at) where payload is not null`.execute(db);
 
@@ -61,6 +68,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('target', 'text', (c) => c.notNull())
     .addColumn('created_at', ts, (c) => c.notNull())
     .addPrimaryKeyConstraint('stripe_links_pkey', ['program_id', 'stripe_id'])
+    .addCheckConstraint('stripe_links_kind', sql`kind in ('customer', 'payment', 'promotion_code')`)
     .execute();
 }
 

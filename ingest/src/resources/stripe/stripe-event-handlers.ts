@@ -173,9 +173,9 @@ async function resolveCustomer(ctx: EventContext, hints: Hints): Promise<Found |
   let customer: CustomerRow | undefined;
   if (hints.customerId) {
     customer = await findCustomer(ctx.db, organizationId, hints.customerId);
-    if (!customer || customer.program_id !== programId) {
-      throw new UnusableEvent(`metadata.svc_customer_id '${hints.customerId}' is not a customer of this program`);
-    }
+    if (!customer) throw new UnusableEvent(`metadata.svc_customer_id '${hints.customerId}' is not a customer`);
+    // One Stripe account may feed several programs: another program's customer is none of this one's.
+    if (customer.program_id !== programId) return { unknown: [] };
   } else {
     const click = hints.clickId ? await findProgramClick(ctx.db, programId, hints.clickId) : undefined;
     const code = click ? undefined : await partnerCode(ctx, texts);
@@ -256,14 +256,34 @@ interface Payment {
   paidAt: Date;
 }
 
-/** One transaction per Stripe payment; a payment recorded before (by an earlier event or through the API) is found, not repeated. */
-async function recordPayment(ctx: EventContext, p: Payment): Promise<Outcome> {
+/**
+ * The live transaction already recorded for any of a payment's Stripe ids: linked by an earlier
+ * event, or reported through the API with one of them as charge_id.
+ */
+async function findRecordedPayment(ctx: EventContext, stripeIds: string[]): Promise<TransactionRow | undefined> {
   const { organizationId, programId } = scope(ctx);
+  const linked = await findLinks(ctx.db, programId, 'payment', stripeIds);
+  for (const id of stripeIds) {
+    const target = linked.get(id);
+    const transaction = target ? await findTransaction(ctx.db, organizationId, target) : undefined;
+    if (transaction) return transaction;
+  }
+  for (const id of stripeIds) {
+    const transaction = await findTransactionByCharge(ctx.db, programId, id);
+    if (transaction) return transaction;
+  }
+  return undefined;
+}
+
+/** One transaction per Stripe payment; a payment recorded before (by another event or through the API) is found, not repeated. */
+async function recordPayment(ctx: EventContext, p: Payment): Promise<Outcome> {
+  const { organizationId } = scope(ctx);
+  const ids = [p.key, ...p.otherIds].filter((id): id is string => id !== null);
   const recorded = (transaction: TransactionRow, reason: string, message: string) =>
-    link(ctx, 'payment', [p.key, ...p.otherIds], transaction.id).then(() =>
+    link(ctx, 'payment', ids, transaction.id).then(() =>
       processed(reason, message, { customerId: p.customer.id, transactionId: transaction.id }),
     );
-  const earlier = await findTransactionByCharge(ctx.db, programId, p.key);
+  const earlier = await findRecordedPayment(ctx, ids);
   if (earlier) return recorded(earlier, 'already_recorded', `Payment ${p.key} was already recorded as ${earlier.id}`);
   if (p.amount <= 0) return ignored('nothing_paid', `Nothing was paid on ${p.key} (after tax)`, { customerId: p.customer.id });
   try {
@@ -311,14 +331,17 @@ const onCheckoutCompleted: Handler = async (ctx, event) => {
     return processed('customer_linked', `Checkout ${session.id} linked to customer ${customer.id}`, { customerId: customer.id });
   }
   const paymentIntent = idOf(session.payment_intent);
+  const invoiceId = idOf(session.invoice);
   return recordPayment(ctx, {
     customer,
-    key: paymentIntent ?? session.id,
-    otherIds: [session.id],
+    // With invoice_creation the checkout's invoice is paid too: one key for both events.
+    key: invoiceId ?? paymentIntent ?? session.id,
+    otherIds: [paymentIntent, session.id],
     amount: revenue(ctx, session.amount_total, session.total_details?.amount_tax ?? 0),
     currency: session.currency ? currencyOf(session.currency) : undefined,
     subscription: false,
-    paidAt: at(session.created, event),
+    // A session is created before it is paid (up to a day before): the event tells when it completed.
+    paidAt: at(null, event),
   });
 };
 
@@ -379,7 +402,9 @@ const onChargeSucceeded: Handler = async (ctx, event) => {
     );
   }
   if (object.invoice) return ignored('invoice_charge', `Charge ${charge.id} pays an invoice: it is recorded from invoice.paid`);
-  if (charge.status !== 'succeeded') return ignored('not_paid', `Charge ${charge.id} did not succeed`);
+  if (charge.status !== 'succeeded' || charge.captured === false) {
+    return ignored('not_paid', `Charge ${charge.id} did not succeed or is not captured`);
+  }
   const found = await resolveCustomer(ctx, {
     stripeCustomerId: idOf(charge.customer),
     ...metadataHints(charge.metadata),
@@ -456,16 +481,24 @@ const onCustomer: Handler = async (ctx, event) => {
  */
 const onSubscription: Handler = async (ctx, event) => {
   const subscription = parse(Subscription, event.data.object, 'subscription');
+  // Only the merchant's metadata makes a customer here. A subscription names no e-mail, and a
+  // Checkout's subscription arrives before its checkout.session.completed, whose click (or
+  // code) then attributes the customer: until that links the Stripe customer, this waits.
   const found = await resolveCustomer(ctx, {
     stripeCustomerId: idOf(subscription.customer),
     ...metadataHints(subscription.metadata),
-    promotionCodes: promotionCodesOf(subscription),
     subscriptionId: subscription.id,
   });
   if ('unknown' in found) return notReferred(found, `Subscription ${subscription.id}`);
   if ('missing' in found) return found.missing;
   const { customer } = found;
   const deleted = event.type === 'customer.subscription.deleted';
+  if (customer.subscription_id !== null && customer.subscription_id !== subscription.id) {
+    // A customer with two subscriptions is canceled by neither alone.
+    return ignored('other_subscription', `Customer ${customer.id} is on subscription ${customer.subscription_id}, not ${subscription.id}`, {
+      customerId: customer.id,
+    });
+  }
   const status: 'canceled' | 'trialing' | undefined = deleted
     ? 'canceled'
     : subscription.status === 'trialing' && customer.status === 'lead'
@@ -509,8 +542,15 @@ const HANDLERS: Record<string, Handler> = {
   'promotion_code.updated': onPromotionCode,
 };
 
+/**
+ * Handled, but not to enable by default: a Checkout payment arrives as checkout.session.completed
+ * too, with its tax known, while a charge does not tell its tax; it is for one-off payments
+ * made by the merchant's own code (README, "Stripe").
+ */
+export const OPTIONAL_EVENT_TYPES = ['charge.succeeded'];
+
 /** The event types to enable on the merchant's Stripe webhook endpoint. */
-export const HANDLED_EVENT_TYPES = Object.keys(HANDLERS);
+export const EVENTS_TO_ENABLE = Object.keys(HANDLERS).filter((type) => !OPTIONAL_EVENT_TYPES.includes(type));
 
 export function handleEvent(ctx: EventContext, event: StripeEvent): Promise<Outcome> {
   const handler = HANDLERS[event.type];

@@ -42,6 +42,8 @@ export const CheckoutSession = z.looseObject({
   customer: optionalRef,
   subscription: optionalRef,
   payment_intent: optionalRef,
+  /** The invoice a payment-mode checkout made (`invoice_creation`): the same payment as its invoice.paid. */
+  invoice: optionalRef,
   customer_details: z.looseObject({ email: z.string().nullish(), name: z.string().nullish() }).nullish(),
   customer_email: z.string().nullish(),
   metadata,
@@ -105,6 +107,7 @@ export const Charge = z.looseObject({
   amount_refunded: z.number().int(),
   currency: z.string(),
   paid: z.boolean().nullish(),
+  captured: z.boolean().nullish(),
   status: z.string().nullish(),
   customer: optionalRef,
   payment_intent: optionalRef,

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import type { Db } from '../../db/database.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import { beginRequestTransaction } from '../../db/request-transaction.js';
 import type { StripeEventRow, StripeIntegrationRow } from '../../db/schema.js';
 import { ApiError, badRequest } from '../../http/errors.js';
@@ -18,9 +19,6 @@ import { StripeEvent } from './stripe-objects.js';
 
 /** Stripe's own default: a signature older than five minutes is refused, so a captured request cannot be replayed later. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
-
-/** At most this many waiting events run again after one event, so one delivery stays short. */
-const MAX_REPLAYS = 100;
 
 /** A status that a new delivery of the event does not change: it was handled for good. */
 const SETTLED = new Set(['processed', 'ignored', 'failed']);
@@ -61,11 +59,14 @@ function verify(integration: StripeIntegrationRow, rawBody: Buffer, signature: s
 
 /** The outcome of one run of the event; an event that can never take effect is recorded as failed. */
 async function run(ctx: EventContext, event: StripeEvent): Promise<Outcome> {
+  const linkedBefore = ctx.linked.length;
   try {
     // Inside the delivery's request transaction this is a savepoint that every statement of the
     // event joins (request-transaction.ts): a failure undoes this event's changes only.
     return await ctx.db.transaction().execute(() => handleEvent(ctx, event));
   } catch (err) {
+    // Its links were undone with it: nothing waits for them.
+    ctx.linked.length = linkedBefore;
     if (err instanceof UnusableEvent) return { status: 'failed', reason: 'unusable_event', message: err.message };
     // The API's own checks (say a Stripe currency svc does not know) can never pass on a retry either.
     if (err instanceof ApiError && err.status < 500) return { status: 'failed', reason: 'rejected', message: err.message };
@@ -95,21 +96,32 @@ function recordOf(integration: StripeIntegrationRow, event: StripeEvent, outcome
 }
 
 /**
- * Runs the events that waited for the Stripe ids linked so far, oldest first, and those
- * waiting for what they link in turn.
+ * Runs the events that waited for the Stripe ids linked so far, oldest in Stripe's time first,
+ * and those waiting for what they link in turn. A waiting event that fails by a fault of its
+ * own is recorded as `error` (its payload kept) without failing the delivery that woke it; SQL
+ * going away fails the delivery, so Stripe delivers it again.
  */
 async function runWaiting(ctx: EventContext): Promise<void> {
   const done = new Set<string>();
-  while (ctx.linked.length && done.size < MAX_REPLAYS) {
+  while (ctx.linked.length) {
     const ids = ctx.linked.splice(0);
     for (const row of await findWaitingEvents(ctx.db, ctx.integration.program_id, ids)) {
-      if (done.has(row.event_id) || done.size >= MAX_REPLAYS) continue;
+      if (done.has(row.event_id)) continue;
       done.add(row.event_id);
       const event = StripeEvent.parse(row.payload);
-      await saveEvent(ctx.db, recordOf(ctx.integration, event, await run(ctx, event)), new Date());
+      let outcome: Outcome;
+      try {
+        outcome = await run(ctx, event);
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) throw err;
+        outcome = { status: 'error', reason: 'processing_error', message: errorText(err), waitingFor: row.waiting_for ?? [] };
+      }
+      await saveEvent(ctx.db, recordOf(ctx.integration, event, outcome), new Date());
     }
   }
 }
+
+const errorText = (err: unknown) => ((err as Error)?.message ?? String(err)).slice(0, 500);
 
 /**
  * One delivery of a Stripe event to a program's webhook URL (README, "Stripe"). The signature
@@ -150,7 +162,7 @@ export async function receiveStripeEvent(
   } catch (err) {
     await trx.rollback();
     // Told in the event list, if SQL still answers; the next delivery runs the event again.
-    const failure: Outcome = { status: 'error', reason: 'processing_error', message: (err as Error).message?.slice(0, 500) ?? 'error' };
+    const failure: Outcome = { status: 'error', reason: 'processing_error', message: errorText(err) };
     await saveEventError(db, recordOf(integration, event, failure), new Date()).catch(() => {});
     throw err;
   }

@@ -5,6 +5,7 @@ import { authOf } from '../../http/auth.js';
 import { envelope } from '../../http/envelope.js';
 import { badRequest } from '../../http/errors.js';
 import { fromDecompression } from '../../http/json-body.js';
+import { RATE_WINDOW_SECONDS, rateLimit } from '../../http/rate-limit.js';
 import { deletedResponse, listResponse, oneResponse } from '../../http/responses.js';
 import { cachedFlows } from '../flows/flow-cache.js';
 import {
@@ -43,8 +44,14 @@ const rawBody: RequestHandler = (req, res, next) => {
 /** Where this server is reached, as the caller reached it (behind a proxy: as `trust proxy` allows). */
 const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
-export function registerStripeRoutes(api: ApiBuilder, { db, store, secretGuards }: RouteDeps): void {
+export function registerStripeRoutes(api: ApiBuilder, { db, store, config, secretGuards }: RouteDeps): void {
   const flowsOf = cachedFlows(db, store);
+  // Unauthenticated until the signature is checked: limited per address, as the script's endpoints are.
+  const webhookLimiter = store.createRateLimiter({
+    name: 'stripe-webhook',
+    points: config.stripeRateLimit,
+    windowSeconds: RATE_WINDOW_SECONDS,
+  });
   const common = { tag: 'Stripe', security: 'secret', guards: secretGuards, errors: [404] } as const;
   const path = '/v1/programs/:id/integrations/stripe';
 
@@ -107,10 +114,10 @@ export function registerStripeRoutes(api: ApiBuilder, { db, store, secretGuards 
     summary: 'Receive a Stripe event (the URL to give Stripe)',
     description: stripeDocs.webhook,
     security: 'public',
-    guards: [rawBody],
+    guards: [rateLimit(webhookLimiter, RATE_WINDOW_SECONDS, (res) => res.req.ip ?? 'unknown'), rawBody],
     status: 200,
     response: oneResponse(StripeWebhookReceipt),
-    errors: [404, 503],
+    errors: [404, 429, 503],
     handler: async ({ req, res, params }) =>
       envelope.one(await receiveStripeEvent(db, flowsOf, params.program_id, res.locals.rawBody, req.get('stripe-signature'))),
   });

@@ -33,7 +33,9 @@ export const StripeIntegration = z
     webhook_secret: z.string().nullable().meta({ description: 'Redacted: whsec_… and the last four characters' }),
     webhook_url: z.string().meta({ description: 'The endpoint URL to give Stripe' }),
     tax_counts_as_revenue: z.boolean(),
-    events_to_enable: z.array(z.string()).meta({ description: 'The event types to select on the Stripe webhook endpoint' }),
+    events_to_enable: z
+      .array(z.string())
+      .meta({ description: 'The event types to select on the Stripe webhook endpoint (charge.succeeded is optional: README, "Stripe")' }),
     event_counts: counts.meta({ description: 'Events received, by outcome' }),
     last_event_at: isoString.nullable(),
     connected_at: isoString.nullable(),

@@ -1,7 +1,7 @@
 import type { StripeEventRow, StripeIntegrationRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
 import { STRIPE_EVENT_STATUSES, type StripeEventObject, type StripeIntegrationObject } from './stripe.schema.js';
-import { HANDLED_EVENT_TYPES } from './stripe-event-handlers.js';
+import { EVENTS_TO_ENABLE } from './stripe-event-handlers.js';
 
 /** whsec_…wxyz: enough to tell which secret is in use, never enough to sign with. */
 const redact = (secret: string) => `whsec_…${secret.slice(-4)}`;
@@ -18,7 +18,7 @@ export function toStripeIntegration(
     webhook_secret: integration ? redact(integration.webhook_secret) : null,
     webhook_url: webhookUrl,
     tax_counts_as_revenue: integration?.tax_counts_as_revenue ?? false,
-    events_to_enable: HANDLED_EVENT_TYPES,
+    events_to_enable: EVENTS_TO_ENABLE,
     event_counts: Object.fromEntries(
       STRIPE_EVENT_STATUSES.map((s) => [s, summary.counts[s] ?? 0]),
     ) as StripeIntegrationObject['event_counts'],

@@ -72,11 +72,12 @@ export async function listStripeEvents(
 }
 
 /**
- * How long an event waits for the Stripe customer or payment it names: longer than Stripe
+ * How long an event waits for the Stripe customer or payment it names: as long as Stripe
  * retries a delivery (three days), so an event that arrived before the one it needs still
- * finds it. After that its payload is let go; its record stays, as ignored.
+ * finds it. After that its payload (which holds the Stripe customer's e-mail and name, also of
+ * customers nobody referred) is let go; its record stays, as ignored.
  */
-export const WAITING_DAYS = 7;
+export const WAITING_DAYS = 3;
 
 export function forgetStaleWaitingEvents(db: Db, now = new Date()): Promise<number> {
   return forgetWaitingPayloads(db, new Date(now.getTime() - WAITING_DAYS * 86_400_000));
