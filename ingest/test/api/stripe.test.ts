@@ -46,6 +46,18 @@ function deliver(t: TestApp, org: TestOrg, secret: string, event: StripeEventFix
   return t.request.post(webhookPath(org.program_id)).set('Content-Type', 'application/json').set('Stripe-Signature', signature).send(body);
 }
 
+/** A partner, a click of theirs, and Stripe ids for the customer and subscription their referral will have. */
+async function referral(t: TestApp, org: TestOrg) {
+  const partner = await createPartner(t, org);
+  const click = await clickOf(t, org, partner);
+  return { partner, click, cus: stripeId('cus'), sub: stripeId('sub') };
+}
+
+/** Delivers the checkout.session.completed Stripe sends for this session (expects 200); returns the receipt. */
+function checkedOut(t: TestApp, org: TestOrg, secret: string, session: Parameters<typeof checkoutSession>[0]) {
+  return delivered(t, org, secret, stripeEvent('checkout.session.completed', checkoutSession(session)));
+}
+
 /** Delivers and expects 200; returns the receipt. */
 async function delivered(t: TestApp, org: TestOrg, secret: string, event: StripeEventFixture): Promise<ApiObject> {
   const res = await deliver(t, org, secret, event);
@@ -187,10 +199,7 @@ describe('a referred Stripe customer, from checkout to cancellation', () => {
 
   it('makes a lead at checkout, records every paid invoice with its commission, applies refunds and cancels', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
-    const sub = stripeId('sub');
+    const { partner, click, cus, sub } = await referral(t, org);
 
     // Checkout with the click id svc.js put on the payment link.
     const checkout = await delivered(
@@ -294,9 +303,7 @@ describe('a referred Stripe customer, from checkout to cancellation', () => {
 
   it('reads payloads of endpoints pinned before 2025-03-31, and leaves tax out of revenue unless told', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
+    const { partner, click, cus } = await referral(t, org);
     await delivered(
       t,
       org,
@@ -336,10 +343,7 @@ describe('a referred Stripe customer, from checkout to cancellation', () => {
 
   it('marks a lead on trial as trialing', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
-    const sub = stripeId('sub');
+    const { partner, click, cus, sub } = await referral(t, org);
     const session = checkoutSession({ clickId: click.id, customer: cus, subscription: sub, email: 'trial@example.com' });
     await delivered(t, org, secret, stripeEvent('checkout.session.completed', session));
     const trial = await delivered(
@@ -443,16 +447,10 @@ describe('attribution without a click', () => {
 
   it('finds the lead svc.js made at signup instead of making a second one', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
+    const { partner, click } = await referral(t, org);
     const lead = await createCustomer(t, org, partner, { click_id: click.id, email: 'frank@example.com' });
     const cus = stripeId('cus');
-    await delivered(
-      t,
-      org,
-      secret,
-      stripeEvent('checkout.session.completed', checkoutSession({ clickId: click.id, customer: cus, email: 'frank+stripe@example.com' })),
-    );
+    await checkedOut(t, org, secret, { clickId: click.id, customer: cus, email: 'frank+stripe@example.com' });
     expect((await customersOf(t, org, partner.id)).filter((c) => c.click_id === click.id).map((c) => c.id)).toEqual([lead.id]);
     await delivered(t, org, secret, stripeEvent('invoice.paid', invoice({ customer: cus })));
     expect(await transactionsOf(t, org, lead.id)).toHaveLength(1);
@@ -467,8 +465,7 @@ describe('one-off payments', () => {
 
   it('records a paid checkout once, also when the charge arrives too', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
+    const { partner, click } = await referral(t, org);
     const pi = stripeId('pi');
     const session = checkoutSession({
       clickId: click.id,
@@ -511,9 +508,7 @@ describe('one payment, several events', () => {
 
   it('records a checkout that made an invoice, and that invoice, as one payment', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
+    const { partner, click, cus } = await referral(t, org);
     const inv = stripeId('in');
     const session = checkoutSession({
       clickId: click.id,
@@ -539,8 +534,7 @@ describe('one payment, several events', () => {
 
   it('finds a payment reported through the API under its PaymentIntent id', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
+    const { partner, click } = await referral(t, org);
     const mia = await createCustomer(t, org, partner, { click_id: click.id, email: 'mia@example.com' });
     const pi = stripeId('pi');
     const reported = await t.request.post('/v1/transactions').set(org.auth).send({ customer_id: mia.id, amount: 2000, charge_id: pi });
@@ -604,10 +598,7 @@ describe('subscriptions and other programs', () => {
 
   it('cancels a customer only with the subscription svc knows', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
-    const sub = stripeId('sub');
+    const { partner, click, cus, sub } = await referral(t, org);
     await delivered(
       t,
       org,
@@ -651,9 +642,7 @@ describe('events out of order, twice, unknown or unusable', () => {
 
   it('records an invoice paid before its checkout, and a refund before its payment, once they can be', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
+    const { partner, click, cus } = await referral(t, org);
     const inv = invoice({ customer: cus, amountPaid: 3000 });
     const pi = stripeId('pi');
     const base = Math.floor(Date.now() / 1000);
@@ -700,15 +689,8 @@ describe('events out of order, twice, unknown or unusable', () => {
 
   it('does an event once however often it is delivered', async () => {
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
-    await delivered(
-      t,
-      org,
-      secret,
-      stripeEvent('checkout.session.completed', checkoutSession({ clickId: click.id, customer: cus, email: 'ivy@example.com' })),
-    );
+    const { partner, click, cus } = await referral(t, org);
+    await checkedOut(t, org, secret, { clickId: click.id, customer: cus, email: 'ivy@example.com' });
     const paid = stripeEvent('invoice.paid', invoice({ customer: cus }));
     expect((await delivered(t, org, secret, paid)).duplicate).toBe(false);
     const again = await delivered(t, org, secret, paid);
@@ -770,9 +752,7 @@ describe('one event delivered to two processes at once', () => {
     const { t } = first;
     const [org] = first.orgs;
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
+    const { partner, click, cus } = await referral(t, org);
     const checkout = stripeEvent(
       'checkout.session.completed',
       checkoutSession({ clickId: click.id, customer: cus, email: 'jo@example.com' }),
@@ -799,15 +779,8 @@ describe.skipIf(STORAGE === 'embedded')('an event whose SQL connection is termin
   it('answers 503, records no payment, and the next delivery records it once', async () => {
     await warmPool(t);
     const secret = await connect(t, org);
-    const partner = await createPartner(t, org);
-    const click = await clickOf(t, org, partner);
-    const cus = stripeId('cus');
-    await delivered(
-      t,
-      org,
-      secret,
-      stripeEvent('checkout.session.completed', checkoutSession({ clickId: click.id, customer: cus, email: 'kim@example.com' })),
-    );
+    const { partner, click, cus } = await referral(t, org);
+    await checkedOut(t, org, secret, { clickId: click.id, customer: cus, email: 'kim@example.com' });
     const [kim] = await customersOf(t, org, partner.id);
     const paid = stripeEvent('invoice.paid', invoice({ customer: cus }));
 
