@@ -593,7 +593,13 @@ describe('subscriptions and other programs', () => {
     const [ned] = await customersOf(t, org, clicked.id);
     // The click attributed; the code still applies to the customer's payments; the waiting
     // subscription then made the lead trialing.
-    expect(ned).toMatchObject({ email: 'ned@example.com', click_id: click.id, status: 'trialing', subscription_id: sub });
+    expect(ned).toMatchObject({
+      email: 'ned@example.com',
+      click_id: click.id,
+      status: 'trialing',
+      subscription_id: sub,
+      promotion_code_id: null,
+    });
   });
 
   it('cancels a customer only with the subscription svc knows', async () => {

@@ -179,8 +179,9 @@ async function resolveCustomer(ctx: EventContext, hints: Hints): Promise<Found |
   } else {
     const click = hints.clickId ? await findProgramClick(ctx.db, programId, hints.clickId) : undefined;
     const code = click ? undefined : await partnerCode(ctx, texts);
-    if (click || code)
-      customer = await findOrCreateLead(ctx, hints, click ? { click_id: click.id } : { program_id: programId, promotion_code: code });
+    // With a click the code still applies to the new lead, when it is the partner's (else a warning nobody sees).
+    const attribution = click ? { click_id: click.id, promotion_code: texts[0] } : { program_id: programId, promotion_code: code };
+    if (click || code) customer = await findOrCreateLead(ctx, hints, attribution);
   }
   if (!customer) return { unknown: [...(hints.stripeCustomerId ? [hints.stripeCustomerId] : []), ...unknown] };
   await link(ctx, 'customer', [hints.stripeCustomerId], customer.id);
@@ -195,7 +196,7 @@ async function resolveCustomer(ctx: EventContext, hints: Hints): Promise<Found |
 async function findOrCreateLead(
   ctx: EventContext,
   hints: Hints,
-  attribution: { click_id: string } | { program_id: string; promotion_code?: string },
+  attribution: { click_id: string; promotion_code?: string } | { program_id: string; promotion_code?: string },
 ): Promise<CustomerRow> {
   const { organizationId, programId } = scope(ctx);
   if ('click_id' in attribution) {
