@@ -102,6 +102,8 @@ export interface EmailOutboxTable {
   to_address: string;
   subject: string;
   text_body: string;
+  /** A simple HTML alternative of the text; null for text-only messages. */
+  html_body: string | null;
   attempts: Generated<number>;
   last_error: string | null;
   next_attempt_at: Timestamp;

@@ -21,7 +21,7 @@ export interface Mailer {
   close(): Promise<void>;
 }
 
-type Deliver = (message: { id: string; to: string; subject: string; text: string }) => Promise<void>;
+type Deliver = (message: { id: string; to: string; subject: string; text: string; html?: string }) => Promise<void>;
 
 /**
  * Sends the e-mail outbox with nodemailer: over SMTP when `SMTP_URL` is set, otherwise each
@@ -41,7 +41,7 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
       if (claimed.length === 0) return sent;
       for (const m of claimed) {
         try {
-          await deliver({ id: m.id, to: m.to_address, subject: m.subject, text: m.text_body });
+          await deliver({ id: m.id, to: m.to_address, subject: m.subject, text: m.text_body, html: m.html_body ?? undefined });
           await markEmailSent(db, m.id);
           sent++;
         } catch (err) {
@@ -98,15 +98,15 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
 
 function smtpDelivery(url: string, from: string): Deliver {
   const transport: Transporter = nodemailer.createTransport(url);
-  return async ({ to, subject, text }) => {
-    await transport.sendMail({ from, to, subject, text });
+  return async ({ to, subject, text, html }) => {
+    await transport.sendMail({ from, to, subject, text, html });
   };
 }
 
 function fileDelivery(dir: string, from: string): Deliver {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-  return async ({ id, to, subject, text }) => {
-    const info = await transport.sendMail({ from, to, subject, text });
+  return async ({ id, to, subject, text, html }) => {
+    const info = await transport.sendMail({ from, to, subject, text, html });
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(path.join(dir, `${id}.eml`), info.message as Buffer);
   };

@@ -8,6 +8,8 @@ export interface OutgoingEmail {
   to: string;
   subject: string;
   text: string;
+  /** A simple HTML alternative of `text`. */
+  html?: string;
 }
 
 /**
@@ -26,6 +28,7 @@ export async function queueEmail(db: Db, email: OutgoingEmail): Promise<void> {
       to_address: email.to,
       subject: email.subject,
       text_body: email.text,
+      html_body: email.html ?? null,
       next_attempt_at: new Date(),
       created_at: new Date(),
     })
@@ -37,6 +40,7 @@ export interface ClaimedEmail {
   to_address: string;
   subject: string;
   text_body: string;
+  html_body: string | null;
   attempts: number;
 }
 
@@ -54,7 +58,7 @@ export async function claimDueEmails(db: Db, opts: { batch: number; leaseSeconds
         order by next_attempt_at
         limit ${opts.batch}
         for update skip locked)
-    returning id, to_address, subject, text_body, attempts`.execute(db);
+    returning id, to_address, subject, text_body, html_body, attempts`.execute(db);
   return claimed.rows;
 }
 

@@ -4,6 +4,7 @@ import {
   findCustomer,
   findCustomerOfClick,
   findExistingCustomer,
+  hasOtherCustomers,
   insertCustomer,
   selectCustomerList,
   selectCustomers,
@@ -83,5 +84,9 @@ describe('customers repository SQL', () => {
 
   it('sumCustomerStats', async () => {
     expect(await sqlOf((db) => sumCustomerStats(db, 'cus_1'))).toMatchSnapshot();
+  });
+
+  it('hasOtherCustomers', async () => {
+    expect(await sqlOf((db) => hasOtherCustomers(db, 'ptn_1', 'cus_1'))).toMatchSnapshot();
   });
 });

@@ -4,6 +4,7 @@ import {
   findPartner,
   findPartnerByEmail,
   insertPartner,
+  lockPartner,
   movePartnersToGroup,
   selectPartnerList,
   selectPartnerStats,
@@ -100,5 +101,9 @@ describe('partners service SQL', () => {
   it('listPartners: program check, page and count', async () => {
     const query = { program_id: 'prg_1', status: 'active' as const, limit: 20 };
     expect(await sqlOf((db) => listPartners(db, 'org_1', query), listRows)).toMatchSnapshot();
+  });
+
+  it('lockPartner', async () => {
+    expect(await sqlOf((db) => lockPartner(db, 'ptn_1'))).toMatchSnapshot();
   });
 });

@@ -15,7 +15,7 @@ import {
 import { toFullCommission } from './commissions.serializer.js';
 import { createCommission, deleteCommission, listCommissions, retrieveCommission, updateCommission } from './commissions.service.js';
 
-export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerCommissionRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Commissions', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -65,7 +65,7 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, secretGuards }: 
     status: 200,
     response: manyResponse(FullCommission),
     handler: async ({ res, params, body }) =>
-      envelope.many(toFullCommission(await updateCommission(db, authOf(res).organizationId, params.id, body))),
+      envelope.many(toFullCommission(await updateCommission(db, authOf(res).organizationId, params.id, body, mailer.kick))),
   });
 
   api.route({

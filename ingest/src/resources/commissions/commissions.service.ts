@@ -5,8 +5,12 @@ import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
+import { queueEmail } from '../../mail/outbox.js';
 import { requireCustomer } from '../customers/customers.service.js';
+import { commissionPaidEmail } from '../partners/partner-emails.js';
+import { findPartner } from '../partners/partners.repository.js';
 import { requirePartner } from '../partners/partners.service.js';
+import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { requireTransaction } from '../transactions/transactions.service.js';
 import {
@@ -152,8 +156,15 @@ export async function createCommission(db: Db, organizationId: string, input: Co
   return created;
 }
 
-export async function updateCommission(db: Db, organizationId: string, id: string, input: CommissionUpdateInput): Promise<CommissionRow> {
-  return inTransaction(db, async (trx) => {
+export async function updateCommission(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: CommissionUpdateInput,
+  onEmailQueued?: () => void,
+): Promise<CommissionRow> {
+  let queued = false;
+  const commission = await inTransaction(db, async (trx) => {
     const current = await lockCommission(trx, organizationId, id);
     if (!current) throw notFound('commission', id);
     checkEditable(current, input);
@@ -173,8 +184,24 @@ export async function updateCommission(db: Db, organizationId: string, id: strin
       updated_at: now,
     });
     if (input.status) await moveRefundEntries(trx, [current], input.status, now);
+    if (input.status === 'paid' && current.status !== 'paid') queued = await queuePaidEmail(trx, updated);
     return updated;
   });
+  if (queued) onEmailQueued?.();
+  return commission;
+}
+
+/**
+ * The partner's e-mail about a commission paid to them, if their switch wants it (README,
+ * "Partner e-mails"); true when queued. A refund entry is not a payment to them.
+ */
+async function queuePaidEmail(trx: Db, commission: CommissionRow): Promise<boolean> {
+  if (commission.type !== 'reward' || commission.amount <= 0) return false;
+  const partner = await findPartner(trx, commission.organization_id, commission.partner_id);
+  const program = partner && (await findProgram(trx, commission.organization_id, commission.program_id));
+  const email = partner && program ? commissionPaidEmail(partner, program, commission) : undefined;
+  if (email) await queueEmail(trx, email);
+  return email !== undefined;
 }
 
 /** Soft delete: hidden from the API and from the totals, with its unpaid refund entries. */

@@ -107,3 +107,16 @@ export async function sumCustomerStats(db: Db, customerId: string): Promise<Cust
 export function findCustomerOfClick(db: Db, clickId: string): Promise<{ id: string } | undefined> {
   return db.selectFrom('customers').select('id').where('click_id', '=', clickId).where('deleted_at', 'is', null).executeTakeFirst();
 }
+
+/** Whether the partner has a live customer besides this one. */
+export async function hasOtherCustomers(db: Db, partnerId: string, exceptCustomerId: string): Promise<boolean> {
+  const found = await db
+    .selectFrom('customers')
+    .select('id')
+    .where('partner_id', '=', partnerId)
+    .where('id', '<>', exceptCustomerId)
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return found !== undefined;
+}

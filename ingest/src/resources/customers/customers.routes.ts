@@ -30,7 +30,7 @@ const written = ({ customer, warnings }: Written) => ({
   ...(warnings.length ? { warnings } : {}),
 });
 
-export function registerCustomerRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerCustomerRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Customers', security: 'secret', guards: secretGuards, errors: [404] } as const;
 
   api.route({
@@ -44,7 +44,7 @@ export function registerCustomerRoutes(api: ApiBuilder, { db, secretGuards }: Ro
     response: CustomerWrite,
     errors: [404, 409],
     errorBodies: { 409: CustomerExistsResponse },
-    handler: async ({ res, body }) => written(await createCustomer(db, authOf(res).organizationId, body)),
+    handler: async ({ res, body }) => written(await createCustomer(db, authOf(res).organizationId, body, mailer.kick)),
   });
 
   api.route({

@@ -6,15 +6,20 @@ import { inTransaction } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
+import { queueEmail } from '../../mail/outbox.js';
 import { requireClick } from '../clicks/clicks.service.js';
 import { awardSignupCommissions } from '../commissions/award.js';
+import { customerEmail } from '../partners/partner-emails.js';
+import { lockPartner } from '../partners/partners.repository.js';
 import { requirePartner } from '../partners/partners.service.js';
+import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
 import { codeAppliesTo } from '../promotion-codes/promotion-codes.service.js';
 import {
   findCustomer,
   findExistingCustomer,
+  hasOtherCustomers,
   insertCustomer,
   selectCustomerList,
   softDeleteCustomer,
@@ -76,22 +81,49 @@ const notApplied = (code: string): WarningObject => ({
   message: `Promotion code '${code}' does not belong to the referring partner, their group or the program, or is inactive; it was not applied`,
 });
 
+/** Called once an e-mail was queued, so the mailer sends it soon after the commit. */
+export type OnEmailQueued = () => void;
+
 /**
- * Inserts a customer and the commissions of the program's signup flows, together. A taken
+ * Inserts a customer and the commissions of the program's signup flows, together, and queues
+ * the partner's first- or new-customer e-mail in the same SQL transaction (README, "Partner
+ * e-mails"). When the partner wants either, their row is locked first, before the insert, so
+ * that customers made at once count each other and exactly one is the first. A taken
  * identifier or integrator id in the program answers 409 with the existing customer; unique
  * indexes decide, so simultaneous inserts yield one customer.
  */
-async function insertWithSignupCommissions(db: Db, row: Omit<CustomerRow, 'deleted_at'>): Promise<CustomerRow> {
+async function insertWithSignupCommissions(
+  db: Db,
+  row: Omit<CustomerRow, 'deleted_at'>,
+  partner: PartnerRow,
+  onEmailQueued?: OnEmailQueued,
+): Promise<CustomerRow> {
   const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   if (existing) throw customerExists(existing);
   const taken = customerTaken(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
-  return conflictOnUnique(['customers_program_identifier', 'customers_program_customer_id'], taken, () =>
+  const notify = partner.first_customer_email_active || partner.new_customer_email_active;
+  let queued = false;
+  const customer = await conflictOnUnique(['customers_program_identifier', 'customers_program_customer_id'], taken, () =>
     inTransaction(db, async (trx) => {
-      const customer = await insertCustomer(trx, row);
-      await awardSignupCommissions(trx, customer);
-      return customer;
+      const current = notify ? await lockPartner(trx, partner.id) : undefined;
+      const inserted = await insertCustomer(trx, row);
+      await awardSignupCommissions(trx, inserted);
+      queued = current ? await queueCustomerEmail(trx, current, inserted) : false;
+      return inserted;
     }),
   );
+  if (queued) onEmailQueued?.();
+  return customer;
+}
+
+/** The partner's e-mail about a new customer, if their switches want one; true when queued. */
+async function queueCustomerEmail(trx: Db, partner: PartnerRow, customer: CustomerRow): Promise<boolean> {
+  const program = await findProgram(trx, partner.organization_id, partner.program_id);
+  if (!program) return false;
+  const first = !(await hasOtherCustomers(trx, partner.id, customer.id));
+  const email = customerEmail(partner, program, customer, first);
+  if (email) await queueEmail(trx, email);
+  return email !== undefined;
 }
 
 /** An identifier or integrator id taken in the program: 409 with the customer that has it. */
@@ -141,7 +173,12 @@ async function applyPromotionCode(
   return found && codeAppliesTo(found, partner) ? { promotionCodeId: found.id } : { warning: notApplied(code) };
 }
 
-export async function createCustomer(db: Db, organizationId: string, input: CustomerCreateInput): Promise<CustomerWrite> {
+export async function createCustomer(
+  db: Db,
+  organizationId: string,
+  input: CustomerCreateInput,
+  onEmailQueued?: OnEmailQueued,
+): Promise<CustomerWrite> {
   const identifier = input.identifier ?? input.email ?? input.customer_id;
   if (!identifier) throw badRequest('Give email, customer_id or identifier to identify the customer', 'email');
   const { partner, clickId, attributingCode } = await attribute(db, organizationId, input);
@@ -159,25 +196,30 @@ export async function createCustomer(db: Db, organizationId: string, input: Cust
 
   const createdAt = input.created_at ?? new Date();
   const status = input.status ?? 'lead';
-  const customer = await insertWithSignupCommissions(db, {
-    id: newId('customer'),
-    organization_id: organizationId,
-    program_id: partner.program_id,
-    partner_id: partner.id,
-    identifier,
-    email: input.email ?? null,
-    name: input.name ?? null,
-    customer_id: input.customer_id ?? null,
-    subscription_id: input.subscription_id ?? null,
-    click_id: clickId,
-    promotion_code_id: promotionCodeId,
-    status,
-    plan: input.plan ?? null,
-    lead_at: input.lead_at ?? createdAt,
-    active_at: input.active_at ?? (status === 'active' ? createdAt : null),
-    created_at: createdAt,
-    updated_at: new Date(),
-  });
+  const customer = await insertWithSignupCommissions(
+    db,
+    {
+      id: newId('customer'),
+      organization_id: organizationId,
+      program_id: partner.program_id,
+      partner_id: partner.id,
+      identifier,
+      email: input.email ?? null,
+      name: input.name ?? null,
+      customer_id: input.customer_id ?? null,
+      subscription_id: input.subscription_id ?? null,
+      click_id: clickId,
+      promotion_code_id: promotionCodeId,
+      status,
+      plan: input.plan ?? null,
+      lead_at: input.lead_at ?? createdAt,
+      active_at: input.active_at ?? (status === 'active' ? createdAt : null),
+      created_at: createdAt,
+      updated_at: new Date(),
+    },
+    partner,
+    onEmailQueued,
+  );
   return { customer, warnings };
 }
 
@@ -236,27 +278,36 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * The tracking script's signup: the click becomes a lead of the click's partner, identified by
  * the given string (also kept as `email` when it is one). A taken identifier → 409.
  */
-export async function convertClickToLead(db: Db, q: { organizationId: string; clickId: string; identifier: string }): Promise<CustomerRow> {
+export async function convertClickToLead(
+  db: Db,
+  q: { organizationId: string; clickId: string; identifier: string },
+  onEmailQueued?: OnEmailQueued,
+): Promise<CustomerRow> {
   const click = await requireClick(db, q.organizationId, q.clickId, 'click_id');
   const partner = await requirePartner(db, q.organizationId, click.partner_id, 'click_id');
   const now = new Date();
-  return insertWithSignupCommissions(db, {
-    id: newId('customer'),
-    organization_id: q.organizationId,
-    program_id: partner.program_id,
-    partner_id: partner.id,
-    identifier: q.identifier,
-    email: EMAIL.test(q.identifier) ? q.identifier : null,
-    name: null,
-    customer_id: null,
-    subscription_id: null,
-    click_id: click.id,
-    promotion_code_id: null,
-    status: 'lead',
-    plan: null,
-    lead_at: now,
-    active_at: null,
-    created_at: now,
-    updated_at: now,
-  });
+  return insertWithSignupCommissions(
+    db,
+    {
+      id: newId('customer'),
+      organization_id: q.organizationId,
+      program_id: partner.program_id,
+      partner_id: partner.id,
+      identifier: q.identifier,
+      email: EMAIL.test(q.identifier) ? q.identifier : null,
+      name: null,
+      customer_id: null,
+      subscription_id: null,
+      click_id: click.id,
+      promotion_code_id: null,
+      status: 'lead',
+      plan: null,
+      lead_at: now,
+      active_at: null,
+      created_at: now,
+      updated_at: now,
+    },
+    partner,
+    onEmailQueued,
+  );
 }

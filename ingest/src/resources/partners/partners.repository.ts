@@ -31,6 +31,14 @@ export function findPartner(db: Db, organizationId: string, partnerId: string): 
   return selectPartners(db, organizationId).where('id', '=', partnerId).executeTakeFirst();
 }
 
+/**
+ * The live partner, locked until the transaction ends: customers made for one partner then
+ * count each other exactly (the first-customer e-mail goes out once). Undefined when gone.
+ */
+export function lockPartner(db: Db, partnerId: string): Promise<PartnerRow | undefined> {
+  return db.selectFrom('partners').selectAll().where('id', '=', partnerId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+}
+
 /** The program's live partner with this e-mail, compared case-insensitively. */
 export async function findPartnerByEmail(db: Db, programId: string, email: string): Promise<PartnerRow | undefined> {
   return db

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
-import type { PartnerRow, ProgramRow } from '../../db/schema.js';
+import type { PartnerRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
@@ -13,6 +13,7 @@ import { requireGroup } from '../groups/groups.service.js';
 import { invalidateLinkLookups } from '../links/link-cache.js';
 import { deletePartnerLinks } from '../links/links.service.js';
 import { requireProgram } from '../programs/programs.service.js';
+import { welcomeEmail } from './partner-emails.js';
 import {
   findPartner,
   findPartnerByEmail,
@@ -130,23 +131,6 @@ export async function createPartner(
   );
   if (input.send_welcome_email) onEmailQueued();
   return partner;
-}
-
-function welcomeEmail(partner: PartnerRow, program: ProgramRow) {
-  return {
-    organizationId: partner.organization_id,
-    kind: 'partner_welcome',
-    to: partner.email,
-    subject: `Welcome to the ${program.name} partner program`,
-    text: [
-      `Hi ${partner.first_name},`,
-      '',
-      `You have been added as a partner of ${program.name}.`,
-      `Share your referral links and earn a commission on the customers you bring; referrals are remembered for ${program.cookie_duration} days.`,
-      '',
-      `— The ${program.name} team`,
-    ].join('\n'),
-  };
 }
 
 export async function updatePartner(db: Db, organizationId: string, partnerId: string, input: PartnerUpdateInput): Promise<PartnerRow> {

@@ -47,6 +47,8 @@ export interface EventContext {
   integration: StripeIntegrationRow;
   /** Stripe ids linked while the event ran: the events waiting for them run next. */
   linked: string[];
+  /** A partner e-mail was queued (a new customer): the mailer sends it after the commit. */
+  onEmailQueued?: () => void;
 }
 
 /** `error`: a fault (not the event's) stopped it; Stripe delivers it again. */
@@ -211,14 +213,19 @@ async function findOrCreateLead(
   const existing = await findExistingCustomer(ctx.db, programId, keys);
   if (existing) return existing;
   try {
-    const { customer } = await createCustomer(ctx.db, organizationId, {
-      ...attribution,
-      identifier,
-      email: hints.email ?? undefined,
-      name: hints.name ?? undefined,
-      customer_id: hints.stripeCustomerId ?? undefined,
-      subscription_id: hints.subscriptionId ?? undefined,
-    });
+    const { customer } = await createCustomer(
+      ctx.db,
+      organizationId,
+      {
+        ...attribution,
+        identifier,
+        email: hints.email ?? undefined,
+        name: hints.name ?? undefined,
+        customer_id: hints.stripeCustomerId ?? undefined,
+        subscription_id: hints.subscriptionId ?? undefined,
+      },
+      ctx.onEmailQueued,
+    );
     return customer;
   } catch (err) {
     const winner =

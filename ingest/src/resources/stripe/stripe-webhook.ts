@@ -138,6 +138,7 @@ export async function receiveStripeEvent(
   programId: string,
   rawBody: Buffer,
   signature: string | undefined,
+  onEmailQueued?: () => void,
 ): Promise<Receipt> {
   if (!signature) throw badRequest('Missing Stripe-Signature header', 'Stripe-Signature');
   const integration = await findIntegrationOfProgram(db, programId);
@@ -150,7 +151,7 @@ export async function receiveStripeEvent(
       await lockProgramEvents(db, programId);
       const earlier = await findEvent(db, programId, event.id);
       if (earlier && SETTLED.has(earlier.status)) return receiptOf(earlier, true);
-      const ctx: EventContext = { db, flowsOf, integration, linked: [] };
+      const ctx: EventContext = { db, flowsOf, integration, linked: [], onEmailQueued };
       const record = recordOf(integration, event, await run(ctx, event));
       await saveEvent(db, record, new Date());
       await runWaiting(ctx);

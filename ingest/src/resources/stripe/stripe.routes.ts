@@ -44,7 +44,7 @@ const rawBody: RequestHandler = (req, res, next) => {
 /** Where this server is reached, as the caller reached it (behind a proxy: as `trust proxy` allows). */
 const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
-export function registerStripeRoutes(api: ApiBuilder, { db, store, config, secretGuards }: RouteDeps): void {
+export function registerStripeRoutes(api: ApiBuilder, { db, store, config, mailer, secretGuards }: RouteDeps): void {
   const flowsOf = cachedFlows(db, store);
   // Unauthenticated until the signature is checked: limited per address, as the script's endpoints are.
   const webhookLimiter = store.createRateLimiter({
@@ -119,6 +119,6 @@ export function registerStripeRoutes(api: ApiBuilder, { db, store, config, secre
     response: oneResponse(StripeWebhookReceipt),
     errors: [404, 429, 503],
     handler: async ({ req, res, params }) =>
-      envelope.one(await receiveStripeEvent(db, flowsOf, params.program_id, res.locals.rawBody, req.get('stripe-signature'))),
+      envelope.one(await receiveStripeEvent(db, flowsOf, params.program_id, res.locals.rawBody, req.get('stripe-signature'), mailer.kick)),
   });
 }

@@ -23,7 +23,7 @@ const openCors = cors({ origin: '*', methods: ['POST'], allowedHeaders: ['Conten
 export const isPublicEndpoint = (path: string): boolean => isScriptPath(path) || /^\/v1\/track\//i.test(path);
 
 /** The script's endpoints: authenticated by the program's public key, open to every origin, limited per IP address. */
-export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick, config }: RouteDeps): void {
+export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick, config, mailer }: RouteDeps): void {
   const programs = programsByPublicKey(db, store);
   const tracking: ClickTracking = { store, write: writeClick, programs, botFilter: config.botFilter };
   const limiter = store.createRateLimiter({ name: 'track', points: config.trackRateLimit, windowSeconds: RATE_WINDOW_SECONDS });
@@ -66,7 +66,7 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick,
     status: 201,
     errors: [401, 404, 409],
     handler: async ({ req, res, body }) => {
-      const tracked = await trackSignup(db, programs, body);
+      const tracked = await trackSignup(db, programs, body, mailer.kick);
       const cookie = setReferralCookies(req, res, tracked.svcData, tracked.maxAge, body.cookie_domain);
       return { success: true, data: tracked.data, max_age: tracked.maxAge, cookie };
     },

@@ -8,7 +8,7 @@ import type { ClickWriter } from '../clicks/click-writer.js';
 import { findClickWithClaim, findProgramClick, findRecentLinkClick, findRecentProgramClick } from '../clicks/clicks.repository.js';
 import { insertClick, linkNotFound, type VisitorContext } from '../clicks/clicks.service.js';
 import { findCustomerOfClick } from '../customers/customers.repository.js';
-import { convertClickToLead } from '../customers/customers.service.js';
+import { convertClickToLead, type OnEmailQueued } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
 import { resolveLinks } from '../links/links.service.js';
 import type { SignupResultObject, SvcDataObject, TrackClickInput, TrackSignupInput } from './tracking.schema.js';
@@ -189,16 +189,21 @@ export async function trackClick(
 }
 
 /** The script's signup: the click becomes a lead; a taken identifier → 409 without the existing customer. */
-export async function trackSignup(db: Db, programs: ProgramLookup, input: TrackSignupInput): Promise<Tracked<SignupResultObject>> {
+export async function trackSignup(
+  db: Db,
+  programs: ProgramLookup,
+  input: TrackSignupInput,
+  onEmailQueued?: OnEmailQueued,
+): Promise<Tracked<SignupResultObject>> {
   const program = await programByPublicKey(programs, input.key);
   const click = await findProgramClick(db, program.id, input.click_id);
   if (!click) throw notFound('click', input.click_id, 'click_id');
   try {
-    const customer = await convertClickToLead(db, {
-      organizationId: program.organization_id,
-      clickId: click.id,
-      identifier: input.identifier,
-    });
+    const customer = await convertClickToLead(
+      db,
+      { organizationId: program.organization_id, clickId: click.id, identifier: input.identifier },
+      onEmailQueued,
+    );
     return {
       data: {
         click_id: click.id,

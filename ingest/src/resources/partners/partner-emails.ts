@@ -1,0 +1,104 @@
+import type { CommissionRow, CustomerRow, PartnerRow, ProgramRow } from '../../db/schema.js';
+import type { OutgoingEmail } from '../../mail/outbox.js';
+
+/**
+ * The e-mails svc sends partners (README, "Partner e-mails"): plain text with a simple HTML
+ * alternative, naming the program and the amounts. Only builders: they are queued in the SQL
+ * transaction of the change that causes them (mail/outbox.ts).
+ */
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+/** Paragraphs as text (blank lines between, lines kept) and as simple HTML. */
+function message(o: Omit<OutgoingEmail, 'text' | 'html'> & { paragraphs: string[] }): OutgoingEmail {
+  const { paragraphs, ...rest } = o;
+  return {
+    ...rest,
+    text: paragraphs.join('\n\n'),
+    html: `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${paragraphs
+      .map((p) => `<p>${escapeHtml(p).replaceAll('\n', '<br>')}</p>`)
+      .join('')}</body></html>`,
+  };
+}
+
+/** j•••@example.com: partners learn that someone signed up, not who (the same masking as their portal). */
+export function maskEmail(identifier: string): string {
+  const at = identifier.lastIndexOf('@');
+  if (at < 1) return `${identifier.slice(0, 1)}•••`;
+  return `${identifier.slice(0, 1)}•••${identifier.slice(at)}`;
+}
+
+/** 4900 USD → "$49.00". */
+export function formatMoney(cents: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).format(cents / 100);
+  } catch {
+    return `${(cents / 100).toFixed(2)} ${currency}`;
+  }
+}
+
+const signOff = (program: ProgramRow) => `— The ${program.name} team`;
+
+export function welcomeEmail(partner: PartnerRow, program: ProgramRow): OutgoingEmail {
+  return message({
+    organizationId: partner.organization_id,
+    kind: 'partner_welcome',
+    to: partner.email,
+    subject: `Welcome to the ${program.name} partner program`,
+    paragraphs: [
+      `Hi ${partner.first_name},`,
+      `You have been added as a partner of ${program.name}.\nShare your referral links and earn a commission on the customers you bring; referrals are remembered for ${program.cookie_duration} days.`,
+      signOff(program),
+    ],
+  });
+}
+
+/**
+ * A customer the partner referred (a lead counts: README, "Partner e-mails"). `first` picks the
+ * first-customer message; each kind is sent only while the partner's switch for it is on. The
+ * first customer gets the new-customer message when only that switch is on.
+ */
+export function customerEmail(partner: PartnerRow, program: ProgramRow, customer: CustomerRow, first: boolean): OutgoingEmail | undefined {
+  const who = maskEmail(customer.email ?? customer.identifier);
+  if (first && partner.first_customer_email_active) {
+    return message({
+      organizationId: partner.organization_id,
+      kind: 'partner_first_customer',
+      to: partner.email,
+      subject: `Your first referral for ${program.name}`,
+      paragraphs: [
+        `Hi ${partner.first_name},`,
+        `Congratulations: ${who} signed up for ${program.product_name} through you. It is your first customer of ${program.name}.`,
+        'You earn a commission on their payments as the program pays it; you will hear from us when one is paid.',
+        signOff(program),
+      ],
+    });
+  }
+  if (!partner.new_customer_email_active) return undefined;
+  return message({
+    organizationId: partner.organization_id,
+    kind: 'partner_new_customer',
+    to: partner.email,
+    subject: `New referral for ${program.name}: ${who}`,
+    paragraphs: [`Hi ${partner.first_name},`, `${who} signed up for ${program.product_name} through you.`, signOff(program)],
+  });
+}
+
+/** A commission marked paid (until payouts exist, each commission is its own payment). */
+export function commissionPaidEmail(partner: PartnerRow, program: ProgramRow, commission: CommissionRow): OutgoingEmail | undefined {
+  if (!partner.payout_paid_email_active) return undefined;
+  const amount = formatMoney(commission.amount, commission.currency ?? program.currency_code);
+  return message({
+    organizationId: partner.organization_id,
+    kind: 'partner_commission_paid',
+    to: partner.email,
+    subject: `${program.name} paid you ${amount}`,
+    paragraphs: [
+      `Hi ${partner.first_name},`,
+      `${program.name} has paid you a commission of ${amount}${commission.payout_id ? ` (payment reference ${commission.payout_id})` : ''}.`,
+      'Thank you for referring customers.',
+      signOff(program),
+    ],
+  });
+}
