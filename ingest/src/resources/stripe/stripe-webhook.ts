@@ -1,4 +1,3 @@
-import Stripe from 'stripe';
 import type { Db } from '../../db/database.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { beginRequestTransaction } from '../../db/request-transaction.js';
@@ -41,8 +40,19 @@ const receiptOf = (row: Pick<StripeEventRow, 'event_id' | 'type' | 'status' | 'r
   duplicate,
 });
 
+/**
+ * The `stripe` package, loaded on the first delivery: it is large (every API resource), and a
+ * process that never receives a Stripe event should not carry it (README, "Performance": RSS).
+ */
+let stripePackage: Promise<typeof import('stripe').default> | undefined;
+const loadStripe = () => {
+  stripePackage ??= import('stripe').then((m) => m.default);
+  return stripePackage;
+};
+
 /** The event, if the signature is Stripe's for this body with the program's secret; 400 otherwise, before anything is written. */
-function verify(integration: StripeIntegrationRow, rawBody: Buffer, signature: string): StripeEvent {
+async function verify(integration: StripeIntegrationRow, rawBody: Buffer, signature: string): Promise<StripeEvent> {
+  const Stripe = await loadStripe();
   let event: unknown;
   try {
     event = Stripe.webhooks.constructEvent(rawBody, signature, integration.webhook_secret, SIGNATURE_TOLERANCE_SECONDS);
@@ -143,7 +153,7 @@ export async function receiveStripeEvent(
   if (!signature) throw badRequest('Missing Stripe-Signature header', 'Stripe-Signature');
   const integration = await findIntegrationOfProgram(db, programId);
   if (!integration) throw new ApiError('not_found_error', `Stripe is not connected to program '${programId}'`);
-  const event = verify(integration, rawBody, signature);
+  const event = await verify(integration, rawBody, signature);
 
   const trx = await beginRequestTransaction(db);
   try {
