@@ -1,3 +1,4 @@
+import type { StripeWebhookReceiptObject } from '../ingest/src/resources/stripe/stripe.schema.js';
 import {
   checkoutSession,
   invoice,
@@ -14,16 +15,6 @@ import { customersOf, expect, partnerStats, type SvcData, test, uniqueEmail } fr
  * commission of the partner. buy.stripe.com is never reached: the navigation is stopped in the
  * browser, and the test posts the signed events Stripe would send to the program's webhook URL.
  */
-
-/** What the webhook answers (README, "Stripe"). */
-interface Receipt {
-  event_id: string;
-  type: string;
-  status: 'processed' | 'ignored' | 'failed' | 'error';
-  reason: string | null;
-  message: string | null;
-  duplicate: boolean;
-}
 
 test('Stripe payment link → checkout.session.completed + invoice.paid → a 20% commission of $9.80 for the partner', async ({
   visitor,
@@ -75,14 +66,14 @@ test('Stripe payment link → checkout.session.completed + invoice.paid → a 20
   expect(await partnerStats(api, link.partnerId)).toMatchObject({ total_clicks: 1, total_customers: 0 });
 
   // What Stripe sends once the checkout is paid: the session, then the subscription's first invoice.
-  const post = async (event: ReturnType<typeof stripeEvent>): Promise<Receipt> => {
+  const post = async (event: ReturnType<typeof stripeEvent>): Promise<StripeWebhookReceiptObject> => {
     const { body, signature } = signStripeEvent(event, secret);
     const res = await fetch(webhookUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'stripe-signature': signature },
       body,
     });
-    const answer = (await res.json()) as { success: boolean; data: Receipt };
+    const answer = (await res.json()) as { success: boolean; data: StripeWebhookReceiptObject };
     expect(res.status, JSON.stringify(answer)).toBe(200);
     expect(answer.success).toBe(true);
     return answer.data;

@@ -48,3 +48,6 @@ export function newPublicKey(): string {
 export function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
+
+/** A PostgreSQL advisory lock key for a name: 60 bits of its hash, so a positive bigint. */
+export const advisoryLockId = (name: string): bigint => BigInt(`0x${sha256(name).slice(0, 15)}`);

@@ -2,7 +2,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { beginRequestTransaction } from '../db/request-transaction.js';
-import { sha256 } from '../ids.js';
+import { advisoryLockId, sha256 } from '../ids.js';
 import { toApiError } from './error-handler.js';
 import { ApiError, badRequest } from './errors.js';
 import { findRecord, type IdempotencyRecord, type KeyRef, lockKey, saveRecord } from './idempotency-records.js';
@@ -18,8 +18,8 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The advisory lock of a key: 63 bits of its hash, so it is a positive bigint. */
-const lockIdOf = (key: KeyRef) => BigInt(`0x${sha256(`${key.organizationId}\n${key.keyHash}`).slice(0, 15)}`) & 0x7fffffffffffffffn;
+/** The advisory lock of a key. */
+const lockIdOf = (key: KeyRef) => advisoryLockId(`${key.organizationId}\n${key.keyHash}`);
 
 /** The methods a key applies to; GET and HEAD change nothing, so they are never keyed. */
 const KEYED_METHODS = new Set(['POST', 'PUT', 'DELETE']);

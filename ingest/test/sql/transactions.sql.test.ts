@@ -3,6 +3,7 @@ import type { NewCommission, NewTransaction } from '../../src/db/schema.js';
 import {
   findTransaction,
   findTransactionByCharge,
+  findTransactionOfCharges,
   selectTransactionList,
   selectTransactions,
   softDeleteTransaction,
@@ -79,6 +80,10 @@ describe('transactions repository SQL', () => {
 
   it('findTransaction, locked', async () => {
     expect(await sqlOf((db) => findTransaction(db, 'org_1', 'txn_1', true))).toMatchSnapshot();
+  });
+
+  it('findTransactionOfCharges: linked ids or charge ids, one statement', async () => {
+    expect(await sqlOf((db) => findTransactionOfCharges(db, 'prg_1', { ids: ['txn_1'], chargeIds: ['in_1', 'pi_1'] }))).toMatchSnapshot();
   });
 
   it('findTransactionByCharge', async () => {

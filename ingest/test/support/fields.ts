@@ -149,18 +149,11 @@ export const EXPANDED_PROGRAM_FIELDS = [
 
 /** The program a partner list expands: the short set and the program's tracking settings. */
 export const PARTNER_LIST_PROGRAM_FIELDS = [
-  'id',
-  'status',
-  'name',
-  'product_name',
-  'subdomain',
-  'type',
-  'currency_code',
+  ...EXPANDED_PROGRAM_FIELDS,
   'cookie_duration',
   'payout_methods',
   'payout_term',
   'url_params',
-  'created_at',
 ] as const;
 
 /** The group a partner expands. */

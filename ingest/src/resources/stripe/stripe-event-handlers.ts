@@ -8,7 +8,7 @@ import { findCustomer, findCustomerOfClick, findExistingCustomer } from '../cust
 import { createCustomer, updateCustomer } from '../customers/customers.service.js';
 import type { FlowSource } from '../flows/flow-cache.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
-import { findTransaction, findTransactionByCharge } from '../transactions/transactions.repository.js';
+import { findTransactionOfCharges } from '../transactions/transactions.repository.js';
 import { createTransaction, refundTransactionUpTo } from '../transactions/transactions.service.js';
 import { findLinks, insertLinks, upsertPromotionCodeLink } from './stripe.repository.js';
 import {
@@ -22,6 +22,7 @@ import {
   intervalOf,
   PromotionCode,
   paymentIdsOf,
+  presentIds,
   productIdOf,
   productNameOf,
   promotionCodesOf,
@@ -70,18 +71,12 @@ export class UnusableEvent extends Error {}
 
 type Handler = (ctx: EventContext, event: StripeEvent) => Promise<Outcome>;
 
-const ignored = (reason: string, message: string, more: Partial<Outcome> = {}): Outcome => ({
-  status: 'ignored',
-  reason,
-  message,
-  ...more,
-});
-const processed = (reason: string, message: string, more: Partial<Outcome> = {}): Outcome => ({
-  status: 'processed',
-  reason,
-  message,
-  ...more,
-});
+/** An outcome of the given status; `more` names what it concerns. */
+const outcome =
+  (status: EventStatus) =>
+  (reason: string, message: string, more: Partial<Outcome> = {}): Outcome => ({ status, reason, message, ...more });
+const ignored = outcome('ignored');
+const processed = outcome('processed');
 
 function parse<S extends z.ZodType>(schema: S, object: unknown, type: string): z.output<S> {
   const result = schema.safeParse(object);
@@ -124,8 +119,7 @@ async function linkedCustomer(ctx: EventContext, stripeCustomerId: string | null
 }
 
 async function link(ctx: EventContext, kind: 'customer' | 'payment', stripeIds: (string | null)[], target: string): Promise<void> {
-  const ids = stripeIds.filter((id): id is string => id !== null);
-  ctx.linked.push(...(await insertLinks(ctx.db, ctx.integration.program_id, kind, ids, target)));
+  ctx.linked.push(...(await insertLinks(ctx.db, ctx.integration.program_id, kind, presentIds(stripeIds), target)));
 }
 
 /** The text of the promotion codes used, from the payload or from the `promotion_code.*` events seen. */
@@ -269,24 +263,15 @@ interface Payment {
  * event, or reported through the API with one of them as charge_id.
  */
 async function findRecordedPayment(ctx: EventContext, stripeIds: string[]): Promise<TransactionRow | undefined> {
-  const { organizationId, programId } = scope(ctx);
+  const { programId } = scope(ctx);
   const linked = await findLinks(ctx.db, programId, 'payment', stripeIds);
-  for (const id of stripeIds) {
-    const target = linked.get(id);
-    const transaction = target ? await findTransaction(ctx.db, organizationId, target) : undefined;
-    if (transaction) return transaction;
-  }
-  for (const id of stripeIds) {
-    const transaction = await findTransactionByCharge(ctx.db, programId, id);
-    if (transaction) return transaction;
-  }
-  return undefined;
+  return findTransactionOfCharges(ctx.db, programId, { ids: [...linked.values()], chargeIds: stripeIds });
 }
 
 /** One transaction per Stripe payment; a payment recorded before (by another event or through the API) is found, not repeated. */
 async function recordPayment(ctx: EventContext, p: Payment): Promise<Outcome> {
   const { organizationId } = scope(ctx);
-  const ids = [p.key, ...p.otherIds].filter((id): id is string => id !== null);
+  const ids = presentIds([p.key, ...p.otherIds]);
   const recorded = (transaction: TransactionRow, reason: string, message: string) =>
     link(ctx, 'payment', ids, transaction.id).then(() =>
       processed(reason, message, { customerId: p.customer.id, transactionId: transaction.id }),
@@ -317,7 +302,8 @@ async function recordPayment(ctx: EventContext, p: Payment): Promise<Outcome> {
 }
 
 const revenue = (ctx: EventContext, paid: number, tax: number) => (ctx.integration.tax_counts_as_revenue ? paid : Math.max(0, paid - tax));
-const at = (seconds: number | null | undefined, event: StripeEvent) => new Date((seconds ?? event.created) * 1000);
+/** A Stripe time (Unix seconds), or the event's own when the object has none. */
+const at = (event: StripeEvent, seconds?: number | null) => new Date((seconds ?? event.created) * 1000);
 
 const onCheckoutCompleted: Handler = async (ctx, event) => {
   const session = parse(CheckoutSession, event.data.object, 'checkout session');
@@ -349,7 +335,7 @@ const onCheckoutCompleted: Handler = async (ctx, event) => {
     currency: session.currency ? currencyOf(session.currency) : undefined,
     subscription: false,
     // A session is created before it is paid (up to a day before): the event tells when it completed.
-    paidAt: at(null, event),
+    paidAt: at(event),
   });
 };
 
@@ -377,7 +363,7 @@ const onInvoicePaid: Handler = async (ctx, event) => {
     interval: intervalOf(line),
     productId: productIdOf(line),
     productName: productNameOf(line),
-    paidAt: at(invoice.status_transitions?.paid_at, event),
+    paidAt: at(event, invoice.status_transitions?.paid_at),
   });
 };
 
@@ -385,13 +371,14 @@ const onInvoicePaid: Handler = async (ctx, event) => {
 const onInvoicePaymentPaid: Handler = async (ctx, event) => {
   const payment = parse(InvoicePayment, event.data.object, 'invoice payment');
   const invoiceId = idOf(payment.invoice)!;
-  const transactions = await findLinks(ctx.db, ctx.integration.program_id, 'payment', [invoiceId]);
-  const transactionId = transactions.get(invoiceId);
-  if (!transactionId) {
+  const transaction = await findRecordedPayment(ctx, [invoiceId]);
+  if (!transaction) {
     return ignored('unknown_payment', `Invoice ${invoiceId} has no recorded payment (yet)`, { waitingFor: [invoiceId] });
   }
-  await link(ctx, 'payment', [idOf(payment.payment.payment_intent), idOf(payment.payment.charge)], transactionId);
-  return processed('payment_linked', `The payment of invoice ${invoiceId} is linked to ${transactionId}`, { transactionId });
+  await link(ctx, 'payment', [idOf(payment.payment.payment_intent), idOf(payment.payment.charge)], transaction.id);
+  return processed('payment_linked', `The payment of invoice ${invoiceId} is linked to ${transaction.id}`, {
+    transactionId: transaction.id,
+  });
 };
 
 /**
@@ -429,7 +416,7 @@ const onChargeSucceeded: Handler = async (ctx, event) => {
     amount: charge.amount,
     currency: currencyOf(charge.currency),
     subscription: false,
-    paidAt: at(charge.created, event),
+    paidAt: at(event, charge.created),
   });
 };
 
@@ -441,25 +428,15 @@ const onChargeSucceeded: Handler = async (ctx, event) => {
 const onChargeRefunded: Handler = async (ctx, event) => {
   const object = event.data.object as Record<string, unknown>;
   const charge = parse(Charge, object, 'charge');
-  const { organizationId, programId } = scope(ctx);
-  const keys = [charge.id, idOf(charge.payment_intent), typeof object.invoice === 'string' ? object.invoice : null].filter(
-    (id): id is string => id !== null,
-  );
-  const linked = await findLinks(ctx.db, programId, 'payment', keys);
-  let transactionId = keys.map((k) => linked.get(k)).find(Boolean);
-  // A payment reported through the API before Stripe was connected carries its Stripe id as charge_id.
-  for (const key of keys) {
-    if (transactionId) break;
-    transactionId = (await findTransactionByCharge(ctx.db, programId, key))?.id;
-  }
-  if (!transactionId) return ignored('unknown_payment', `No recorded payment for charge ${charge.id} (yet)`, { waitingFor: keys });
-  const before = await findTransaction(ctx.db, organizationId, transactionId);
-  if (!before) return ignored('transaction_deleted', `Transaction ${transactionId} was deleted`, { transactionId });
+  const keys = presentIds([charge.id, idOf(charge.payment_intent), typeof object.invoice === 'string' ? object.invoice : null]);
+  const before = await findRecordedPayment(ctx, keys);
+  if (!before) return ignored('unknown_payment', `No recorded payment for charge ${charge.id} (yet)`, { waitingFor: keys });
+  const transactionId = before.id;
   const share = (t: TransactionRow) =>
     charge.amount_refunded >= charge.amount
       ? t.amount
       : roundHalfUp(BigInt(charge.amount_refunded) * BigInt(t.amount), BigInt(charge.amount));
-  const after = await refundTransactionUpTo(ctx.db, organizationId, transactionId, share);
+  const after = await refundTransactionUpTo(ctx.db, ctx.integration.organization_id, transactionId, share);
   const more = { transactionId, customerId: after.customer_id };
   if (after.refunded_amount === before.refunded_amount) {
     return ignored('already_refunded', `Transaction ${transactionId} already has ${after.refunded_amount} refunded`, more);

@@ -14,6 +14,9 @@ const ref = z.union([z.string(), z.looseObject({ id: z.string() })]);
 const optionalRef = ref.nullish();
 const metadata = z.record(z.string(), z.string()).nullish();
 
+/** The ids that are there. */
+export const presentIds = (ids: (string | null | undefined)[]): string[] => ids.filter((id): id is string => typeof id === 'string');
+
 export const idOf = (value: z.infer<typeof optionalRef>): string | null =>
   value == null ? null : typeof value === 'string' ? value : value.id;
 
@@ -162,7 +165,7 @@ export function taxOf(invoice: Invoice): number {
 export function paymentIdsOf(invoice: Invoice): string[] {
   const ids = [idOf(invoice.charge), idOf(invoice.payment_intent)];
   for (const p of invoice.payments?.data ?? []) ids.push(idOf(p.payment?.payment_intent), idOf(p.payment?.charge));
-  return ids.filter((id): id is string => id !== null);
+  return presentIds(ids);
 }
 
 type Interval = 'day' | 'week' | 'month' | 'year';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { beginRequestTransaction } from '../../db/request-transaction.js';
-import type { StripeEventRow, StripeIntegrationRow } from '../../db/schema.js';
+import type { StripeIntegrationRow } from '../../db/schema.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import type { FlowSource } from '../flows/flow-cache.js';
 import {
@@ -13,6 +13,8 @@ import {
   saveEvent,
   saveEventError,
 } from './stripe.repository.js';
+import type { StripeWebhookReceiptObject } from './stripe.schema.js';
+import { receiptOf } from './stripe.serializer.js';
 import { type EventContext, handleEvent, type Outcome, UnusableEvent } from './stripe-event-handlers.js';
 import { StripeEvent } from './stripe-objects.js';
 
@@ -21,24 +23,6 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** A status that a new delivery of the event does not change: it was handled for good. */
 const SETTLED = new Set(['processed', 'ignored', 'failed']);
-
-export interface Receipt {
-  event_id: string;
-  type: string;
-  status: string;
-  reason: string | null;
-  message: string | null;
-  duplicate: boolean;
-}
-
-const receiptOf = (row: Pick<StripeEventRow, 'event_id' | 'type' | 'status' | 'reason' | 'message'>, duplicate: boolean): Receipt => ({
-  event_id: row.event_id,
-  type: row.type,
-  status: row.status,
-  reason: row.reason,
-  message: row.message,
-  duplicate,
-});
 
 /**
  * The `stripe` package, loaded on the first delivery: it is large (every API resource), and a
@@ -149,7 +133,7 @@ export async function receiveStripeEvent(
   rawBody: Buffer,
   signature: string | undefined,
   onEmailQueued?: () => void,
-): Promise<Receipt> {
+): Promise<StripeWebhookReceiptObject> {
   if (!signature) throw badRequest('Missing Stripe-Signature header', 'Stripe-Signature');
   const integration = await findIntegrationOfProgram(db, programId);
   if (!integration) throw new ApiError('not_found_error', `Stripe is not connected to program '${programId}'`);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { StripeEventRow, StripeIntegrationRow } from '../../db/schema.js';
-import { sha256 } from '../../ids.js';
+import { advisoryLockId } from '../../ids.js';
 
 export type StripeLinkKind = 'customer' | 'payment' | 'promotion_code';
 
@@ -71,8 +71,7 @@ export function selectStripeEventList(db: Db, filters: StripeEventListFilters) {
  * a second delivery of one event waits for the first and then finds its record.
  */
 export async function lockProgramEvents(db: Db, programId: string): Promise<void> {
-  const lockId = BigInt(`0x${sha256(`stripe-events\n${programId}`).slice(0, 15)}`);
-  await sql`select pg_advisory_xact_lock(${lockId.toString()}::bigint)`.execute(db);
+  await sql`select pg_advisory_xact_lock(${advisoryLockId(`stripe-events\n${programId}`).toString()}::bigint)`.execute(db);
 }
 
 export function findEvent(db: Db, programId: string, eventId: string): Promise<StripeEventRow | undefined> {

@@ -83,6 +83,7 @@ export const StripeWebhookReceipt = z
     duplicate: z.boolean().meta({ description: 'True when this event id was handled before; nothing changed now' }),
   })
   .meta({ id: 'StripeWebhookReceipt' });
+export type StripeWebhookReceiptObject = z.output<typeof StripeWebhookReceipt>;
 
 /** The OpenAPI descriptions of the Stripe operations. */
 export const stripeDocs = {

@@ -1,6 +1,11 @@
 import type { StripeEventRow, StripeIntegrationRow } from '../../db/schema.js';
 import { toIso, toIsoOrNull } from '../../http/fields.js';
-import { STRIPE_EVENT_STATUSES, type StripeEventObject, type StripeIntegrationObject } from './stripe.schema.js';
+import {
+  STRIPE_EVENT_STATUSES,
+  type StripeEventObject,
+  type StripeIntegrationObject,
+  type StripeWebhookReceiptObject,
+} from './stripe.schema.js';
 import { EVENTS_TO_ENABLE } from './stripe-event-handlers.js';
 
 /** whsec_…wxyz: enough to tell which secret is in use, never enough to sign with. */
@@ -44,5 +49,20 @@ export function toStripeEvent(row: StripeEventRow): StripeEventObject {
     stripe_created_at: toIso(row.stripe_created_at),
     created_at: toIso(row.received_at),
     updated_at: toIso(row.updated_at),
+  };
+}
+
+/** What the webhook answers Stripe: the event's outcome, and whether this delivery was a repeat. */
+export function receiptOf(
+  row: Pick<StripeEventRow, 'event_id' | 'type' | 'status' | 'reason' | 'message'>,
+  duplicate: boolean,
+): StripeWebhookReceiptObject {
+  return {
+    event_id: row.event_id,
+    type: row.type,
+    status: row.status as StripeWebhookReceiptObject['status'],
+    reason: row.reason,
+    message: row.message,
+    duplicate,
   };
 }

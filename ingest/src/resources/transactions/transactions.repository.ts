@@ -41,6 +41,32 @@ export function findTransactionByCharge(db: Db, programId: string, chargeId: str
 }
 
 /**
+ * The program's live transaction with one of these ids, or recorded under one of these
+ * charge ids (a billing provider's payment known by several ids), in one statement.
+ */
+export function findTransactionOfCharges(
+  db: Db,
+  programId: string,
+  keys: { ids: string[]; chargeIds: string[] },
+): Promise<TransactionRow | undefined> {
+  if (keys.ids.length === 0 && keys.chargeIds.length === 0) return Promise.resolve(undefined);
+  return db
+    .selectFrom('transactions')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        ...(keys.ids.length ? [eb('id', 'in', keys.ids)] : []),
+        ...(keys.chargeIds.length ? [eb('charge_id', 'in', keys.chargeIds)] : []),
+      ]),
+    )
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
  * Records a payment in one statement: the transaction, its commissions and, with `activate`
  * (the customer was read as a lead or trialing), the customer becoming active; the update checks
  * the status again, so a customer changed meanwhile is left as it is. One statement is atomic on its own and
