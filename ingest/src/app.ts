@@ -16,6 +16,7 @@ import { createClickWriter } from './resources/clicks/click-writer.js';
 import { clickTestHooks, registerClickRoutes } from './resources/clicks/clicks.routes.js';
 import { registerCommissionRoutes } from './resources/commissions/commissions.routes.js';
 import { registerCustomerRoutes } from './resources/customers/customers.routes.js';
+import { registerEventRoutes } from './resources/events/events.routes.js';
 import { registerFlowRoutes } from './resources/flows/flows.routes.js';
 import { registerGroupRoutes } from './resources/groups/groups.routes.js';
 import { registerLinkRoutes } from './resources/links/links.routes.js';
@@ -26,6 +27,7 @@ import { registerStripeRoutes } from './resources/stripe/stripe.routes.js';
 import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
 import { isPublicEndpoint, registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
+import { registerWebhookEndpointRoutes } from './resources/webhook-endpoints/webhook-endpoints.routes.js';
 
 const READY_TIMEOUT_MS = 2000;
 
@@ -97,6 +99,8 @@ export function createApp(deps: AppDeps): express.Express {
   registerTransactionRoutes(api, routeDeps);
   registerCommissionRoutes(api, routeDeps);
   registerStripeRoutes(api, routeDeps);
+  registerWebhookEndpointRoutes(api, routeDeps);
+  registerEventRoutes(api, routeDeps);
 
   let openApi: object | undefined;
   app.get('/v1/openapi.json', (_req, res) => {

@@ -33,6 +33,8 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
     .optional(),
   SVC_TEST_HOOKS: z.enum(['0', '1']).default('0'),
+  SVC_WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
+  SVC_WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
 });
 
 export type Config = {
@@ -64,6 +66,10 @@ export type Config = {
   countryHeader?: string;
   /** The browser tests' routes under /__test (e.g. aging a click); never in production. */
   testHooks: boolean;
+  /** Webhook endpoints may be plain http and private or loopback addresses (local development). */
+  webhooksAllowPrivate: boolean;
+  /** Whether this process delivers webhooks (every process does by default; any number may). */
+  webhookDelivery: boolean;
 };
 
 export class ConfigError extends Error {}
@@ -99,6 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
     countryHeader: e.SVC_COUNTRY_HEADER?.toLowerCase(),
     testHooks: e.SVC_TEST_HOOKS === '1',
+    webhooksAllowPrivate: e.SVC_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    webhookDelivery: e.SVC_WEBHOOK_DELIVERY === 'on',
   };
 }
 

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { Mailer } from './mail/mailer.js';
 import type { ClickWriter } from './resources/clicks/click-writer.js';
+import type { WebhookWorker } from './resources/webhook-endpoints/webhook-worker.js';
 import type { SharedStore } from './store/index.js';
 
 /** What the app is built from; tests build it with their own database and store. */
@@ -13,6 +14,8 @@ export interface AppDeps {
   store: SharedStore;
   logger: Logger;
   mailer: Mailer;
+  /** Delivers webhooks; `kick()` after queueing deliveries. */
+  webhooks: WebhookWorker;
 }
 
 /** What a resource module needs to register its routes. */

@@ -17,6 +17,11 @@ export const ID_PREFIXES = {
   payout: 'po',
   apiKey: 'key',
   email: 'eml',
+  /** Made in SQL by the triggers of migration 0009 (svc_random_id), in the same shape. */
+  event: 'evt',
+  webhookEndpoint: 'we',
+  /** Made in SQL by the delivery worker's fan-out (svc_random_id) and by newId. */
+  webhookDelivery: 'wd',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -5,7 +5,10 @@ import type { AppDeps } from './deps.js';
 import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
+import { purgeOldEvents } from './resources/events/events.service.js';
 import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
+import { purgeOldDeliveries } from './resources/webhook-endpoints/webhook-endpoints.service.js';
+import { createWebhookWorker } from './resources/webhook-endpoints/webhook-worker.js';
 import { openStore } from './store/index.js';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
@@ -40,12 +43,16 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   }
   const mailer = createMailer(config, db, logger);
   const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds);
+  const webhooks = createWebhookWorker(db, logger, { allowPrivate: config.webhooksAllowPrivate, autoRun: config.webhookDelivery });
   const purge = setInterval(() => {
     purgeExpiredRecords(db).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging expired Idempotency-Key records failed; will retry'),
     );
     forgetStaleWaitingEvents(db).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'forgetting the payloads of stale waiting Stripe events failed; will retry'),
+    );
+    Promise.all([purgeOldDeliveries(db), purgeOldEvents(db)]).catch((err) =>
+      logger.warn({ reason: (err as Error).message }, 'purging old events and webhook deliveries failed; will retry'),
     );
   }, PURGE_INTERVAL_MS);
   purge.unref();
@@ -55,9 +62,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     store,
     logger,
     mailer,
+    webhooks,
     async close() {
       clearInterval(purge);
-      await Promise.all([mailer.close(), approvals.close()]);
+      await Promise.all([mailer.close(), approvals.close(), webhooks.close()]);
       await Promise.allSettled([store.close(), db.destroy()]);
     },
   };

@@ -299,6 +299,77 @@ export interface StripeLinksTable {
   created_at: Timestamp;
 }
 
+/**
+ * The events outbox (migration 0009): one row per change of an API object, written by triggers
+ * in the changing statement; `snapshot` is the row after the change, `previous_snapshot` before.
+ */
+export interface EventsTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  program_id: string | null;
+  type: string;
+  object_id: string | null;
+  snapshot: Json<Record<string, unknown>>;
+  previous_snapshot: Json<Record<string, unknown>> | null;
+  created_at: Timestamp;
+  /** When the delivery worker fanned the event out to the endpoints that want it. */
+  dispatched_at: Timestamp | null;
+}
+
+/** A merchant's webhook receiver (README, "Webhooks and events"). */
+export interface WebhookEndpointsTable {
+  id: string;
+  organization_id: string;
+  /** Only this program's events; null for every program of the organization. */
+  program_id: string | null;
+  url: string;
+  description: string | null;
+  /** Event types, `resource.*` or `*`. */
+  event_types: string[];
+  enabled: boolean;
+  /** The `whsec_…` signing secret; returned by the API only when made. */
+  secret: string;
+  /** The secret before the last rotation, still signing until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  /** Since when every attempt has failed; null after a success. */
+  failing_since: Timestamp | null;
+  disabled_at: Timestamp | null;
+  disabled_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+/** One attempt to deliver an event to an endpoint, as kept in `webhook_deliveries.attempts`. */
+export interface DeliveryAttempt {
+  attempt: number;
+  status: 'succeeded' | 'failed';
+  response_status: number | null;
+  response_body: string | null;
+  duration_ms: number;
+  error: string | null;
+  created_at: string;
+}
+
+/** One event sent (or to be sent) to one endpoint. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  seq: Generated<number>;
+  organization_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempt_count: number;
+  /** When the next attempt is due (a claimed attempt's lease end); null once succeeded or failed. */
+  next_attempt_at: Timestamp | null;
+  attempts: Json<DeliveryAttempt[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -319,6 +390,9 @@ export interface Database {
   stripe_integrations: StripeIntegrationsTable;
   stripe_events: StripeEventsTable;
   stripe_links: StripeLinksTable;
+  events: EventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -338,3 +412,6 @@ export type CommissionRow = Selectable<CommissionsTable>;
 export type NewCommission = Insertable<CommissionsTable>;
 export type StripeIntegrationRow = Selectable<StripeIntegrationsTable>;
 export type StripeEventRow = Selectable<StripeEventsTable>;
+export type EventRow = Selectable<EventsTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

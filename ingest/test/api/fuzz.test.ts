@@ -95,6 +95,8 @@ type Kind =
   | 'transaction'
   | 'commission'
   | 'apiKey'
+  | 'webhookEndpoint'
+  | 'event'
   | 'publicKey';
 
 /** The id prefixes the service gives out (ids.ts), and the public key's. */
@@ -130,6 +132,11 @@ async function makeGraph(t: TestApp): Promise<Graph> {
   expect(commission.status, JSON.stringify(commission.body)).toBe(201);
   const apiKey = await t.request.post('/v1/api-keys').set(org.auth).send({ name: 'fuzz' });
   expect(apiKey.status, JSON.stringify(apiKey.body)).toBe(201);
+  const endpoint = await t.request.post('/v1/webhook-endpoints').set(org.auth).send({ url: 'https://hooks.example.com/fuzz' });
+  expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+  const events = await t.request.get('/v1/events').set(org.auth).query({ type: 'partner.created', limit: 100 });
+  const partnerCreated = events.body.data.find((e: ApiObject) => e.data.id === partner.id);
+  expect(partnerCreated, 'the partner.created event of the graph').toBeDefined();
   const stripeSecret = newWebhookSecret();
   const stripe = await t.request
     .put(`/v1/programs/${org.program_id}/integrations/stripe`)
@@ -149,6 +156,8 @@ async function makeGraph(t: TestApp): Promise<Graph> {
     transaction: transaction.id,
     commission: commission.body.data[0].id,
     apiKey: apiKey.body.data[0].id,
+    webhookEndpoint: endpoint.body.data[0].id,
+    event: partnerCreated.id,
     publicKey: org.public_key,
   };
   const kindOf = new Map<string, Kind>(Object.entries(ids).map(([k, v]) => [v, k as Kind]));
@@ -284,6 +293,27 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
     params: { id: g.ids.program },
     query: { status: 'ignored', type: 'customer.created' },
   }),
+  'POST /v1/webhook-endpoints': (g) => ({
+    body: {
+      url: 'https://hooks.example.com/svc',
+      description: 'CRM sync',
+      events: ['partner.created', 'commission.*'],
+      program_id: g.ids.program,
+    },
+  }),
+  'GET /v1/webhook-endpoints': (g) => ({ query: { program_id: g.ids.program } }),
+  'GET /v1/webhook-endpoints/{id}': (g) => ({ params: { id: g.ids.webhookEndpoint } }),
+  'PUT /v1/webhook-endpoints/{id}': (g) => ({
+    params: { id: g.ids.webhookEndpoint },
+    body: { description: 'Renamed', events: ['*'], enabled: true },
+  }),
+  'DELETE /v1/webhook-endpoints/{id}': (g) => ({ params: { id: g.ids.webhookEndpoint } }),
+  'POST /v1/webhook-endpoints/{id}/rotate-secret': (g) => ({ params: { id: g.ids.webhookEndpoint } }),
+  'POST /v1/webhook-endpoints/{id}/test': (g) => ({ params: { id: g.ids.webhookEndpoint } }),
+  'GET /v1/webhook-endpoints/{id}/deliveries': (g) => ({ params: { id: g.ids.webhookEndpoint }, query: { status: 'pending' } }),
+  'GET /v1/events': (g) => ({ query: { program_id: g.ids.program, type: 'partner.created' } }),
+  'GET /v1/events/{id}': (g) => ({ params: { id: g.ids.event } }),
+  'POST /v1/events/{id}/resend': (g) => ({ params: { id: g.ids.event }, body: { endpoint_id: g.ids.webhookEndpoint } }),
   // Signed when the request is built: any change to the body breaks the signature (400).
   'POST /v1/integrations/stripe/webhook/{program_id}': (g) => {
     const body: Record<string, unknown> = { ...stripeEvent('customer.created', stripeCustomer({})) };
@@ -312,6 +342,8 @@ function resourceKind(path: string): Kind {
     flows: 'flow',
     transactions: 'transaction',
     commissions: 'commission',
+    'webhook-endpoints': 'webhookEndpoint',
+    events: 'event',
   };
   return kinds[segment];
 }
@@ -396,7 +428,18 @@ describe('fuzz: malformed requests', () => {
     }
     function rank(op: Operation): number {
       if (op.method !== 'delete') return op.key.endsWith('/refund') ? 1 : 0;
-      const deletions = ['commission', 'transaction', 'customer', 'promotionCode', 'link', 'flow', 'partner', 'group', 'apiKey'];
+      const deletions = [
+        'commission',
+        'transaction',
+        'customer',
+        'promotionCode',
+        'link',
+        'flow',
+        'partner',
+        'group',
+        'apiKey',
+        'webhookEndpoint',
+      ];
       return 2 + deletions.indexOf(resourceKind(op.path));
     }
   });

@@ -13,6 +13,7 @@ import { createPglite, type Db, migrateToLatest, openDatabase, pgliteDb } from '
 import type { AppDeps } from '../../src/deps.js';
 import { randomBase62 } from '../../src/ids.js';
 import { createMailer } from '../../src/mail/mailer.js';
+import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/resources/webhook-endpoints/webhook-worker.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { SharedStore } from '../../src/store/store.js';
@@ -112,6 +113,8 @@ export interface TestAppOptions {
   storage?: TestStorage;
   /** The app's logger (default: silent, or SVC_TEST_LOG_LEVEL). */
   logger?: Logger;
+  /** Options of the webhook worker (its timeout, lanes…). */
+  webhooks?: Partial<WebhookWorkerOptions>;
 }
 
 /** Builds the real app (createApp) over test storage, ready for supertest. */
@@ -131,7 +134,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const logger = options.logger ?? pino({ level: process.env.SVC_TEST_LOG_LEVEL ?? 'silent' });
   const store = storage.openStore();
   const mailer = createMailer(config, storage.db, logger);
-  const deps: AppDeps = { config, db: storage.db, store, logger, mailer };
+  // Webhooks go out only when a test drains the worker, so that a test decides when they do.
+  const webhooks = createWebhookWorker(storage.db, logger, {
+    allowPrivate: config.webhooksAllowPrivate,
+    autoRun: false,
+    ...options.webhooks,
+  });
+  const deps: AppDeps = { config, db: storage.db, store, logger, mailer, webhooks };
   const app = createApp(deps);
   const ownsStorage = !options.storage;
   return {
@@ -144,7 +153,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return { ...result, auth: { Authorization: `Bearer ${result.api_key}` } };
     },
     async close() {
-      await mailer.close();
+      await Promise.all([mailer.close(), webhooks.close()]);
       if (ownsStorage) await storage.close();
       await fs.rm(outboxDir, { recursive: true, force: true });
     },

@@ -1,0 +1,231 @@
+import { type Insertable, type RawBuilder, sql, type Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type {
+  DeliveryAttempt,
+  WebhookDeliveriesTable,
+  WebhookDeliveryRow,
+  WebhookEndpointRow,
+  WebhookEndpointsTable,
+} from '../../db/schema.js';
+
+/** The SQL of webhook endpoints and their deliveries, the events' fan-out to them included. */
+
+/** A value in a statement: a parameter, or a column of the statement's own rows. */
+type SqlValue = string | RawBuilder<unknown>;
+
+export function selectEndpoints(db: Db, organizationId: string) {
+  return db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', organizationId).where('deleted_at', 'is', null);
+}
+
+/** The organization's live endpoints, optionally of one program, for `paginate`. */
+export function selectEndpointList(db: Db, organizationId: string, filters: { programId?: string }) {
+  const query = selectEndpoints(db, organizationId);
+  return filters.programId ? query.where('program_id', '=', filters.programId) : query;
+}
+
+/** The caller's live endpoint; `forUpdate` locks it for the rest of the SQL transaction. */
+export function findEndpoint(db: Db, organizationId: string, id: string, forUpdate = false): Promise<WebhookEndpointRow | undefined> {
+  const query = selectEndpoints(db, organizationId).where('id', '=', id);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export function insertEndpoint(db: Db, endpoint: Insertable<WebhookEndpointsTable>): Promise<WebhookEndpointRow> {
+  return db.insertInto('webhook_endpoints').values(endpoint).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateEndpointRow(db: Db, id: string, changes: Updateable<WebhookEndpointsTable>): Promise<WebhookEndpointRow> {
+  return db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function softDeleteEndpoint(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('webhook_endpoints').set({ deleted_at: now, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Endpoints by id, deleted ones included (the worker's read of where to send and with which secrets). */
+export function findEndpointsByIds(db: Db, ids: string[]): Promise<WebhookEndpointRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+}
+
+/**
+ * The one rule of which endpoint `e` wants an event: its organization's, enabled, not deleted,
+ * of the event's program or of every program, and subscribed to the type, its resource (`x.*`) or `*`.
+ */
+function endpointWants(event: { organizationId: SqlValue; programId: SqlValue | null; type: SqlValue }) {
+  return sql<boolean>`e.organization_id = ${event.organizationId} and e.enabled and e.deleted_at is null
+    and (e.program_id is null or e.program_id = ${event.programId})
+    and ('*' = any(e.event_types) or ${event.type} = any(e.event_types) or split_part(${event.type}, '.', 1) || '.*' = any(e.event_types))`;
+}
+
+/**
+ * Fans out up to `batch` new events, oldest first, in one statement: a pending delivery for every
+ * endpoint that wants each one (due at the event's time, so they go out in event order), and the
+ * events marked dispatched. Returns how many events it took; SKIP LOCKED lets processes share the work.
+ */
+export async function fanOutEvents(db: Db, opts: { batch: number; now: Date }): Promise<number> {
+  const b = (column: string) => sql.ref(`b.${column}`);
+  const { rows } = await sql<{ id: string }>`
+    with batch as (
+      select id, seq, organization_id, program_id, type, created_at from events
+       where dispatched_at is null
+       order by seq
+       limit ${opts.batch}
+       for update skip locked
+    ), fanned as (
+      insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at, attempts, created_at, updated_at)
+      select svc_random_id('wd'), b.organization_id, e.id, b.id, b.type, 'pending', 0, least(b.created_at, ${opts.now}), '[]', ${opts.now}, ${opts.now}
+        from batch b join webhook_endpoints e
+          on ${endpointWants({ organizationId: b('organization_id'), programId: b('program_id'), type: b('type') })}
+       order by b.seq, e.id
+    )
+    update events set dispatched_at = ${opts.now} where id in (select id from batch) returning id`.execute(db);
+  return rows.length;
+}
+
+/**
+ * New pending deliveries of one event, due now: to `endpointId` only, or else to every endpoint
+ * that wants it (a resend).
+ */
+export function insertDeliveriesOfEvent(
+  db: Db,
+  event: { id: string; organization_id: string; program_id: string | null; type: string },
+  opts: { now: Date; endpointId?: string },
+): Promise<WebhookDeliveryRow[]> {
+  const which = opts.endpointId
+    ? sql<boolean>`e.organization_id = ${event.organization_id} and e.id = ${opts.endpointId} and e.deleted_at is null`
+    : endpointWants({ organizationId: event.organization_id, programId: event.program_id, type: event.type });
+  return sql<WebhookDeliveryRow>`
+    insert into webhook_deliveries (id, organization_id, endpoint_id, event_id, event_type, status, attempt_count, next_attempt_at, attempts, created_at, updated_at)
+    select svc_random_id('wd'), e.organization_id, e.id, ${event.id}, ${event.type}, 'pending', 0, ${opts.now}, '[]', ${opts.now}, ${opts.now}
+      from webhook_endpoints e
+     where ${which}
+     order by e.id
+    returning *`
+    .execute(db)
+    .then((r) => r.rows);
+}
+
+export interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** The number of the attempt this claim makes. */
+  attempt_count: number;
+  seq: number;
+}
+
+/**
+ * Claims due deliveries for this process: of up to `endpoints` enabled endpoints not in `busy`
+ * (those whose deliveries are oldest first), up to `perEndpoint` each, in the order they are due.
+ * Each claimed delivery's attempt number goes up and its next attempt moves to `leaseUntil`, so no
+ * other process takes the same attempt; should this one die, the lease runs out and the delivery
+ * is due again.
+ */
+export async function claimDueDeliveries(
+  db: Db,
+  opts: { now: Date; endpoints: number; perEndpoint: number; leaseUntil: Date; busy: string[] },
+): Promise<ClaimedDelivery[]> {
+  const { rows } = await sql<ClaimedDelivery>`
+    with due_endpoints as (
+      select id from (
+        select e.id, (select min(d.next_attempt_at) from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'pending') as oldest
+          from webhook_endpoints e
+         where e.enabled and e.deleted_at is null and not (e.id = any(${opts.busy}::text[]))
+      ) x
+       where oldest <= ${opts.now}
+       order by oldest
+       limit ${opts.endpoints}
+    ), claimed as (
+      select c.id from due_endpoints de cross join lateral (
+        select d.id from webhook_deliveries d
+         where d.endpoint_id = de.id and d.status = 'pending' and d.next_attempt_at <= ${opts.now}
+         order by d.next_attempt_at, d.seq
+         limit ${opts.perEndpoint}
+         for update skip locked
+      ) c
+    )
+    update webhook_deliveries d
+       set attempt_count = d.attempt_count + 1, next_attempt_at = ${opts.leaseUntil}, updated_at = ${opts.now}
+      from claimed
+     where d.id = claimed.id
+    returning d.id, d.endpoint_id, d.event_id, d.attempt_count, d.seq`.execute(db);
+  return rows;
+}
+
+/**
+ * Records one attempt in the delivery's log, and its outcome (the status and when to try next)
+ * unless a later claim of the delivery has overtaken it (a lease that ran out).
+ */
+export async function recordAttempt(
+  db: Db,
+  id: string,
+  entry: DeliveryAttempt,
+  outcome: { status: WebhookDeliveryRow['status']; nextAttemptAt: Date | null; now: Date },
+): Promise<void> {
+  const current = sql`attempt_count = ${entry.attempt}`;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      attempts: sql`attempts || ${JSON.stringify([entry])}::jsonb`,
+      status: sql`case when ${current} then ${outcome.status} else status end`,
+      next_attempt_at: sql`case when ${current} then ${outcome.nextAttemptAt}::timestamptz else next_attempt_at end`,
+      updated_at: outcome.now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Keeps when an endpoint started failing: `since` is the first failure after its last success
+ * (null when the last attempt succeeded); `hadSuccess` says whether these attempts succeeded at
+ * all, which clears an older start. Returns the endpoint's start of failing after the change.
+ */
+export async function updateEndpointHealth(db: Db, id: string, health: { since: Date | null; hadSuccess: boolean }): Promise<Date | null> {
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: health.hadSuccess ? health.since : sql`coalesce(failing_since, ${health.since}::timestamptz)` })
+    .where('id', '=', id)
+    .returning('failing_since')
+    .executeTakeFirst();
+  return row?.failing_since ? new Date(row.failing_since) : null;
+}
+
+/** Disables an endpoint that is still enabled; false when it was not (another process did it first, or its owner). */
+export async function disableEndpoint(db: Db, id: string, reason: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({ enabled: false, disabled_at: now, disabled_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('enabled', '=', true)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export interface DeliveryListFilters {
+  endpointId: string;
+  status?: string;
+  eventId?: string;
+}
+
+/** An endpoint's deliveries with the list filters applied, for `paginate`. */
+export function selectDeliveryList(db: Db, organizationId: string, filters: DeliveryListFilters) {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('endpoint_id', '=', filters.endpointId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.eventId) query = query.where('event_id', '=', filters.eventId);
+  return query;
+}
+
+/** Inserts one delivery (a test event's). */
+export function insertDelivery(db: Db, delivery: Omit<Insertable<WebhookDeliveriesTable>, 'seq'>): Promise<WebhookDeliveryRow> {
+  return db.insertInto('webhook_deliveries').values(delivery).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Deletes deliveries created before `before`; returns how many. */
+export async function purgeDeliveriesBefore(db: Db, before: Date): Promise<number> {
+  const result = await db.deleteFrom('webhook_deliveries').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
