@@ -12,6 +12,7 @@ import { type LoadResult, load, timeGets } from './load.js';
 import { ROOT, startNode } from './processes.js';
 import { scriptFigures } from './script-figures.js';
 import { type ListScale, seedLists } from './seed-lists.js';
+import { webhookFigures } from './webhook-figures.js';
 
 /**
  * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
       SVC_API_RATE_LIMIT: '1000000',
       SVC_TRACK_RATE_LIMIT: '1000000',
       SVC_APPROVAL_INTERVAL_SECONDS: '3600',
+      // The webhook figures deliver to a receiver on this machine.
+      SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
     };
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
     const keys = JSON.parse(
@@ -159,7 +162,30 @@ async function main(): Promise<void> {
       equal: commissions === recorded && everyAnswerStored(recorded, transactions),
     });
 
-    // 3. Lists at two scales.
+    // 3. The same payments with a webhook endpoint subscribed to every event.
+    const hooks = await webhookFigures({
+      api,
+      ingestUrl: ingest.url,
+      apiKey: keys.api_key,
+      customers,
+      connections,
+      duration,
+      without: transactions,
+    });
+    figures.webhooks = hooks;
+    rows.push({
+      figure: 'POST /v1/transactions with a webhook endpoint (every event)',
+      value: `${hooks.payments.rps} req/s, p50 ${hooks.payments.p50} ms, p99 ${hooks.payments.p99} ms; ${hooks.payments.failed} failed`,
+      ratio: hooks.ratio,
+      target: 'against the same load without endpoints',
+    });
+    rows.push({
+      figure: 'webhook delivery to a local receiver',
+      value: `${hooks.eventsPerSecond} events/s; ${hooks.delivered} of ${hooks.events} events delivered, signatures verified ${hooks.allVerified}; the last ${hooks.drainSeconds} s after the load`,
+      pass: hooks.delivered >= hooks.events && hooks.allVerified && hooks.payments.failed === 0,
+    });
+
+    // 4. Lists at two scales.
     if (args['skip-lists'] || args.embedded) {
       rows.push({ figure: 'lists at 10 k and 1 M clicks', value: args.embedded ? 'PostgreSQL only (bulk seeding)' : 'skipped' });
     } else {

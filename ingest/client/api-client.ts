@@ -3,6 +3,7 @@ import type * as apiKeys from '../src/resources/api-keys/api-keys.schema.js';
 import type * as clicks from '../src/resources/clicks/clicks.schema.js';
 import type * as commissions from '../src/resources/commissions/commissions.schema.js';
 import type * as customers from '../src/resources/customers/customers.schema.js';
+import type * as events from '../src/resources/events/events.schema.js';
 import type * as flows from '../src/resources/flows/flows.schema.js';
 import type * as groups from '../src/resources/groups/groups.schema.js';
 import type * as links from '../src/resources/links/links.schema.js';
@@ -11,6 +12,7 @@ import type * as programs from '../src/resources/programs/programs.schema.js';
 import type * as promotionCodes from '../src/resources/promotion-codes/promotion-codes.schema.js';
 import type * as stripe from '../src/resources/stripe/stripe.schema.js';
 import type * as transactions from '../src/resources/transactions/transactions.schema.js';
+import type * as webhookEndpoints from '../src/resources/webhook-endpoints/webhook-endpoints.schema.js';
 
 /**
  * A small client of the `/v1` API with a secret key, for server-side code (the demo merchant,
@@ -31,6 +33,9 @@ export type FullCommission = z.infer<typeof commissions.FullCommission>;
 export type Program = z.infer<typeof programs.Program>;
 export type StripeIntegration = z.infer<typeof stripe.StripeIntegration>;
 export type StripeEventRecord = z.infer<typeof stripe.StripeEventRecord>;
+export type Event = z.infer<typeof events.Event>;
+export type WebhookEndpoint = z.infer<typeof webhookEndpoints.WebhookEndpoint>;
+export type WebhookDelivery = z.infer<typeof webhookEndpoints.WebhookDelivery>;
 
 /** The envelopes of README "Responses": retrieve → the object; create and update → an array of one; lists → a page. */
 export type One<T> = { success: true; data: T };
@@ -59,6 +64,9 @@ interface Collections {
   programs: Answers<Program>;
   'promotion-codes': Answers<z.infer<typeof promotionCodes.PromotionCode>>;
   transactions: Answers<Transaction>;
+  // The signing secret is only in the create answer.
+  'webhook-endpoints': Answers<WebhookEndpoint, z.infer<typeof webhookEndpoints.WebhookEndpointWithSecret>>;
+  events: Answers<Event>;
 }
 
 type WithoutQuery<P extends string> = P extends `${infer Path}?${string}` ? Path : P;
@@ -69,8 +77,11 @@ type StripeOf<P extends string> =
     : WithoutQuery<P> extends `/v1/programs/${string}/integrations/stripe`
       ? { one: One<StripeIntegration>; written: One<StripeIntegration> }
       : never;
+/** An endpoint's delivery log. */
+type DeliveriesOf<P extends string> =
+  WithoutQuery<P> extends `/v1/webhook-endpoints/${string}/deliveries` ? { one: List<WebhookDelivery>; written: never } : never;
 type ItemOf<P extends string> = Or<
-  StripeOf<P>,
+  Or<StripeOf<P>, DeliveriesOf<P>>,
   WithoutQuery<P> extends `/v1/${infer C extends keyof Collections}/${string}` ? Collections[C] : never
 >;
 type CollectionOf<P extends string> = WithoutQuery<P> extends `/v1/${infer C extends keyof Collections}` ? Collections[C] : never;

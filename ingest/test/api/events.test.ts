@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
+import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { insertPartner } from '../../src/resources/partners/partners.repository.js';
 import { type ApiObject, createLink, createPartner, createTransaction, uniqueEmail } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
+import { DAY_MS } from '../support/time.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The events outbox (README, "Webhooks and events"): every change of a partner, link, customer,
@@ -17,8 +20,13 @@ describe('events', () => {
   const {
     t,
     orgs: [org, other],
-  } = useTestApp({ orgs: 2 });
+  } = useTestApp({ orgs: 2, env: { SVC_WEBHOOKS_ALLOW_PRIVATE: 'true' } });
   const events = () => resource(t, '/v1/events', org);
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(() => receiver.close());
 
   /** Every event of the organization after `since` (an event id, or the start), oldest first. */
   async function eventsSince(since?: string): Promise<ApiObject[]> {
@@ -37,6 +45,9 @@ describe('events', () => {
 
   it('the tracking cycle emits exactly its events, once each, with the objects the API answered', async () => {
     const start = await lastEventId();
+    // A receiver subscribed to everything sees the whole cycle.
+    const endpoint = await t.request.post('/v1/webhook-endpoints').set(org.auth).send({ url: receiver.url });
+    receiver.secrets.push(endpoint.body.data[0].secret);
     const partner = await createPartner(t, org, { first_name: 'Eve' });
     let step = await eventsSince(start);
     expect(types(step)).toEqual(['partner.created']);
@@ -121,6 +132,33 @@ describe('events', () => {
     // Each event once: no id twice over the whole cycle.
     const all = await eventsSince(start);
     expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+
+    // The receiver got exactly these events, each once, signed, with the same bodies.
+    await t.deps.webhooks.drain();
+    expect(receiver.received.every((r) => r.verifiedBy.length === 1)).toBe(true);
+    expect([...receiver.events()].sort((x, y) => x.id.localeCompare(y.id))).toEqual([...all].sort((x, y) => x.id.localeCompare(y.id)));
+    expect((await t.request.delete(`/v1/webhook-endpoints/${endpoint.body.data[0].id}`).set(org.auth)).status).toBe(200);
+  });
+
+  it('changes made outside a request are events too: the approval job approving a batch', async () => {
+    const partner = await createPartner(t, org);
+    const customer = (
+      await t.request
+        .post('/v1/customers')
+        .set(org.auth)
+        .send({ email: uniqueEmail('c'), partner_id: partner.id })
+    ).body.data[0];
+    await createTransaction(t, org, customer, { amount: 1000 });
+    const mark = await lastEventId();
+    expect(await approveDueCommissions(t.storage.db, new Date(Date.now() + 31 * DAY_MS))).toBeGreaterThanOrEqual(1);
+    const approved = (await eventsSince(mark)).filter((e) => e.data.customer_id === customer.id);
+    expect(approved).toEqual([
+      expect.objectContaining({
+        type: 'commission.updated',
+        data: expect.objectContaining({ status: 'approved', partner_id: partner.id }),
+        previous_attributes: { status: 'pending' },
+      }),
+    ]);
   });
 
   it('a refused change emits nothing: a repeated charge_id is a 409 and no event', async () => {

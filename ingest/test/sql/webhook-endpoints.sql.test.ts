@@ -9,7 +9,7 @@ import {
   insertDelivery,
   insertEndpoint,
   purgeDeliveriesBefore,
-  recordAttempt,
+  recordAttempts,
   selectDeliveryList,
   selectEndpointList,
   softDeleteEndpoint,
@@ -93,7 +93,7 @@ describe('webhook endpoints repository SQL', () => {
     ).toMatchSnapshot();
   });
 
-  it('recordAttempt', async () => {
+  it('recordAttempts: one statement for a lane', async () => {
     const entry = {
       attempt: 2,
       status: 'failed' as const,
@@ -103,7 +103,16 @@ describe('webhook endpoints repository SQL', () => {
       error: 'HTTP 500',
       created_at: AT.toISOString(),
     };
-    expect(await sqlOf((db) => recordAttempt(db, 'wd_1', entry, { status: 'pending', nextAttemptAt: AT, now: AT }))).toMatchSnapshot();
+    const outcomes = [
+      { deliveryId: 'wd_1', entry, status: 'pending', nextAttemptAt: AT },
+      {
+        deliveryId: 'wd_2',
+        entry: { ...entry, status: 'succeeded' as const, response_status: 204, error: null },
+        status: 'succeeded',
+        nextAttemptAt: null,
+      },
+    ];
+    expect(await sqlOf((db) => recordAttempts(db, outcomes, AT))).toMatchSnapshot();
   });
 
   it('updateEndpointHealth: failing, and after a success', async () => {

@@ -152,27 +152,34 @@ export async function claimDueDeliveries(
   return rows;
 }
 
+export interface AttemptOutcome {
+  deliveryId: string;
+  entry: DeliveryAttempt;
+  status: WebhookDeliveryRow['status'];
+  nextAttemptAt: Date | null;
+}
+
 /**
- * Records one attempt in the delivery's log, and its outcome (the status and when to try next)
- * unless a later claim of the delivery has overtaken it (a lease that ran out).
+ * Records attempts in their deliveries' logs in one statement, each with its outcome (the
+ * status and when to try next) unless a later claim of the delivery has overtaken it (a lease
+ * that ran out).
  */
-export async function recordAttempt(
-  db: Db,
-  id: string,
-  entry: DeliveryAttempt,
-  outcome: { status: WebhookDeliveryRow['status']; nextAttemptAt: Date | null; now: Date },
-): Promise<void> {
-  const current = sql`attempt_count = ${entry.attempt}`;
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
-      attempts: sql`attempts || ${JSON.stringify([entry])}::jsonb`,
-      status: sql`case when ${current} then ${outcome.status} else status end`,
-      next_attempt_at: sql`case when ${current} then ${outcome.nextAttemptAt}::timestamptz else next_attempt_at end`,
-      updated_at: outcome.now,
-    })
-    .where('id', '=', id)
-    .execute();
+export async function recordAttempts(db: Db, outcomes: AttemptOutcome[], now: Date): Promise<void> {
+  const rows = outcomes.map((o) => ({
+    id: o.deliveryId,
+    attempt: o.entry.attempt,
+    status: o.status,
+    next_attempt_at: o.nextAttemptAt?.toISOString() ?? null,
+    entry: [o.entry],
+  }));
+  await sql`
+    update webhook_deliveries d
+       set attempts = d.attempts || v.entry,
+           status = case when d.attempt_count = v.attempt then v.status else d.status end,
+           next_attempt_at = case when d.attempt_count = v.attempt then v.next_attempt_at else d.next_attempt_at end,
+           updated_at = ${now}
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id text, attempt int, status text, next_attempt_at timestamptz, entry jsonb)
+     where d.id = v.id`.execute(db);
 }
 
 /**

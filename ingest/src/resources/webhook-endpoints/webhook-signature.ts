@@ -22,11 +22,12 @@ export interface SignedHeaders {
   'webhook-signature': string;
 }
 
-/** The three headers of a delivery of `body` (the event `id`'s JSON) at `at`, signed with each secret. */
-export function signedHeaders(id: string, body: string, at: Date, secrets: string[]): SignedHeaders {
-  return {
+/** Signs deliveries with each of `secrets` (their keys decoded once): the three headers of a body (event `id`'s JSON) sent at `at`. */
+export function createSigner(secrets: string[]): (id: string, body: string, at: Date) => SignedHeaders {
+  const signers = secrets.map((secret) => new Webhook(secret));
+  return (id, body, at) => ({
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(id, at, body)).join(' '),
-  };
+    'webhook-signature': signers.map((signer) => signer.sign(id, at, body)).join(' '),
+  });
 }

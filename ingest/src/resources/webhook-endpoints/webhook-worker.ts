@@ -1,20 +1,21 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { afterCommit } from '../../db/request-transaction.js';
-import type { DeliveryAttempt, WebhookEndpointRow } from '../../db/schema.js';
+import type { WebhookEndpointRow } from '../../db/schema.js';
 import { findEventsByIds } from '../events/events.repository.js';
 import { toEvent } from '../events/events.serializer.js';
 import {
+  type AttemptOutcome,
   type ClaimedDelivery,
   claimDueDeliveries,
   disableEndpoint,
   fanOutEvents,
   findEndpointsByIds,
-  recordAttempt,
+  recordAttempts,
   updateEndpointHealth,
 } from './webhook-endpoints.repository.js';
 import { createWebhookSender, type SendResult } from './webhook-sender.js';
-import { signedHeaders } from './webhook-signature.js';
+import { createSigner } from './webhook-signature.js';
 
 /**
  * When a failed attempt is tried again, by the Standard Webhooks schedule: the first attempt at
@@ -131,38 +132,46 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
         )
       ).map((e) => [e.id, e]),
     );
+    const sign = createSigner(secretsOf(endpoint, new Date()));
+    const outcomes: AttemptOutcome[] = [];
     let since: Date | null = null;
     let hadSuccess = false;
     let lastError = '';
-    for (const delivery of deliveries) {
-      const event = events.get(delivery.event_id);
-      const started = new Date();
-      const result: SendResult = event
-        ? await post(endpoint, JSON.stringify(toEvent(event)), event.id, started)
-        : { ok: false, status: null, body: null, durationMs: 0, error: 'the event no longer exists' };
-      const entry: DeliveryAttempt = {
-        attempt: delivery.attempt_count,
-        status: result.ok ? 'succeeded' : 'failed',
-        response_status: result.status,
-        response_body: result.body,
-        duration_ms: result.durationMs,
-        error: result.error,
-        created_at: started.toISOString(),
-      };
-      const retry = !result.ok && event !== undefined && delivery.attempt_count < MAX_ATTEMPTS;
-      const now = new Date();
-      await recordAttempt(db, delivery.id, entry, {
-        status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
-        nextAttemptAt: retry ? new Date(now.getTime() + RETRY_DELAYS_MS[delivery.attempt_count - 1]) : null,
-        now,
-      });
-      if (result.ok) {
-        hadSuccess = true;
-        since = null;
-      } else {
-        since ??= started;
-        lastError = result.error ?? '';
+    try {
+      for (const delivery of deliveries) {
+        const event = events.get(delivery.event_id);
+        const started = new Date();
+        let result: SendResult = { ok: false, status: null, body: null, durationMs: 0, error: 'the event no longer exists' };
+        if (event) {
+          const body = JSON.stringify(toEvent(event));
+          result = await sender.send(endpoint.url, { ...sign(event.id, body, started) }, body);
+        }
+        const retry = !result.ok && event !== undefined && delivery.attempt_count < MAX_ATTEMPTS;
+        outcomes.push({
+          deliveryId: delivery.id,
+          entry: {
+            attempt: delivery.attempt_count,
+            status: result.ok ? 'succeeded' : 'failed',
+            response_status: result.status,
+            response_body: result.body,
+            duration_ms: result.durationMs,
+            error: result.error,
+            created_at: started.toISOString(),
+          },
+          status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
+          nextAttemptAt: retry ? new Date(Date.now() + RETRY_DELAYS_MS[delivery.attempt_count - 1]) : null,
+        });
+        if (result.ok) {
+          hadSuccess = true;
+          since = null;
+        } else {
+          since ??= started;
+          lastError = result.error ?? '';
+        }
       }
+    } finally {
+      // What was sent is recorded even when the lane stops early.
+      if (outcomes.length) await recordAttempts(db, outcomes, new Date());
     }
     // A healthy endpoint that was healthy before has nothing to record.
     if (since === null && endpoint.failing_since === null) return;
@@ -174,14 +183,6 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       if (await disableEndpoint(db, endpointId, reason, now))
         logger.warn({ endpointId, failingSince }, 'webhook endpoint disabled: failing for 5 days');
     }
-  }
-
-  function post(endpoint: WebhookEndpointRow, body: string, eventId: string, at: Date): Promise<SendResult> {
-    const secrets = [endpoint.secret];
-    if (endpoint.previous_secret && endpoint.previous_secret_expires_at && new Date(endpoint.previous_secret_expires_at) > at) {
-      secrets.push(endpoint.previous_secret);
-    }
-    return sender.send(endpoint.url, { ...signedHeaders(eventId, body, at, secrets) }, body);
   }
 
   const timer = options.autoRun ? setInterval(schedule, options.pollMs ?? 1000) : undefined;
@@ -206,6 +207,13 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       sender.close();
     },
   };
+}
+
+/** The secrets that sign now: the current one, and the one it replaced while their overlap lasts. */
+function secretsOf(endpoint: WebhookEndpointRow, at: Date): string[] {
+  const previous =
+    endpoint.previous_secret_expires_at && new Date(endpoint.previous_secret_expires_at) > at ? endpoint.previous_secret : null;
+  return previous ? [endpoint.secret, previous] : [endpoint.secret];
 }
 
 /** Claimed deliveries grouped by endpoint, each group in the order it is due. */
