@@ -1,9 +1,10 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { insertPartner } from '../../src/resources/partners/partners.repository.js';
-import { type ApiObject, createLink, createPartner, createTransaction, uniqueEmail } from '../support/factories.js';
+import { type ApiObject, createCustomer, createLink, createPartner, createTransaction, uniqueEmail } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
 import { DAY_MS } from '../support/time.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -159,6 +160,24 @@ describe('events', () => {
         previous_attributes: { status: 'pending' },
       }),
     ]);
+  });
+
+  it('snapshots in UTC whatever the session time zone, so an old date in a far zone still reads', async () => {
+    const partner = await createPartner(t, org);
+    const customer = await createCustomer(t, org, partner);
+    const paid = await createTransaction(t, org, customer, { created_at: '1850-01-01T00:00:00.000Z' });
+    const mark = await lastEventId();
+    await t.storage.db.transaction().execute(async (trx) => {
+      // Amsterdam's offset in 1850 was local mean time, +00:19:32: no ISO 8601 offset.
+      await sql`set local timezone = 'Europe/Amsterdam'`.execute(trx);
+      await sql`update transactions set product_name = 'Heritage' where id = ${paid.id}`.execute(trx);
+    });
+    const [updated] = await eventsSince(mark);
+    expect(updated).toMatchObject({
+      type: 'transaction.updated',
+      data: { created_at: '1850-01-01T00:00:00.000Z', product_name: 'Heritage' },
+    });
+    expect((await events().get(updated.id)).status).toBe(200);
   });
 
   it('a refused change emits nothing: a repeated charge_id is a 409 and no event', async () => {

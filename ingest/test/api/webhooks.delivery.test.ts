@@ -213,16 +213,30 @@ describe('webhook delivery', () => {
     expect(state).toMatchObject({ enabled: false, disabled_at: expect.any(String) });
     expect(state.disabled_reason).toMatch(/failed for 5 days, since .*HTTP 503/);
 
-    // Disabled: new events are not queued for it.
+    // Disabled: nothing is sent, but what happens meanwhile waits for it.
     const before = receiver.received.length;
-    await createPartner(t, org);
+    const meanwhile = await createPartner(t, org);
     await drain();
     expect(receiver.received).toHaveLength(before);
 
-    // Enabled again by its owner: a fresh start.
+    // Enabled again by its owner: a fresh start, and what waited goes out.
     replies({ status: 200 });
     const enabled = await endpoints().put(endpoint.id, { enabled: true });
     expect(enabled.body.data[0]).toMatchObject({ enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
+    await drain();
+    expect(receiver.events().map((e) => e.data.id)).toContain(meanwhile.id);
+    expect(receiver.received.slice(before).every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('sends nothing to an endpoint its owner paused, not even later', async () => {
+    const endpoint = await subscribe();
+    expect((await endpoints().put(endpoint.id, { enabled: false })).body.data[0].enabled).toBe(false);
+    await createPartner(t, org);
+    await drain();
+    await endpoints().put(endpoint.id, { enabled: true });
+    await drain();
+    expect(receiver.received).toEqual([]);
+    expect(await deliveriesOf(endpoint)).toEqual([]);
   });
 
   it('records why an attempt failed: refused connection, redirect, timeout, an answer cut at 1 KB', async () => {

@@ -37,7 +37,7 @@ describe('events repository SQL', () => {
     expect(await sqlOf((db) => insertEvent(db, event))).toMatchSnapshot();
   });
 
-  it('purgeEventsBefore: only events already fanned out', async () => {
+  it('purgeEventsBefore', async () => {
     expect(await sqlOf((db) => purgeEventsBefore(db, AT))).toMatchSnapshot();
   });
 });

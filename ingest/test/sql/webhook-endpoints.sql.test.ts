@@ -10,6 +10,7 @@ import {
   insertEndpoint,
   purgeDeliveriesBefore,
   recordAttempts,
+  releaseClaims,
   selectDeliveryList,
   selectEndpointList,
   softDeleteEndpoint,
@@ -113,6 +114,11 @@ describe('webhook endpoints repository SQL', () => {
       },
     ];
     expect(await sqlOf((db) => recordAttempts(db, outcomes, AT))).toMatchSnapshot();
+  });
+
+  it('releaseClaims: unless claimed again since', async () => {
+    const claims = [{ id: 'wd_1', endpoint_id: 'we_1', event_id: 'evt_1', attempt_count: 3, seq: 7 }];
+    expect(await sqlOf((db) => releaseClaims(db, claims, AT))).toMatchSnapshot();
   });
 
   it('updateEndpointHealth: failing, and after a success', async () => {

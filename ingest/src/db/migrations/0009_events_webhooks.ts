@@ -43,8 +43,11 @@ const STATEMENTS = [
 
   // tg_argv[0] is the resource's name (the event type's first part); the rest are the columns
   // whose change alone is no event. A transaction whose refunded amount grew is "refunded"
-  // (read through jsonb, so the function serves tables without that column too).
-  `create function svc_emit_events() returns trigger language plpgsql as $$
+  // (read through jsonb, so the function serves tables without that column too). Snapshots are
+  // written in UTC whatever the session's time zone: to_jsonb writes a timestamp with the
+  // session's offset, which for old dates can be a local mean time (+00:19:32) that no
+  // JavaScript Date reads.
+  `create function svc_emit_events() returns trigger language plpgsql set timezone = 'UTC' as $$
      declare
        resource constant text := tg_argv[0];
        quiet constant text[] := tg_argv[1:];

@@ -36,8 +36,8 @@ export function insertEvent(db: Db, event: Omit<Insertable<EventsTable>, 'seq'>)
   return db.insertInto('events').values(event).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Deletes events created before `before` that have been fanned out; returns how many. */
+/** Deletes events created before `before` (fanned out or not: their deliveries go at the same age); returns how many. */
 export async function purgeEventsBefore(db: Db, before: Date): Promise<number> {
-  const result = await db.deleteFrom('events').where('created_at', '<', before).where('dispatched_at', 'is not', null).executeTakeFirst();
+  const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -13,15 +13,23 @@ import ipaddr from 'ipaddr.js';
  * name anywhere after it was saved.
  */
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 /** Whether an address is an ordinary public one: not loopback, private, link-local, multicast, reserved… */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   // IPv4-mapped IPv6 (::ffff:127.0.0.1) is judged as the IPv4 address it carries.
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  if (parsed.range() !== 'unicast') return false;
+  // IPv6 beyond the global unicast block (such as the deprecated IPv4-compatible ::127.0.0.1) is refused too.
+  return parsed.kind() === 'ipv4' || parsed.match(GLOBAL_UNICAST_V6);
 }
 
-/** Host names that always mean this machine (RFC 6761), refused before any lookup. */
-const isLocalName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+/** Host names that always mean this machine (RFC 6761), refused before any lookup; `localhost.` is `localhost`. */
+const isLocalName = (host: string) => {
+  const name = host.replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+};
 
 /** Why an endpoint URL cannot be used, or undefined when it can. */
 export function endpointUrlProblem(raw: string, allowPrivate: boolean): string | undefined {

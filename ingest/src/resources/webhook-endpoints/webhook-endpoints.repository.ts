@@ -48,11 +48,13 @@ export function findEndpointsByIds(db: Db, ids: string[]): Promise<WebhookEndpoi
 }
 
 /**
- * The one rule of which endpoint `e` wants an event: its organization's, enabled, not deleted,
- * of the event's program or of every program, and subscribed to the type, its resource (`x.*`) or `*`.
+ * The one rule of which endpoint `e` wants an event: its organization's, not deleted, enabled or
+ * disabled by svc for failing (its deliveries wait until it is enabled again; one its owner
+ * disabled gets nothing), of the event's program or of every program, and subscribed to the
+ * type, its resource (`x.*`) or `*`.
  */
 function endpointWants(event: { organizationId: SqlValue; programId: SqlValue | null; type: SqlValue }) {
-  return sql<boolean>`e.organization_id = ${event.organizationId} and e.enabled and e.deleted_at is null
+  return sql<boolean>`e.organization_id = ${event.organizationId} and (e.enabled or e.disabled_reason is not null) and e.deleted_at is null
     and (e.program_id is null or e.program_id = ${event.programId})
     and ('*' = any(e.event_types) or ${event.type} = any(e.event_types) or split_part(${event.type}, '.', 1) || '.*' = any(e.event_types))`;
 }
@@ -180,6 +182,20 @@ export async function recordAttempts(db: Db, outcomes: AttemptOutcome[], now: Da
            updated_at = ${now}
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id text, attempt int, status text, next_attempt_at timestamptz, entry jsonb)
      where d.id = v.id`.execute(db);
+}
+
+/**
+ * Gives claims back unused (their endpoint was disabled or deleted meanwhile, or the lease ran
+ * short): due again at once, with the attempt number they had, unless claimed again since.
+ */
+export async function releaseClaims(db: Db, claims: ClaimedDelivery[], now: Date): Promise<void> {
+  if (claims.length === 0) return;
+  const rows = claims.map((c) => ({ id: c.id, attempt: c.attempt_count }));
+  await sql`
+    update webhook_deliveries d
+       set attempt_count = d.attempt_count - 1, next_attempt_at = ${now}, updated_at = ${now}
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id text, attempt int)
+     where d.id = v.id and d.attempt_count = v.attempt and d.status = 'pending'`.execute(db);
 }
 
 /**

@@ -97,7 +97,9 @@ export async function updateEndpoint(
   if (input.url !== undefined) checkUrl(input.url, allowPrivate);
   if (input.program_id) await requireProgram(db, organizationId, input.program_id, 'program_id');
   // Enabling again is a fresh start: svc's reason for disabling it, and its failing streak, go.
+  // Disabling is a pause: nothing is queued for it until it is enabled (README, "Delivery").
   const reenabled = input.enabled === true && !current.enabled;
+  const paused = input.enabled === false;
   return updateEndpointRow(db, current.id, {
     ...(input.url !== undefined ? { url: input.url } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
@@ -105,6 +107,7 @@ export async function updateEndpoint(
     ...(input.program_id !== undefined ? { program_id: input.program_id } : {}),
     ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
     ...(reenabled ? { disabled_at: null, disabled_reason: null, failing_since: null } : {}),
+    ...(paused ? { disabled_reason: null } : {}),
     updated_at: new Date(),
   });
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { afterCommit } from '../../db/request-transaction.js';
-import type { WebhookEndpointRow } from '../../db/schema.js';
+import type { EventRow, WebhookEndpointRow } from '../../db/schema.js';
 import { findEventsByIds } from '../events/events.repository.js';
 import { toEvent } from '../events/events.serializer.js';
 import {
@@ -12,6 +12,7 @@ import {
   fanOutEvents,
   findEndpointsByIds,
   recordAttempts,
+  releaseClaims,
   updateEndpointHealth,
 } from './webhook-endpoints.repository.js';
 import { createWebhookSender, type SendResult } from './webhook-sender.js';
@@ -92,7 +93,7 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       if (claimed.length === 0) break;
       worked = true;
       for (const [endpointId, deliveries] of byEndpoint(claimed)) {
-        const lane = runLane(endpointId, deliveries)
+        const lane = runLane(endpointId, deliveries, now.getTime() + leaseMs)
           .catch((err) =>
             logger.error({ err, endpointId }, 'webhook delivery lane failed; its deliveries are retried when their lease runs out'),
           )
@@ -122,8 +123,10 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
     });
   }
 
-  async function runLane(endpointId: string, deliveries: ClaimedDelivery[]): Promise<void> {
+  async function runLane(endpointId: string, deliveries: ClaimedDelivery[], leaseUntil: number): Promise<void> {
     const [endpoint] = await findEndpointsByIds(db, [endpointId]);
+    // Disabled or deleted since the claim: nothing is sent, and the claims go back.
+    if (!endpoint || endpoint.deleted_at !== null || !endpoint.enabled) return releaseClaims(db, deliveries, new Date());
     const events = new Map(
       (
         await findEventsByIds(
@@ -139,28 +142,11 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
     let lastError = '';
     try {
       for (const delivery of deliveries) {
-        const event = events.get(delivery.event_id);
+        // An attempt must end within the lease: past it, another process may make the same attempt.
+        if (Date.now() + timeoutMs > leaseUntil) break;
         const started = new Date();
-        let result: SendResult = { ok: false, status: null, body: null, durationMs: 0, error: 'the event no longer exists' };
-        if (event) {
-          const body = JSON.stringify(toEvent(event));
-          result = await sender.send(endpoint.url, { ...sign(event.id, body, started) }, body);
-        }
-        const retry = !result.ok && event !== undefined && delivery.attempt_count < MAX_ATTEMPTS;
-        outcomes.push({
-          deliveryId: delivery.id,
-          entry: {
-            attempt: delivery.attempt_count,
-            status: result.ok ? 'succeeded' : 'failed',
-            response_status: result.status,
-            response_body: result.body,
-            duration_ms: result.durationMs,
-            error: result.error,
-            created_at: started.toISOString(),
-          },
-          status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
-          nextAttemptAt: retry ? new Date(Date.now() + RETRY_DELAYS_MS[delivery.attempt_count - 1]) : null,
-        });
+        const result = await attempt(endpoint, delivery, events.get(delivery.event_id), sign, started);
+        outcomes.push(outcomeOf(delivery, result, started));
         if (result.ok) {
           hadSuccess = true;
           since = null;
@@ -170,8 +156,9 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
         }
       }
     } finally {
-      // What was sent is recorded even when the lane stops early.
-      if (outcomes.length) await recordAttempts(db, outcomes, new Date());
+      // What was sent is recorded, and what was not is given back, even when the lane stops early.
+      await releaseClaims(db, deliveries.slice(outcomes.length), new Date());
+      if (outcomes.length) await persistently(() => recordAttempts(db, outcomes, new Date()));
     }
     // A healthy endpoint that was healthy before has nothing to record.
     if (since === null && endpoint.failing_since === null) return;
@@ -182,6 +169,42 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       const reason = `Every delivery attempt failed for ${days} days, since ${failingSince.toISOString()}; the last: ${lastError}`;
       if (await disableEndpoint(db, endpointId, reason, now))
         logger.warn({ endpointId, failingSince }, 'webhook endpoint disabled: failing for 5 days');
+    }
+  }
+
+  /** One attempt; never throws. A failure that trying again cannot mend is not `retryable`. */
+  async function attempt(
+    endpoint: WebhookEndpointRow,
+    delivery: ClaimedDelivery,
+    event: EventRow | undefined,
+    sign: ReturnType<typeof createSigner>,
+    at: Date,
+  ): Promise<Attempted> {
+    const final = (error: string): Attempted => ({ ok: false, status: null, body: null, durationMs: 0, error, retryable: false });
+    if (!event) return final('the event no longer exists');
+    // Claims whose attempts were lost with their process count too: the schedule still ends.
+    if (delivery.attempt_count > MAX_ATTEMPTS) return final('given up: earlier attempts were lost with the process that made them');
+    let body: string;
+    let headers: Record<string, string>;
+    try {
+      body = JSON.stringify(toEvent(event));
+      headers = { ...sign(event.id, body, at) };
+    } catch (err) {
+      logger.error({ err, eventId: event.id }, 'a webhook event could not be built');
+      return final(`the event could not be built: ${(err as Error).message}`);
+    }
+    return { ...(await sender.send(endpoint.url, headers, body)), retryable: true };
+  }
+
+  /** A SQL write the lane must not lose (it would send the whole lane again): tried three times. */
+  async function persistently(write: () => Promise<void>): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await write();
+      } catch (err) {
+        if (tries === 3) throw err;
+        await new Promise((r) => setTimeout(r, 250 * 4 ** (tries - 1)));
+      }
     }
   }
 
@@ -206,6 +229,27 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       await Promise.allSettled([...lanes.values()]);
       sender.close();
     },
+  };
+}
+
+type Attempted = SendResult & { retryable: boolean };
+
+/** What an attempt makes of its delivery: the log entry, and whether and when to try again. */
+function outcomeOf(delivery: ClaimedDelivery, result: Attempted, started: Date): AttemptOutcome {
+  const retry = !result.ok && result.retryable && delivery.attempt_count < MAX_ATTEMPTS;
+  return {
+    deliveryId: delivery.id,
+    entry: {
+      attempt: delivery.attempt_count,
+      status: result.ok ? 'succeeded' : 'failed',
+      response_status: result.status,
+      response_body: result.body,
+      duration_ms: result.durationMs,
+      error: result.error,
+      created_at: started.toISOString(),
+    },
+    status: result.ok ? 'succeeded' : retry ? 'pending' : 'failed',
+    nextAttemptAt: retry ? new Date(Date.now() + RETRY_DELAYS_MS[delivery.attempt_count - 1]) : null,
   };
 }
 
