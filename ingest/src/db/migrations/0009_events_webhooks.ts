@@ -16,7 +16,9 @@ const ts = sql`timestamptz(3)`;
  *
  * `webhook_endpoints` are the merchant's receivers; `webhook_deliveries` one event sent to one
  * endpoint, with its attempts. New events are fanned out to the endpoints that want them by the
- * delivery worker (`dispatched_at` marks an event done), which claims rows with SKIP LOCKED.
+ * delivery worker (`dispatched_at` marks an event done), which claims rows with SKIP LOCKED; an
+ * event of an organization that has no endpoint is born done. An endpoint therefore receives
+ * the events of changes made after it was created.
  */
 const STATEMENTS = [
   // A random id of the service's shape (prefix, "_", 24 base62 characters), made in SQL for the
@@ -41,6 +43,13 @@ const STATEMENTS = [
   'create index events_undispatched on events (seq) where dispatched_at is null',
   'create index events_created on events (created_at)',
 
+  // An event of an organization without a live webhook endpoint is born dispatched: there is
+  // nothing to fan it out to, and the fan-out's update of every event would double its writes.
+  `create function svc_nobody_listens(organization text) returns timestamptz language sql as $$
+     select case when exists (select 1 from webhook_endpoints e where e.organization_id = organization and e.deleted_at is null)
+                 then null else clock_timestamp() end
+   $$`,
+
   // tg_argv[0] is the resource's name (the event type's first part); the rest are the columns
   // whose change alone is no event. A transaction whose refunded amount grew is "refunded"
   // (read through jsonb, so the function serves tables without that column too). Snapshots are
@@ -53,17 +62,18 @@ const STATEMENTS = [
        quiet constant text[] := tg_argv[1:];
      begin
        if tg_op = 'INSERT' then
-         insert into events (id, organization_id, program_id, type, object_id, snapshot, created_at)
-         select svc_random_id('evt'), n.organization_id, n.program_id, resource || '.created', n.id, to_jsonb(n), clock_timestamp()
+         insert into events (id, organization_id, program_id, type, object_id, snapshot, created_at, dispatched_at)
+         select svc_random_id('evt'), n.organization_id, n.program_id, resource || '.created', n.id, to_jsonb(n), clock_timestamp(),
+                svc_nobody_listens(n.organization_id)
            from new_rows n;
        else
-         insert into events (id, organization_id, program_id, type, object_id, snapshot, previous_snapshot, created_at)
+         insert into events (id, organization_id, program_id, type, object_id, snapshot, previous_snapshot, created_at, dispatched_at)
          select svc_random_id('evt'), n.organization_id, n.program_id,
                 resource || case
                   when n.deleted_at is not null then '.deleted'
                   when (to_jsonb(n) ->> 'refunded_amount')::numeric > (to_jsonb(o) ->> 'refunded_amount')::numeric then '.refunded'
                   else '.updated' end,
-                n.id, to_jsonb(n), to_jsonb(o), clock_timestamp()
+                n.id, to_jsonb(n), to_jsonb(o), clock_timestamp(), svc_nobody_listens(n.organization_id)
            from new_rows n join old_rows o on o.id = n.id
           where o.deleted_at is null and (to_jsonb(n) - quiet) is distinct from (to_jsonb(o) - quiet);
        end if;
@@ -87,8 +97,6 @@ function eventTriggers(table: string, resource: string, quiet: string[]): string
 }
 
 export async function up(db: Kysely<any>): Promise<void> {
-  for (const statement of STATEMENTS) await sql.raw(statement).execute(db);
-
   await db.schema
     .createTable('webhook_endpoints')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -141,6 +149,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .columns(['endpoint_id', 'created_at', 'id'])
     .execute();
   await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').column('created_at').execute();
+
+  for (const statement of STATEMENTS) await sql.raw(statement).execute(db);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -151,6 +161,7 @@ export async function down(db: Kysely<any>): Promise<void> {
     await sql.raw(`drop trigger ${table}_events_update on ${table}`).execute(db);
   }
   await sql`drop function svc_emit_events()`.execute(db);
+  await sql`drop function svc_nobody_listens(text)`.execute(db);
   await db.schema.dropTable('events').execute();
   await sql`drop function svc_random_id(text)`.execute(db);
 }

@@ -39,7 +39,7 @@ export const webhookEndpointDocs = {
   create:
     'The signing secret (`whsec_…`) is in this response only (`Cache-Control: no-store`; an `Idempotency-Key` replay answers without it). Events are posted with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`.',
   update:
-    'Setting `enabled: true` again after svc disabled a failing endpoint clears `disabled_reason` and `failing_since`; deliveries still due resume.',
+    'Setting `enabled: true` again after svc disabled a failing endpoint clears `disabled_reason` and `failing_since`, and the deliveries that waited go out. `enabled: false` pauses it: nothing is queued for it until it is enabled.',
   delete: 'Deliveries still due are not sent.',
   rotate:
     'A new signing secret, in this response only. The previous one keeps signing beside it for 24 hours (both signatures are in `webhook-signature`), so receivers can switch over.',
