@@ -21,6 +21,7 @@ import { registerFlowRoutes } from './resources/flows/flows.routes.js';
 import { registerGroupRoutes } from './resources/groups/groups.routes.js';
 import { registerLinkRoutes } from './resources/links/links.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
+import { registerPayoutRoutes } from './resources/payouts/payouts.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
 import { registerStripeRoutes } from './resources/stripe/stripe.routes.js';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerFlowRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerCommissionRoutes(api, routeDeps);
+  registerPayoutRoutes(api, routeDeps);
   registerStripeRoutes(api, routeDeps);
   registerWebhookEndpointRoutes(api, routeDeps);
   registerEventRoutes(api, routeDeps);

@@ -36,6 +36,8 @@ export interface ProgramsTable {
   payout_methods: Json<string[]>;
   attribution_model: string;
   public_key: string;
+  /** The least a payout of the program may be, in cents (migration 0010). */
+  minimum_payout: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -48,6 +50,8 @@ export interface GroupsTable {
   description: string | null;
   is_default: boolean;
   public_key: string;
+  /** The group's own payout minimum in cents; null: the program's. */
+  minimum_payout: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
@@ -221,9 +225,36 @@ export interface CommissionsTable {
   approval_type: string;
   scheduled_approval_date: Timestamp | null;
   payout_id: string | null;
+  /** The unpaid payout the commission is in (migration 0010); null once paid (then `payout_id`) or in none. */
+  attached_payout_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
+}
+
+/** A payment to a partner of the approved commissions it groups (README, "Payouts"). */
+export interface PayoutsTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  payout_method: string;
+  /** The partner's payout details when the payout was made. */
+  payout_details: Json<Record<string, string>>;
+  commission_count: number;
+  /** When its oldest and newest commissions were made. */
+  period_start: Timestamp;
+  period_end: Timestamp;
+  /** The merchant's reference of the payment (PayPal, Wise, bank). */
+  reference: string | null;
+  /** Why it failed or was canceled. */
+  reason: string | null;
+  paid_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /** Trigger-kept counters behind partner stats, split into shards (summed when read). */
@@ -393,6 +424,7 @@ export interface Database {
   events: EventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  payouts: PayoutsTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -415,3 +447,4 @@ export type StripeEventRow = Selectable<StripeEventsTable>;
 export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type PayoutRow = Selectable<PayoutsTable>;

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { type ZodType, z } from 'zod';
@@ -28,6 +30,11 @@ export interface RouteDefinition<B extends ZodType | undefined, Q extends ZodTyp
   security?: 'secret' | 'public';
   /** The response carries a secret: `Cache-Control: no-store`, and an idempotent replay leaves it out. */
   carriesSecret?: true;
+  /**
+   * The response is a file of this content type (a CSV export), streamed from the handler's
+   * `FileAnswer` as it is read, instead of a JSON envelope.
+   */
+  file?: string;
   status: 200 | 201;
   response: ZodType;
   /** Documented error statuses besides the shared 400/401/429. */
@@ -38,6 +45,12 @@ export interface RouteDefinition<B extends ZodType | undefined, Q extends ZodTyp
 }
 
 type Infer<T> = T extends ZodType ? z.output<T> : undefined;
+
+/** What the handler of a `file` route answers: the file's name and its content as a stream. */
+export interface FileAnswer {
+  filename: string;
+  body: Readable;
+}
 
 /**
  * What an operation without a body or query schema takes: nothing. Unknown parameters answer
@@ -92,6 +105,12 @@ export class ApiBuilder {
         query: query as Infer<Q>,
         params: req.params as Record<string, string>,
       });
+      if (def.file) {
+        const { filename, body: stream } = payload as FileAnswer;
+        res.status(def.status).type(def.file).attachment(filename);
+        await pipeline(stream, res);
+        return;
+      }
       res.status(def.status).json(payload);
     };
     this.router[def.method](def.path, ...(def.guards ?? []), handler);
@@ -115,7 +134,7 @@ export class ApiBuilder {
         body: def.body ? { content: { 'application/json': { schema: def.body } } } : undefined,
       },
       responses: {
-        [def.status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
+        [def.status]: { description: 'Success', content: { [def.file ?? 'application/json']: { schema: def.response } } },
         ...Object.fromEntries(
           [...errors].sort().map((s) => [
             s,

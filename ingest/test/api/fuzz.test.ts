@@ -97,6 +97,7 @@ type Kind =
   | 'apiKey'
   | 'webhookEndpoint'
   | 'event'
+  | 'payout'
   | 'publicKey';
 
 /** The id prefixes the service gives out (ids.ts), and the public key's. */
@@ -132,6 +133,14 @@ async function makeGraph(t: TestApp): Promise<Graph> {
   expect(commission.status, JSON.stringify(commission.body)).toBe(201);
   const apiKey = await t.request.post('/v1/api-keys').set(org.auth).send({ name: 'fuzz' });
   expect(apiKey.status, JSON.stringify(apiKey.body)).toBe(201);
+  // A payout of an approved commission of the partner.
+  const approved = await t.request
+    .post('/v1/commissions')
+    .set(org.auth)
+    .send({ amount: 1000, customer_id: customer.id, status: 'approved' });
+  expect(approved.status, JSON.stringify(approved.body)).toBe(201);
+  const generated = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: org.program_id });
+  expect(generated.status, JSON.stringify(generated.body)).toBe(201);
   const endpoint = await t.request.post('/v1/webhook-endpoints').set(org.auth).send({ url: 'https://hooks.example.com/fuzz' });
   expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
   const events = await t.request.get('/v1/events').set(org.auth).query({ type: 'partner.created', limit: 100 });
@@ -158,6 +167,7 @@ async function makeGraph(t: TestApp): Promise<Graph> {
     apiKey: apiKey.body.data[0].id,
     webhookEndpoint: endpoint.body.data[0].id,
     event: partnerCreated.id,
+    payout: generated.body.data.payouts[0].id,
     publicKey: org.public_key,
   };
   const kindOf = new Map<string, Kind>(Object.entries(ids).map(([k, v]) => [v, k as Kind]));
@@ -314,6 +324,15 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   'GET /v1/events': (g) => ({ query: { program_id: g.ids.program, type: 'partner.created' } }),
   'GET /v1/events/{id}': (g) => ({ params: { id: g.ids.event } }),
   'POST /v1/events/{id}/resend': (g) => ({ params: { id: g.ids.event }, body: { endpoint_id: g.ids.webhookEndpoint } }),
+  'POST /v1/payouts/generate': (g) => ({
+    body: { program_id: g.ids.program, up_to: '2099-01-01T00:00:00Z', partner_ids: [g.ids.partner] },
+  }),
+  'GET /v1/payouts': (g) => ({ query: { program_id: g.ids.program, status: 'pending', partner_id: g.ids.partner, expand: 'partner' } }),
+  'GET /v1/payouts/export': (g) => ({ query: { program_id: g.ids.program, format: 'csv', status: 'pending', currency: 'USD' } }),
+  'GET /v1/payouts/{id}': (g) => ({ params: { id: g.ids.payout }, query: { expand: 'partner' } }),
+  'PUT /v1/payouts/{id}': (g) => ({ params: { id: g.ids.payout }, body: { status: 'processing', reference: 'BATCH-1' } }),
+  'GET /v1/payouts/{id}/commissions': (g) => ({ params: { id: g.ids.payout }, query: { limit: '5' } }),
+  'GET /v1/programs/{id}/balances': (g) => ({ params: { id: g.ids.program }, query: { partner_id: g.ids.partner, expand: 'partner' } }),
   // Signed when the request is built: any change to the body breaks the signature (400).
   'POST /v1/integrations/stripe/webhook/{program_id}': (g) => {
     const body: Record<string, unknown> = { ...stripeEvent('customer.created', stripeCustomer({})) };
@@ -344,8 +363,14 @@ function resourceKind(path: string): Kind {
     commissions: 'commission',
     'webhook-endpoints': 'webhookEndpoint',
     events: 'event',
+    payouts: 'payout',
   };
   return kinds[segment];
+}
+
+/** The kind of record a list's cursors name: the path's, but a program's balances are a list of its partners. */
+function listKind(path: string): Kind {
+  return path.endsWith('/balances') ? 'partner' : resourceKind(path);
 }
 
 const nonexistent = (kind: Kind) => `${PREFIX[kind]}_${randomBase62(24)}`;
@@ -845,7 +870,7 @@ describe('fuzz: malformed requests', () => {
     }
 
     if (known.has('starting_after')) {
-      const kind = resourceKind(op.path);
+      const kind = listKind(op.path);
       const cursors = [
         nonexistent(kind),
         other.ids[kind],
@@ -1005,7 +1030,7 @@ describe('fuzz: malformed requests', () => {
         out.push(build({ ...parts, baseline: { ...base, query: { ...base.query, [name]: s.id } } }, { what: `query ${name}: ${s.what}` }));
     }
     if (op.query.has('starting_after')) {
-      const kind = resourceKind(op.path);
+      const kind = listKind(op.path);
       for (const name of ['starting_after', 'ending_before']) {
         for (const s of substitutes(kind))
           out.push(build({ ...parts, baseline: { ...base, query: { ...base.query, [name]: s.id } } }, { what: `${name}: ${s.what}` }));

@@ -103,6 +103,13 @@ const EXPECTED = [
   'get /v1/events',
   'get /v1/events/{id}',
   'post /v1/events/{id}/resend',
+  'post /v1/payouts/generate',
+  'get /v1/payouts',
+  'get /v1/payouts/export',
+  'get /v1/payouts/{id}',
+  'put /v1/payouts/{id}',
+  'get /v1/payouts/{id}/commissions',
+  'get /v1/programs/{id}/balances',
 ];
 
 /** POSTs that act on a record rather than create one: they answer 200. */

@@ -29,6 +29,7 @@ const program: ProgramRow = {
   payout_methods: ['paypal'],
   attribution_model: 'last_click',
   public_key: 'pk_1',
+  minimum_payout: 0,
   created_at: AT,
   updated_at: AT,
 };

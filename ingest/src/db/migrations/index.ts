@@ -8,6 +8,7 @@ import * as m0006 from './0006_idempotency_keys.js';
 import * as m0007 from './0007_stripe.js';
 import * as m0008 from './0008_email_html.js';
 import * as m0009 from './0009_events_webhooks.js';
+import * as m0010 from './0010_payouts.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0007_stripe': m0007,
   '0008_email_html': m0008,
   '0009_events_webhooks': m0009,
+  '0010_payouts': m0010,
 };

@@ -10,6 +10,7 @@ import { requireCustomer } from '../customers/customers.service.js';
 import { commissionPaidEmail } from '../partners/partner-emails.js';
 import { findPartner } from '../partners/partners.repository.js';
 import { requirePartner } from '../partners/partners.service.js';
+import { inPayoutProblem } from '../payouts/payouts.service.js';
 import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { requireTransaction } from '../transactions/transactions.service.js';
@@ -168,6 +169,10 @@ export async function updateCommission(
     const current = await lockCommission(trx, organizationId, id);
     if (!current) throw notFound('commission', id);
     checkEditable(current, input);
+    const inPayout = inPayoutProblem(current);
+    const changesMoney = ['status', 'amount', 'transaction_id'] as const;
+    const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);
+    if (inPayout && changed) throw badRequest(inPayout, changed);
     let chargeStatus: string | null | undefined;
     if (input.transaction_id) {
       const owner = { programId: current.program_id, partnerId: current.partner_id, customerId: current.customer_id };
@@ -209,6 +214,8 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
   await inTransaction(db, async (trx) => {
     const commission = await lockCommission(trx, organizationId, id);
     if (!commission) throw notFound('commission', id);
+    const inPayout = inPayoutProblem(commission);
+    if (inPayout) throw badRequest(inPayout, 'id');
     const now = new Date();
     await softDeleteCommission(trx, commission.id, now);
     await moveRefundEntries(trx, [commission], 'deleted', now);

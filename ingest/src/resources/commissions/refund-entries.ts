@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { CommissionRow, NewCommission, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
+import { settleUnpaidPayouts } from '../payouts/payouts.service.js';
 import { countsTowardsTotals } from './cents.js';
 import {
   deleteUnpaidRefundEntries,
@@ -39,6 +40,14 @@ export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: C
   } else {
     if (wasCounted.length) await voidRefundEntries(trx, wasCounted, to, now);
     if (wasVoid.length) await moveVoidedRefundEntries(trx, wasVoid, to, now);
+  }
+  // The rewards, or entries that went with them, may have been in an unpaid payout.
+  if (to === 'deleted' || !countsTowardsTotals({ status: to })) {
+    await settleUnpaidPayouts(
+      trx,
+      rewards.map((r) => r.partner_id),
+      now,
+    );
   }
 }
 
@@ -88,6 +97,8 @@ function refundEntryRows(
       charge_status: at.chargeStatus,
       scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
       payout_id: null,
+      // An entry starts in no payout, whatever payout its reward is in.
+      attached_payout_id: null,
       created_at: at.now,
       updated_at: at.now,
       deleted_at: null,

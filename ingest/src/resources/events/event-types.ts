@@ -1,15 +1,16 @@
-import type { CommissionRow, CustomerRow, LinkRow, PartnerRow, TransactionRow } from '../../db/schema.js';
+import type { CommissionRow, CustomerRow, LinkRow, PartnerRow, PayoutRow, TransactionRow } from '../../db/schema.js';
 import { toFullCommission } from '../commissions/commissions.serializer.js';
 import { toCustomerWithIdentifier } from '../customers/customers.serializer.js';
 import { toLink } from '../links/links.serializer.js';
 import { toPartner } from '../partners/partners.serializer.js';
+import { toPayout } from '../payouts/payouts.serializer.js';
 import { toTransaction } from '../transactions/transactions.serializer.js';
 
 /**
  * The resources whose changes are events, what happens to them, and the serializer that makes
  * an event's `data`: the object exactly as the API answers a create or an update of it. Which
- * change is which event is decided by the triggers of migration 0009 (created, updated, deleted;
- * a transaction whose refunded amount grew is refunded); this is the one list the API,
+ * change is which event is decided by the triggers of migrations 0009 (created, updated, deleted;
+ * a transaction whose refunded amount grew is refunded) and 0010 (payouts); this is the one list the API,
  * its validation and its documentation read.
  */
 export const EVENT_RESOURCES = {
@@ -18,6 +19,8 @@ export const EVENT_RESOURCES = {
   customer: { actions: ['created', 'updated', 'deleted'], present: (row: CustomerRow) => toCustomerWithIdentifier(row) },
   transaction: { actions: ['created', 'updated', 'refunded', 'deleted'], present: (row: TransactionRow) => toTransaction(row) },
   commission: { actions: ['created', 'updated', 'deleted'], present: (row: CommissionRow) => toFullCommission(row) },
+  // Migration 0010: a status a payout reaches names its event; any other change is an update.
+  payout: { actions: ['created', 'updated', 'paid', 'failed', 'canceled'], present: (row: PayoutRow) => toPayout(row) },
 } as const;
 
 export type EventResource = keyof typeof EVENT_RESOURCES;

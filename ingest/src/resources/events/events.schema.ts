@@ -35,10 +35,10 @@ export const Event = z
     data: z
       .record(z.string(), z.unknown())
       .meta({ description: 'The object after the change, exactly as the API answers a create or update of it' }),
-    previous_attributes: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .meta({ description: 'On `*.updated` and `transaction.refunded`: the changed fields as they were before (`updated_at` left out)' }),
+    previous_attributes: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        'On a change (`*.updated`, `transaction.refunded`, `payout.paid`, `payout.failed`, `payout.canceled`): the changed fields as they were before (`updated_at` left out)',
+    }),
   })
   .meta({ id: 'Event' });
 export type EventObject = z.output<typeof Event>;

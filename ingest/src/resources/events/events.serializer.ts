@@ -27,7 +27,9 @@ function changedFields(before: Snapshot, after: Snapshot): Snapshot {
 export function toEvent(row: EventRow): EventObject {
   const data = present(row.type, row.snapshot);
   const event: EventObject = { id: row.id, type: row.type, created_at: toIso(row.created_at), data };
-  const updated = row.type.endsWith('.updated') || row.type.endsWith('.refunded');
-  if (updated && row.previous_snapshot) event.previous_attributes = changedFields(present(row.type, row.previous_snapshot), data);
+  // Every change but a delete says what it changed (a delete's object is as it was).
+  if (row.previous_snapshot && !row.type.endsWith('.deleted')) {
+    event.previous_attributes = changedFields(present(row.type, row.previous_snapshot), data);
+  }
   return event;
 }

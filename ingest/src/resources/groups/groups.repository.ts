@@ -5,7 +5,15 @@ import { newId, randomBase62 } from '../../ids.js';
 
 export async function insertGroup(
   db: Db,
-  g: { organizationId: string; programId: string; name: string; description: string | null; isDefault: boolean; now: Date },
+  g: {
+    organizationId: string;
+    programId: string;
+    name: string;
+    description: string | null;
+    isDefault: boolean;
+    minimumPayout?: number | null;
+    now: Date;
+  },
 ): Promise<GroupRow> {
   return db
     .insertInto('groups')
@@ -17,6 +25,7 @@ export async function insertGroup(
       description: g.description,
       is_default: g.isDefault,
       public_key: randomBase62(16).toLowerCase(),
+      minimum_payout: g.minimumPayout ?? null,
       created_at: g.now,
       updated_at: g.now,
     })

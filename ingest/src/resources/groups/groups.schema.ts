@@ -1,6 +1,10 @@
 import { z } from 'zod';
-import { idField, isoString, optionalText, shortText } from '../../http/fields.js';
+import { centsField, idField, isoString, optionalText, shortText } from '../../http/fields.js';
 import { listQuery } from '../../http/list.js';
+
+const groupMinimum = centsField
+  .nullable()
+  .meta({ description: "The least a payout of this group's partners may be, in cents; null: the program's minimum_payout" });
 
 export const GroupCreate = z
   .strictObject({
@@ -8,6 +12,7 @@ export const GroupCreate = z
     name: shortText(200),
     description: optionalText(2000).optional(),
     default: z.boolean().optional().meta({ description: 'Make this the program’s default group (new partners join it)' }),
+    minimum_payout: groupMinimum.optional(),
   })
   .meta({ id: 'GroupCreate' });
 
@@ -18,6 +23,7 @@ export const GroupUpdate = z
     default: z.literal(true).optional().meta({
       description: 'Make this the default group; the previous default stops being one. A program always has exactly one default group.',
     }),
+    minimum_payout: groupMinimum.optional(),
   })
   .meta({ id: 'GroupUpdate' });
 
@@ -35,6 +41,7 @@ export const Group = z
     description: z.string().nullable(),
     default: z.boolean(),
     public_key: z.string().meta({ description: 'Public identifier of the group' }),
+    minimum_payout: z.number().int().nullable(),
     program_id: z.string(),
     organization_id: z.string(),
     created_at: isoString,

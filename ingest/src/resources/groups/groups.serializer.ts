@@ -10,6 +10,7 @@ export function toGroup(g: GroupRow): GroupObject {
     description: g.description,
     default: g.is_default,
     public_key: g.public_key,
+    minimum_payout: g.minimum_payout,
     program_id: g.program_id,
     organization_id: g.organization_id,
     created_at: toIso(g.created_at),

@@ -53,6 +53,7 @@ export async function createGroup(db: Db, organizationId: string, input: z.outpu
       name: input.name,
       description: input.description ?? null,
       isDefault: input.default ?? false,
+      minimumPayout: input.minimum_payout,
       now,
     });
   });
@@ -71,6 +72,7 @@ export async function updateGroup(db: Db, organizationId: string, groupId: strin
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.default ? { is_default: true } : {}),
+      ...(input.minimum_payout !== undefined ? { minimum_payout: input.minimum_payout } : {}),
       updated_at: now,
     });
     // Deleted meanwhile: roll back (the default must not move to a deleted group).

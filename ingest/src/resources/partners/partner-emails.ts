@@ -1,4 +1,4 @@
-import type { CommissionRow, CustomerRow, PartnerRow, ProgramRow } from '../../db/schema.js';
+import type { CommissionRow, CustomerRow, PartnerRow, PayoutRow, ProgramRow } from '../../db/schema.js';
 import type { OutgoingEmail } from '../../mail/outbox.js';
 
 /**
@@ -85,7 +85,7 @@ export function customerEmail(partner: PartnerRow, program: ProgramRow, customer
   });
 }
 
-/** A commission marked paid (until payouts exist, each commission is its own payment). */
+/** A commission marked paid by itself (`PUT /v1/commissions/:id`); a payout's commissions get one payout e-mail instead. */
 export function commissionPaidEmail(partner: PartnerRow, program: ProgramRow, commission: CommissionRow): OutgoingEmail | undefined {
   if (!partner.payout_paid_email_active) return undefined;
   const amount = formatMoney(commission.amount, commission.currency ?? program.currency_code);
@@ -97,6 +97,26 @@ export function commissionPaidEmail(partner: PartnerRow, program: ProgramRow, co
     paragraphs: [
       `Hi ${partner.first_name},`,
       `${program.name} has paid you a commission of ${amount}${commission.payout_id ? ` (payment reference ${commission.payout_id})` : ''}.`,
+      'Thank you for referring customers.',
+      signOff(program),
+    ],
+  });
+}
+
+/** A payout marked paid: the amount, how many commissions it paid, and the merchant's reference. */
+export function payoutPaidEmail(partner: PartnerRow, program: ProgramRow, payout: PayoutRow): OutgoingEmail | undefined {
+  if (!partner.payout_paid_email_active) return undefined;
+  const amount = formatMoney(payout.amount, payout.currency);
+  const commissions = payout.commission_count === 1 ? '1 commission' : `${payout.commission_count} commissions`;
+  return message({
+    organizationId: partner.organization_id,
+    kind: 'partner_payout_paid',
+    to: partner.email,
+    subject: `${program.name} paid you ${amount}`,
+    paragraphs: [
+      `Hi ${partner.first_name},`,
+      `${program.name} has paid you ${amount} for ${commissions}, by ${payout.payout_method.replace('_', ' ')}.`,
+      `Payout ${payout.id}${payout.reference ? `, payment reference ${payout.reference}` : ''}.`,
       'Thank you for referring customers.',
       signOff(program),
     ],

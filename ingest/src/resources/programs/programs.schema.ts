@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, idField, isoString, PAYOUT_METHODS, payoutMethod, shortText } from '../../http/fields.js';
+import { centsField, currencyCode, idField, isoString, PAYOUT_METHODS, payoutMethod, shortText } from '../../http/fields.js';
 import { listQuery } from '../../http/list.js';
 
 export const PROGRAM_STATUSES = ['active', 'inactive'] as const;
@@ -15,6 +15,7 @@ export const PROGRAM_DEFAULTS = {
   payout_term: '30',
   payout_methods: ['paypal', 'wise', 'bank_transfer'],
   attribution_model: 'last_click',
+  minimum_payout: 0,
 } as const;
 
 const urlParam = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1–32 characters of a-z, 0-9, _ or -');
@@ -37,6 +38,7 @@ const programFields = {
   payout_term: z.string().regex(/^\d{1,3}$/, 'must be a number of days, e.g. "30"'),
   payout_methods: uniqueArray(payoutMethod, PAYOUT_METHODS.length),
   attribution_model: z.enum(ATTRIBUTION_MODELS),
+  minimum_payout: centsField.meta({ description: 'The least a payout may be, in cents; a group may set its own (README, "Payouts")' }),
 };
 
 export const ProgramCreate = z
@@ -70,6 +72,7 @@ export const Program = z
     payout_term: z.string(),
     payout_methods: z.array(payoutMethod),
     attribution_model: z.enum(ATTRIBUTION_MODELS),
+    minimum_payout: z.number().int(),
     public_key: z.string().meta({ description: 'Public key for the tracking script (`data-key`)' }),
     default_group_id: z.string(),
     organization_id: z.string(),

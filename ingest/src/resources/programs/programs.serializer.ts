@@ -31,6 +31,7 @@ export function toProgram(p: ProgramWithDefaultGroup): ProgramObject {
   return {
     ...toExpandedProgramWithTerms(p),
     attribution_model: p.attribution_model as ProgramObject['attribution_model'],
+    minimum_payout: p.minimum_payout,
     public_key: p.public_key,
     default_group_id: p.default_group_id,
     organization_id: p.organization_id,

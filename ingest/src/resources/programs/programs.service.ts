@@ -58,6 +58,7 @@ export async function createProgram(db: Db, organizationId: string, input: Progr
       payout_term: input.payout_term ?? PROGRAM_DEFAULTS.payout_term,
       payout_methods: JSON.stringify(input.payout_methods ?? PROGRAM_DEFAULTS.payout_methods),
       attribution_model: input.attribution_model ?? PROGRAM_DEFAULTS.attribution_model,
+      minimum_payout: input.minimum_payout ?? PROGRAM_DEFAULTS.minimum_payout,
       public_key: newPublicKey(),
       created_at: now,
       updated_at: now,

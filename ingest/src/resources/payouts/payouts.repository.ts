@@ -1,0 +1,272 @@
+import { sql, type Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { PayoutRow, PayoutsTable } from '../../db/schema.js';
+import { advisoryLockId } from '../../ids.js';
+
+/** The SQL of payouts, and of the commissions' attachment to them. */
+
+export function selectPayouts(db: Db, organizationId: string) {
+  return db.selectFrom('payouts').selectAll('payouts').where('payouts.organization_id', '=', organizationId);
+}
+
+export interface PayoutListFilters {
+  programId: string;
+  partnerId?: string;
+  status?: string;
+  currency?: string;
+  payoutMethod?: string;
+}
+
+/** A program's payouts with the list filters applied, for `paginate` and the exports (columns named by table: exports join partners). */
+export function selectPayoutList(db: Db, organizationId: string, filters: PayoutListFilters) {
+  let query = selectPayouts(db, organizationId).where('payouts.program_id', '=', filters.programId);
+  if (filters.partnerId) query = query.where('payouts.partner_id', '=', filters.partnerId);
+  if (filters.status) query = query.where('payouts.status', '=', filters.status);
+  if (filters.currency) query = query.where('payouts.currency', '=', filters.currency);
+  if (filters.payoutMethod) query = query.where('payouts.payout_method', '=', filters.payoutMethod);
+  return query;
+}
+
+export interface ExportSummary {
+  currency: string;
+  payouts: number;
+  /** Up to five payouts whose details hold no e-mail. */
+  without_email: string[];
+}
+
+/** What an export would hold, per currency, and which payouts lack the e-mail a provider's file needs. */
+export function summarizeExport(db: Db, organizationId: string, filters: PayoutListFilters): Promise<ExportSummary[]> {
+  return selectPayoutList(db, organizationId, filters)
+    .clearSelect()
+    .select([
+      'payouts.currency',
+      sql<number>`count(*)::int`.as('payouts'),
+      sql<
+        string[]
+      >`coalesce((array_agg(payouts.id order by payouts.id) filter (where coalesce(payouts.payout_details ->> 'email', '') = ''))[1:5], '{}')`.as(
+        'without_email',
+      ),
+    ])
+    .groupBy('payouts.currency')
+    .orderBy('payouts.currency')
+    .execute();
+}
+
+/** A batch of an export, in (created_at, id) order after `after`, each payout with its partner's name and e-mail. */
+export function exportBatch(
+  db: Db,
+  organizationId: string,
+  filters: PayoutListFilters,
+  after: { created_at: Date; id: string } | null,
+  limit: number,
+) {
+  let query = selectPayoutList(db, organizationId, filters)
+    .innerJoin('partners', 'partners.id', 'payouts.partner_id')
+    .select(['partners.first_name', 'partners.last_name', 'partners.email as partner_email', 'partners.company_name']);
+  if (after) query = query.where(sql<boolean>`(payouts.created_at, payouts.id) > (${after.created_at}, ${after.id})`);
+  return query.orderBy('payouts.created_at').orderBy('payouts.id').limit(limit).execute();
+}
+
+/** The caller's payout; `forUpdate` locks it for the rest of the SQL transaction. */
+export function findPayout(db: Db, organizationId: string, id: string, forUpdate = false): Promise<PayoutRow | undefined> {
+  const query = selectPayouts(db, organizationId).where('id', '=', id);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export function updatePayoutRow(db: Db, id: string, changes: Updateable<PayoutsTable>): Promise<PayoutRow> {
+  return db.updateTable('payouts').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Payout generations of one program run one after another (until the caller's SQL transaction ends). */
+export async function lockProgramPayouts(db: Db, programId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${advisoryLockId(`payouts:${programId}`)})`.execute(db);
+}
+
+export interface GenerationRow {
+  partner_id: string;
+  currency: string;
+  amount: number;
+  commission_count: number;
+  minimum_payout: number;
+  /** Why no payout was made; null when `payout_id` was. */
+  skip_reason: string | null;
+  payout_id: string | null;
+}
+
+/**
+ * One payout generation in one statement, whatever the number of partners: the program's
+ * approved commissions in no payout (up to `upTo`, of `partnerIds` when given) are locked and
+ * summed per partner and currency (refund entries netting); each sum that a live partner with a
+ * payout method is owed, at least their minimum (the group's, else the program's), becomes a
+ * pending payout with a snapshot of the partner's payout details, and its commissions are
+ * attached to it. Answers every sum with its payout or the reason it has none.
+ */
+export async function generatePayouts(
+  db: Db,
+  g: {
+    organizationId: string;
+    programId: string;
+    programCurrency: string;
+    programMinimum: number;
+    upTo: Date;
+    partnerIds?: string[];
+    now: Date;
+  },
+): Promise<GenerationRow[]> {
+  const ofPartners = g.partnerIds ? sql`and c.partner_id = any(${g.partnerIds}::text[])` : sql``;
+  const { rows } = await sql<GenerationRow>`
+    with candidates as (
+      select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
+        from commissions c
+       where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null and c.attached_payout_id is null
+         and c.created_at <= ${g.upTo} ${ofPartners}
+         for update
+    ), sums as (
+      select partner_id, currency, sum(amount)::int8 as amount, count(*)::int as commission_count,
+             min(created_at) as period_start, max(created_at) as period_end
+        from candidates
+       group by partner_id, currency
+    ), judged as (
+      select s.*, p.payout_method, p.payout_details, coalesce(gr.minimum_payout, ${g.programMinimum})::int8 as minimum_payout,
+             case when p.deleted_at is not null then 'partner_deleted'
+                  when s.amount < 0 then 'negative_balance'
+                  when s.amount = 0 then 'nothing_owed'
+                  when p.payout_method = 'none' then 'no_payout_method'
+                  when s.amount < coalesce(gr.minimum_payout, ${g.programMinimum}) then 'below_minimum'
+             end as skip_reason
+        from sums s join partners p on p.id = s.partner_id left join groups gr on gr.id = p.group_id
+    ), inserted as (
+      insert into payouts (id, organization_id, program_id, partner_id, status, amount, currency, payout_method, payout_details,
+                           commission_count, period_start, period_end, created_at, updated_at)
+      select svc_random_id('po'), ${g.organizationId}, ${g.programId}, partner_id, 'pending', amount, currency, payout_method, payout_details,
+             commission_count, period_start, period_end, ${g.now}, ${g.now}
+        from judged
+       where skip_reason is null
+       order by partner_id, currency
+      returning id, partner_id, currency
+    ), attached as (
+      update commissions c set attached_payout_id = i.id
+        from candidates k join inserted i on i.partner_id = k.partner_id and i.currency = k.currency
+       where c.id = k.id
+    )
+    select j.partner_id, j.currency, j.amount, j.commission_count, j.minimum_payout, j.skip_reason, i.id as payout_id
+      from judged j left join inserted i on i.partner_id = j.partner_id and i.currency = j.currency
+     order by j.partner_id, j.currency`.execute(db);
+  return rows;
+}
+
+/** Marks paid every commission in the payout, with its id as their `payout_id`; returns how many. */
+export async function payPayoutCommissions(db: Db, payoutId: string, now: Date): Promise<number> {
+  const result = await db
+    .updateTable('commissions')
+    .set({ status: 'paid', payout_id: payoutId, attached_payout_id: null, status_before_void: null, updated_at: now })
+    .where('attached_payout_id', '=', payoutId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The payout's commissions are in no payout again (it failed or was canceled): payable once more. */
+export async function releasePayoutCommissions(db: Db, payoutIds: string[]): Promise<void> {
+  if (payoutIds.length === 0) return;
+  await db.updateTable('commissions').set({ attached_payout_id: null }).where('attached_payout_id', 'in', payoutIds).execute();
+}
+
+/**
+ * After some of these partners' commissions left what a payout pays (refunded, rejected,
+ * deleted: a refund or a transaction's delete moved them), they leave their unpaid payouts, which
+ * are summed again; a payout left with nothing to pay is canceled, saying why. Returns the
+ * payouts it canceled, whose remaining commissions the caller releases.
+ */
+export async function detachUnpayable(db: Db, partnerIds: string[], now: Date): Promise<string[]> {
+  if (partnerIds.length === 0) return [];
+  const { rows } = await sql<{ id: string; status: string }>`
+    with leaving as (
+      select c.id, c.attached_payout_id as payout_id
+        from commissions c
+       where c.partner_id = any(${partnerIds}::text[]) and c.attached_payout_id is not null
+         and (c.status <> 'approved' or c.deleted_at is not null)
+         for update
+    ), released as (
+      update commissions c set attached_payout_id = null from leaving l where c.id = l.id
+    ), remaining as (
+      select p.id,
+             coalesce(sum(c.amount) filter (where c.status = 'approved' and c.deleted_at is null), 0)::int8 as amount,
+             count(c.id) filter (where c.status = 'approved' and c.deleted_at is null)::int as commission_count
+        from payouts p left join commissions c on c.attached_payout_id = p.id
+       where p.id in (select payout_id from leaving)
+       group by p.id
+    )
+    update payouts p
+       set amount = r.amount, commission_count = r.commission_count, updated_at = ${now},
+           status = case when r.amount <= 0 then 'canceled' else p.status end,
+           reason = case when r.amount <= 0 then 'Nothing left to pay: its commissions were refunded, rejected or deleted' else p.reason end
+      from remaining r
+     where p.id = r.id and p.status in ('pending', 'processing')
+    returning p.id, p.status`.execute(db);
+  return rows.filter((r) => r.status === 'canceled').map((r) => r.id);
+}
+
+/** A payout's commissions: those in it while it is unpaid, those it paid once paid. */
+export function selectPayoutCommissions(db: Db, payout: Pick<PayoutRow, 'id' | 'organization_id'>) {
+  return db
+    .selectFrom('commissions')
+    .selectAll()
+    .where('organization_id', '=', payout.organization_id)
+    .where((eb) => eb.or([eb('attached_payout_id', '=', payout.id), eb('payout_id', '=', payout.id)]));
+}
+
+export interface BalanceRow {
+  partner_id: string;
+  currency: string;
+  pending: number;
+  payable: number;
+  in_payouts: number;
+  paid: number;
+}
+
+/** What these partners are owed, per partner and currency, from their commissions. */
+export function partnerBalances(db: Db, partnerIds: string[], programCurrency: string): Promise<BalanceRow[]> {
+  if (partnerIds.length === 0) return Promise.resolve([]);
+  const total = (filter: ReturnType<typeof sql>) => sql<number>`coalesce(sum(amount) filter (where ${filter}), 0)::int8`;
+  return (
+    db
+      .selectFrom('commissions')
+      .select([
+        'partner_id',
+        sql<string>`coalesce(currency, ${programCurrency})`.as('currency'),
+        total(sql`status = 'pending'`).as('pending'),
+        total(sql`status = 'approved' and attached_payout_id is null`).as('payable'),
+        total(sql`attached_payout_id is not null`).as('in_payouts'),
+        total(sql`status = 'paid'`).as('paid'),
+      ])
+      .where('partner_id', 'in', partnerIds)
+      .where('deleted_at', 'is', null)
+      // By position: the currency expression carries a parameter, and each mention of it is a parameter of its own.
+      .groupBy([sql`1`, sql`2`])
+      .orderBy(sql`1`)
+      .orderBy(sql`2`)
+      .execute() as Promise<BalanceRow[]>
+  );
+}
+
+/** A program's live partners with their payout minimum (their group's, else `programMinimum`), for `paginate` (balances). */
+export function selectPartnerMinimums(
+  db: Db,
+  organizationId: string,
+  f: { programId: string; programMinimum: number; partnerId?: string },
+) {
+  let query = db
+    .selectFrom('partners as p')
+    .leftJoin('groups as g', 'g.id', 'p.group_id')
+    .select([
+      'p.id',
+      'p.payout_method',
+      'p.created_at',
+      sql<number>`coalesce(g.minimum_payout, ${f.programMinimum})::int8`.as('minimum_payout'),
+    ])
+    .where('p.organization_id', '=', organizationId)
+    .where('p.program_id', '=', f.programId)
+    .where('p.deleted_at', 'is', null);
+  if (f.partnerId) query = query.where('p.id', '=', f.partnerId);
+  return query;
+}

@@ -1,0 +1,128 @@
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { z } from 'zod';
+import type { RouteDeps } from '../../deps.js';
+import type { ApiBuilder, FileAnswer } from '../../http/api.js';
+import { authOf } from '../../http/auth.js';
+import { envelope } from '../../http/envelope.js';
+import { listResponse, manyResponse, oneResponse } from '../../http/responses.js';
+import { Commission } from '../commissions/commissions.schema.js';
+import {
+  Balance,
+  BalanceListQuery,
+  GenerateResult,
+  Payout,
+  PayoutCommissionsQuery,
+  PayoutExportQuery,
+  PayoutGenerate,
+  PayoutListQuery,
+  PayoutRetrieveQuery,
+  PayoutUpdate,
+  payoutDocs,
+} from './payouts.schema.js';
+import { presentPayouts } from './payouts.serializer.js';
+import {
+  exportPayouts,
+  generateProgramPayouts,
+  listBalances,
+  listPayoutCommissions,
+  listPayouts,
+  retrievePayout,
+  updatePayout,
+} from './payouts.service.js';
+
+export function registerPayoutRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
+  const common = { tag: 'Payouts', security: 'secret', guards: secretGuards, errors: [404] } as const;
+
+  api.route({
+    ...common,
+    method: 'post',
+    path: '/v1/payouts/generate',
+    summary: "Generate payouts of a program's payable balances",
+    description: payoutDocs.generate,
+    body: PayoutGenerate,
+    status: 201,
+    response: oneResponse(GenerateResult),
+    handler: async ({ res, body }) => envelope.one(await generateProgramPayouts(db, authOf(res).organizationId, body)),
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/payouts',
+    summary: 'List the payouts of a program',
+    query: PayoutListQuery,
+    status: 200,
+    response: listResponse(Payout),
+    handler: async ({ res, query }) => envelope.list(await listPayouts(db, authOf(res).organizationId, query), (p) => p),
+  });
+
+  // Before /v1/payouts/:id, which would take "export" for an id.
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/payouts/export',
+    summary: 'Export payouts as a batch file (PayPal, Wise, CSV)',
+    description: payoutDocs.export,
+    query: PayoutExportQuery,
+    file: 'text/csv',
+    status: 200,
+    response: z.string().meta({ description: 'The CSV file' }),
+    handler: async ({ res, query }): Promise<FileAnswer> => {
+      const file = await exportPayouts(db, authOf(res).organizationId, query);
+      const csv = stringify({ header: file.header !== null, columns: file.header ?? undefined, record_delimiter: 'windows' });
+      return { filename: file.filename, body: Readable.from(file.rows).pipe(csv) };
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/payouts/:id',
+    summary: 'Retrieve a payout',
+    query: PayoutRetrieveQuery,
+    status: 200,
+    response: oneResponse(Payout),
+    handler: async ({ res, params, query }) => envelope.one(await retrievePayout(db, authOf(res).organizationId, params.id, query.expand)),
+  });
+
+  api.route({
+    ...common,
+    method: 'put',
+    path: '/v1/payouts/:id',
+    summary: 'Update a payout: mark it processing, paid, failed or canceled; set its reference',
+    description: payoutDocs.update,
+    body: PayoutUpdate,
+    status: 200,
+    response: manyResponse(Payout),
+    handler: async ({ res, params, body }) => {
+      const payout = await updatePayout(db, authOf(res).organizationId, params.id, body, mailer.kick);
+      return envelope.many((await presentPayouts(db, [payout]))[0]);
+    },
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/payouts/:id/commissions',
+    summary: 'List the commissions of a payout',
+    query: PayoutCommissionsQuery,
+    status: 200,
+    response: listResponse(Commission),
+    handler: async ({ res, params, query }) =>
+      envelope.list(await listPayoutCommissions(db, authOf(res).organizationId, params.id, query), (c) => c),
+  });
+
+  api.route({
+    ...common,
+    method: 'get',
+    path: '/v1/programs/:id/balances',
+    summary: "List what the program's partners are owed",
+    description: payoutDocs.balances,
+    query: BalanceListQuery,
+    status: 200,
+    response: listResponse(Balance),
+    handler: async ({ res, params, query }) =>
+      envelope.list(await listBalances(db, authOf(res).organizationId, params.id, query), (b) => b),
+  });
+}

@@ -1,0 +1,307 @@
+import type { Db } from '../../db/database.js';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { PayoutRow } from '../../db/schema.js';
+import { inTransaction } from '../../db/transaction.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { type Page, paginate } from '../../http/list.js';
+import { queueEmail } from '../../mail/outbox.js';
+import type { CommissionObject } from '../commissions/commissions.schema.js';
+import { toCommission } from '../commissions/commissions.serializer.js';
+import { payoutPaidEmail } from '../partners/partner-emails.js';
+import { findPartner, selectPartners } from '../partners/partners.repository.js';
+import { toExpandedPartner } from '../partners/partners.serializer.js';
+import { requirePartner } from '../partners/partners.service.js';
+import { requireProgram } from '../programs/programs.service.js';
+import { EXPORT_FORMATS_BY_NAME, type ExportFormat, type ExportPartner } from './payout-exports.js';
+import {
+  detachUnpayable,
+  exportBatch,
+  findPayout,
+  generatePayouts,
+  lockProgramPayouts,
+  type PayoutListFilters,
+  partnerBalances,
+  payPayoutCommissions,
+  releasePayoutCommissions,
+  selectPartnerMinimums,
+  selectPayoutCommissions,
+  selectPayoutList,
+  summarizeExport,
+  updatePayoutRow,
+} from './payouts.repository.js';
+import type {
+  BalanceListInput,
+  BalanceObject,
+  GenerateResultObject,
+  PayoutExportInput,
+  PayoutGenerateInput,
+  PayoutListInput,
+  PayoutObject,
+  PayoutStatus,
+  PayoutUpdateInput,
+} from './payouts.schema.js';
+import { presentPayouts, toBalance } from './payouts.serializer.js';
+
+/** Where each status may go (README, "Payouts"); paid, failed and canceled are final. */
+const NEXT_STATUSES: Record<PayoutStatus, PayoutStatus[]> = {
+  pending: ['processing', 'paid', 'failed', 'canceled'],
+  processing: ['paid', 'failed', 'canceled'],
+  paid: [],
+  failed: [],
+  canceled: [],
+};
+
+/** A partner named by a filter must be one of the program's: another's is a 404, not an empty list. */
+async function requireProgramPartner(db: Db, organizationId: string, programId: string, partnerId: string): Promise<void> {
+  const partner = await requirePartner(db, organizationId, partnerId, 'partner_id');
+  if (partner.program_id !== programId) throw notFound('partner', partnerId, 'partner_id');
+}
+
+/** The caller's payout, or 404. */
+export async function requirePayout(db: Db, organizationId: string, id: string): Promise<PayoutRow> {
+  const found = await findPayout(db, organizationId, id);
+  if (!found) throw notFound('payout', id);
+  return found;
+}
+
+export async function listPayouts(db: Db, organizationId: string, query: PayoutListInput): Promise<Page<PayoutObject>> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  if (query.partner_id) await requireProgramPartner(db, organizationId, program.id, query.partner_id);
+  const filtered = selectPayoutList(db, organizationId, { programId: program.id, partnerId: query.partner_id, status: query.status });
+  const page = await paginate(filtered, query, { createdAt: 'payouts.created_at', id: 'payouts.id' });
+  return { ...page, rows: await presentPayouts(db, page.rows, query.expand) };
+}
+
+export async function retrievePayout(db: Db, organizationId: string, id: string, expand?: 'partner'[]): Promise<PayoutObject> {
+  return (await presentPayouts(db, [await requirePayout(db, organizationId, id)], expand))[0];
+}
+
+/** The commissions a payout groups (or paid, once paid), in the commission list's field set. */
+export async function listPayoutCommissions(
+  db: Db,
+  organizationId: string,
+  id: string,
+  query: Parameters<typeof paginate>[1],
+): Promise<Page<CommissionObject>> {
+  const payout = await requirePayout(db, organizationId, id);
+  const page = await paginate(selectPayoutCommissions(db, payout), query, { createdAt: 'created_at', id: 'id' });
+  return { ...page, rows: page.rows.map(toCommission) };
+}
+
+/**
+ * One payout per partner and currency for what they are owed (see generatePayouts), in one SQL
+ * transaction under the program's payout lock: generations of a program on any number of
+ * processes run one after another, so none attaches a commission another already has.
+ */
+export async function generateProgramPayouts(db: Db, organizationId: string, input: PayoutGenerateInput): Promise<GenerateResultObject> {
+  const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
+  if (input.partner_ids) {
+    const known = new Set(
+      (
+        await selectPartners(db, organizationId)
+          .where('program_id', '=', program.id)
+          .where('id', 'in', input.partner_ids)
+          .select('id')
+          .execute()
+      ).map((p) => p.id),
+    );
+    const unknown = input.partner_ids.find((id) => !known.has(id));
+    if (unknown) throw notFound('partner', unknown, 'partner_ids');
+  }
+  const rows = await inTransaction(db, async (trx) => {
+    await lockProgramPayouts(trx, program.id);
+    return generatePayouts(trx, {
+      organizationId,
+      programId: program.id,
+      programCurrency: program.currency_code,
+      programMinimum: program.minimum_payout,
+      upTo: input.up_to ?? new Date(),
+      partnerIds: input.partner_ids,
+      now: new Date(),
+    });
+  });
+  return {
+    payouts: rows.flatMap((r) =>
+      r.payout_id
+        ? [{ id: r.payout_id, partner_id: r.partner_id, amount: r.amount, currency: r.currency, commission_count: r.commission_count }]
+        : [],
+    ),
+    skipped: rows.flatMap((r) =>
+      r.skip_reason
+        ? [
+            {
+              partner_id: r.partner_id,
+              currency: r.currency,
+              amount: r.amount,
+              minimum_payout: r.minimum_payout,
+              reason: r.skip_reason as GenerateResultObject['skipped'][number]['reason'],
+            },
+          ]
+        : [],
+    ),
+  };
+}
+
+/**
+ * A status change, a reference, or both, in one SQL transaction with what they do to the
+ * payout's commissions: paid marks them paid with this payout as their `payout_id` (and tells the
+ * partner, if their switch wants it); failed or canceled makes them payable again.
+ */
+export async function updatePayout(
+  db: Db,
+  organizationId: string,
+  id: string,
+  input: PayoutUpdateInput,
+  onEmailQueued: () => void,
+): Promise<PayoutRow> {
+  let queued = false;
+  const payout = await inTransaction(db, async (trx) => {
+    const current = await findPayout(trx, organizationId, id, true);
+    if (!current) throw notFound('payout', id);
+    const from = current.status as PayoutStatus;
+    if (NEXT_STATUSES[from].length === 0) throw badRequest(`A ${from} payout cannot change`, input.status ? 'status' : undefined);
+    const to = input.status && input.status !== from ? input.status : undefined;
+    if (to && !NEXT_STATUSES[from].includes(to)) throw badRequest(`A ${from} payout cannot become ${to}`, 'status');
+    if (input.reason !== undefined && to !== 'failed' && to !== 'canceled') {
+      throw badRequest('reason is given with status failed or canceled', 'reason');
+    }
+    const now = new Date();
+    const updated = await updatePayoutRow(trx, current.id, {
+      ...(input.reference !== undefined ? { reference: input.reference } : {}),
+      ...(to ? { status: to } : {}),
+      ...(input.reason !== undefined ? { reason: input.reason } : {}),
+      ...(to === 'paid' ? { paid_at: now } : {}),
+      updated_at: now,
+    });
+    if (to === 'paid') {
+      await payPayoutCommissions(trx, current.id, now);
+      queued = await queuePayoutPaidEmail(trx, updated);
+    } else if (to === 'failed' || to === 'canceled') {
+      await releasePayoutCommissions(trx, [current.id]);
+    }
+    return updated;
+  });
+  if (queued) onEmailQueued();
+  return payout;
+}
+
+async function queuePayoutPaidEmail(trx: Db, payout: PayoutRow): Promise<boolean> {
+  const partner = await findPartner(trx, payout.organization_id, payout.partner_id);
+  const program = partner && (await requireProgram(trx, payout.organization_id, payout.program_id));
+  const email = partner && program ? payoutPaidEmail(partner, program, payout) : undefined;
+  if (email) await queueEmail(trx, email);
+  return email !== undefined;
+}
+
+/**
+ * Keeps unpaid payouts true to their commissions after some of these partners' commissions left
+ * what a payout pays (a refund or a transaction's delete refunded or rejected them): they leave
+ * their payouts, which are summed again; one left with nothing to pay is canceled and lets go
+ * of the rest. Runs in the caller's SQL transaction.
+ */
+export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Date): Promise<void> {
+  const canceled = await detachUnpayable(trx, [...new Set(partnerIds)], now);
+  await releasePayoutCommissions(trx, canceled);
+}
+
+/** Why a commission in an unpaid payout cannot change its status or amount, or be deleted: the payout's sum would no longer be true. */
+export function inPayoutProblem(commission: { id: string; attached_payout_id: string | null }): string | undefined {
+  if (!commission.attached_payout_id) return undefined;
+  return `Commission '${commission.id}' is in payout '${commission.attached_payout_id}', which is not paid yet: cancel the payout first, or wait until it is paid`;
+}
+
+/** What each partner of the program is owed, a page of partners at a time. */
+export async function listBalances(
+  db: Db,
+  organizationId: string,
+  programId: string,
+  query: BalanceListInput,
+): Promise<Page<BalanceObject>> {
+  const program = await requireProgram(db, organizationId, programId);
+  if (query.partner_id) await requireProgramPartner(db, organizationId, program.id, query.partner_id);
+  const partners = selectPartnerMinimums(db, organizationId, {
+    programId: program.id,
+    programMinimum: program.minimum_payout,
+    partnerId: query.partner_id,
+  });
+  const page = await paginate(partners, query, { createdAt: 'p.created_at', id: 'p.id' });
+  const amounts = await partnerBalances(
+    db,
+    page.rows.map((p) => p.id),
+    program.currency_code,
+  );
+  const expanded = query.expand?.includes('partner')
+    ? await loadByIds(
+        db,
+        'partners',
+        page.rows.map((p) => p.id),
+      )
+    : undefined;
+  return {
+    ...page,
+    rows: page.rows.map((partner) => {
+      const balance = toBalance(
+        partner,
+        amounts.filter((a) => a.partner_id === partner.id),
+      );
+      const row = expanded?.get(partner.id);
+      return row ? { ...balance, partner: toExpandedPartner(row) } : balance;
+    }),
+  };
+}
+
+export interface PayoutExport {
+  filename: string;
+  header: string[] | null;
+  /** The file's rows, read from SQL a batch at a time. */
+  rows: AsyncIterable<string[]>;
+}
+
+/**
+ * A batch file of the program's payouts (pending by default). A provider's format holds that
+ * provider's payouts only, each needing the e-mail of its payout details, and PayPal's one
+ * currency: refused with a 400 naming what is missing before any of the file is sent.
+ */
+export async function exportPayouts(db: Db, organizationId: string, query: PayoutExportInput, today = new Date()): Promise<PayoutExport> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const format: ExportFormat = EXPORT_FORMATS_BY_NAME[query.format];
+  const status = query.status ?? 'pending';
+  const filters: PayoutListFilters = { programId: program.id, status, currency: query.currency, payoutMethod: format.method ?? undefined };
+  const summary = await summarizeExport(db, organizationId, filters);
+  if (format.oneCurrency && summary.length > 1) {
+    throw badRequest(
+      `A ${query.format} file holds one currency; these payouts are in ${summary.map((s) => s.currency).join(', ')}: choose one with currency`,
+      'currency',
+    );
+  }
+  const withoutEmail = summary.flatMap((s) => s.without_email);
+  if (format.method && withoutEmail.length > 0) {
+    throw badRequest(
+      `Payouts without the partner's ${format.method} e-mail in their payout details cannot be in the file: ${withoutEmail.join(', ')}`,
+      'format',
+    );
+  }
+  const day = today.toISOString().slice(0, 10);
+  return {
+    filename: `payouts-${program.subdomain}-${status}-${day}-${query.format}${query.currency ? `-${query.currency.toLowerCase()}` : ''}.csv`,
+    header: format.header,
+    rows: (async function* () {
+      let after: { created_at: Date; id: string } | null = null;
+      for (;;) {
+        const batch = await exportBatch(db, organizationId, filters, after, 500);
+        for (const row of batch) {
+          const partner: ExportPartner = {
+            first_name: row.first_name,
+            last_name: row.last_name,
+            email: row.partner_email,
+            company_name: row.company_name,
+          };
+          yield format.row(row, partner);
+        }
+        if (batch.length < 500) return;
+        const last = batch[batch.length - 1];
+        after = { created_at: new Date(last.created_at), id: last.id };
+      }
+    })(),
+  };
+}

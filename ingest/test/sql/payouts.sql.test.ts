@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  detachUnpayable,
+  exportBatch,
+  findPayout,
+  generatePayouts,
+  lockProgramPayouts,
+  partnerBalances,
+  payPayoutCommissions,
+  releasePayoutCommissions,
+  selectPartnerMinimums,
+  selectPayoutCommissions,
+  selectPayoutList,
+  summarizeExport,
+  updatePayoutRow,
+} from '../../src/resources/payouts/payouts.repository.js';
+import { sqlOf } from '../support/sql-recorder.js';
+
+const AT = new Date('2026-01-02T03:04:05.000Z');
+const FILTERS = { programId: 'prg_1', status: 'pending', currency: 'USD', payoutMethod: 'paypal' };
+
+describe('payouts repository SQL', () => {
+  it('generatePayouts: one statement whatever the number of partners', async () => {
+    const generation = { organizationId: 'org_1', programId: 'prg_1', programCurrency: 'USD', programMinimum: 5000, upTo: AT, now: AT };
+    expect(await sqlOf((db) => generatePayouts(db, generation))).toMatchSnapshot();
+    expect(await sqlOf((db) => generatePayouts(db, { ...generation, partnerIds: ['part_1', 'part_2'] }))).toMatchSnapshot();
+  });
+
+  it('lockProgramPayouts', async () => {
+    expect(await sqlOf((db) => lockProgramPayouts(db, 'prg_1'))).toMatchSnapshot();
+  });
+
+  it('selectPayoutList: every filter', async () => {
+    expect(await sqlOf((db) => selectPayoutList(db, 'org_1', { ...FILTERS, partnerId: 'part_1' }).execute())).toMatchSnapshot();
+  });
+
+  it('findPayout: locked', async () => {
+    expect(await sqlOf((db) => findPayout(db, 'org_1', 'po_1', true))).toMatchSnapshot();
+  });
+
+  it('updatePayoutRow', async () => {
+    expect(await sqlOf((db) => updatePayoutRow(db, 'po_1', { status: 'paid', paid_at: AT, updated_at: AT }))).toMatchSnapshot();
+  });
+
+  it('payPayoutCommissions', async () => {
+    expect(await sqlOf((db) => payPayoutCommissions(db, 'po_1', AT))).toMatchSnapshot();
+  });
+
+  it('releasePayoutCommissions', async () => {
+    expect(await sqlOf((db) => releasePayoutCommissions(db, ['po_1']))).toMatchSnapshot();
+  });
+
+  it('detachUnpayable', async () => {
+    expect(await sqlOf((db) => detachUnpayable(db, ['part_1'], AT))).toMatchSnapshot();
+  });
+
+  it('selectPayoutCommissions: in it while unpaid, paid by it once paid', async () => {
+    expect(await sqlOf((db) => selectPayoutCommissions(db, { id: 'po_1', organization_id: 'org_1' }).execute())).toMatchSnapshot();
+  });
+
+  it('partnerBalances: per partner and currency, one statement for a page', async () => {
+    expect(await sqlOf((db) => partnerBalances(db, ['part_1', 'part_2'], 'USD'))).toMatchSnapshot();
+  });
+
+  it('selectPartnerMinimums', async () => {
+    expect(
+      await sqlOf((db) => selectPartnerMinimums(db, 'org_1', { programId: 'prg_1', programMinimum: 5000, partnerId: 'part_1' }).execute()),
+    ).toMatchSnapshot();
+  });
+
+  it('summarizeExport', async () => {
+    expect(await sqlOf((db) => summarizeExport(db, 'org_1', FILTERS))).toMatchSnapshot();
+  });
+
+  it('exportBatch: after a row', async () => {
+    expect(await sqlOf((db) => exportBatch(db, 'org_1', FILTERS, { created_at: AT, id: 'po_1' }, 500))).toMatchSnapshot();
+  });
+});
