@@ -629,6 +629,9 @@ describe('fuzz: malformed requests', () => {
         const context = `${describeRequest(req)}\n→ ${res.status} ${JSON.stringify(res.body)?.slice(0, 500)}`;
         expect(res.status, context).toBeLessThan(500);
         if (res.status >= 400) expectErrorEnvelope(res, context);
+        // A file (the payout export) is no envelope.
+        else if (res.headers['content-type']?.startsWith('text/csv'))
+          expect(res.headers['content-disposition'], context).toMatch(/^attachment/);
         else {
           expect(res.body.success, context).toBe(true);
           // A stored timestamp reads back as the moment that was sent.

@@ -79,7 +79,7 @@ export function updatePayoutRow(db: Db, id: string, changes: Updateable<PayoutsT
 
 /** Payout generations of one program run one after another (until the caller's SQL transaction ends). */
 export async function lockProgramPayouts(db: Db, programId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${advisoryLockId(`payouts:${programId}`)})`.execute(db);
+  await sql`select pg_advisory_xact_lock(${advisoryLockId(`payouts\n${programId}`).toString()}::bigint)`.execute(db);
 }
 
 export interface GenerationRow {

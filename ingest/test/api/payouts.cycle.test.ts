@@ -1,0 +1,160 @@
+import { parse } from 'csv-parse/sync';
+import type { KyselyPlugin } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
+import { generateProgramPayouts } from '../../src/resources/payouts/payouts.service.js';
+import {
+  type ApiObject,
+  createCustomer,
+  createLink,
+  createPartner,
+  createProgram,
+  createTransaction,
+  uniqueEmail,
+} from '../support/factories.js';
+import { useTestApp } from '../support/fixture.js';
+import { DAY_MS } from '../support/time.js';
+
+/** The whole money cycle, and payout generation at once on two processes and at scale. */
+
+describe('the money cycle: clicks → customers → payments → approvals → payouts → a refund after payout', () => {
+  const {
+    t,
+    orgs: [org],
+  } = useTestApp({ orgs: 1 });
+
+  it('pays the partner what they earned, and takes a refund after payout out of the next payout', async () => {
+    const api = t.request;
+    const program = await createProgram(t, org);
+    const alice = await createPartner(t, org, {
+      program_id: program.id,
+      group_id: program.default_group_id,
+      payout_method: 'paypal',
+      payout_details: { email: uniqueEmail('alice-paypal') },
+    });
+    const link = await createLink(t, org, alice);
+    const click = (await api.post('/v1/clicks').set(org.auth).send({ param: link.param, value: link.value })).body.data[0];
+    const customer = await createCustomer(t, org, alice, { click_id: click.id });
+    // Three payments on the default flow: 20 %, approved 30 days later.
+    const payments = [];
+    for (const amount of [5000, 5000, 5000]) payments.push(await createTransaction(t, org, customer, { amount }));
+    expect(await approveDueCommissions(t.storage.db, new Date(Date.now() + 31 * DAY_MS))).toBeGreaterThanOrEqual(3);
+
+    const first = (await api.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id })).body.data;
+    expect(first.payouts).toEqual([expect.objectContaining({ partner_id: alice.id, amount: 3000, commission_count: 3 })]);
+    const payoutId = first.payouts[0].id;
+
+    const file = await api.get('/v1/payouts/export').set(org.auth).query({ program_id: program.id, format: 'paypal' });
+    expect(parse(file.text)).toEqual([[alice.payout_details.email, '30.00', 'USD', payoutId, `Partner payout ${payoutId}`, 'PAYPAL']]);
+
+    const paid = await api.put(`/v1/payouts/${payoutId}`).set(org.auth).send({ status: 'paid', reference: 'PP-BATCH-1' });
+    expect(paid.body.data[0]).toMatchObject({ status: 'paid', reference: 'PP-BATCH-1' });
+    const earned = (await api.get('/v1/commissions').set(org.auth).query({ program_id: program.id, partner_id: alice.id })).body.data;
+    expect(earned.map((c: ApiObject) => c.status)).toEqual(['paid', 'paid', 'paid']);
+
+    // A refund after payout: the paid commission keeps its status and gets an approved refund entry.
+    expect((await api.put(`/v1/transactions/${payments[0].id}/refund`).set(org.auth).send({})).status).toBe(200);
+    const balance = (await api.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: alice.id })).body.data[0];
+    expect(balance.amounts).toEqual([{ currency: 'USD', pending: 0, payable: -1000, in_payouts: 0, paid: 3000 }]);
+
+    // The next payment's commission, less the refund entry, is the next payout.
+    await createTransaction(t, org, customer, { amount: 10_000 });
+    await approveDueCommissions(t.storage.db, new Date(Date.now() + 31 * DAY_MS));
+    const second = (await api.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id })).body.data;
+    expect(second.payouts).toEqual([expect.objectContaining({ partner_id: alice.id, amount: 1000, commission_count: 2 })]);
+    await api.put(`/v1/payouts/${second.payouts[0].id}`).set(org.auth).send({ status: 'paid' });
+
+    // Every cent traced: what was paid equals the partner's net commission.
+    const stats = (await api.get(`/v1/partners/${alice.id}`).set(org.auth).query({ 'include[]': 'stats' })).body.data.stats;
+    const after = (await api.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: alice.id })).body.data[0];
+    // Paid: 3 × 1000, then 2000 less the 1000 refund entry.
+    expect(after.amounts[0]).toMatchObject({ payable: 0, in_payouts: 0, paid: 4000 });
+    expect(stats.total_commission).toBe(4000);
+  });
+});
+
+describe('payout generation at once on two processes', () => {
+  const first = useTestApp({ orgs: 1 });
+  const second = useTestApp({ sharesStorageWith: first.t });
+
+  it('never puts a commission in two payouts', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    const program = await createProgram(t, org);
+    const partners: ApiObject[] = [];
+    for (let i = 0; i < 12; i++) {
+      partners.push(
+        await createPartner(t, org, {
+          program_id: program.id,
+          group_id: program.default_group_id,
+          payout_method: 'paypal',
+          payout_details: { email: uniqueEmail('pair') },
+        }),
+      );
+    }
+    let total = 0;
+    for (const [i, partner] of partners.entries()) {
+      for (let k = 0; k < 5; k++) {
+        const amount = 100 * (i + 1) + k;
+        total += amount;
+        const res = await t.request
+          .post('/v1/commissions')
+          .set(org.auth)
+          .send({ program_id: program.id, partner_id: partner.id, amount, status: 'approved' });
+        expect(res.status).toBe(201);
+      }
+    }
+    const generate = (app: typeof t) => app.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id });
+    const answers = await Promise.all([generate(first.t), generate(second.t), generate(first.t), generate(second.t)]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    const made = answers.flatMap((a) => a.body.data.payouts as ApiObject[]);
+    expect(made).toHaveLength(partners.length);
+    expect(made.reduce((sum, p) => sum + p.amount, 0)).toBe(total);
+    const seen = new Set<string>();
+    for (const payout of made) {
+      const commissions = (await t.request.get(`/v1/payouts/${payout.id}/commissions`).set(org.auth).query({ limit: 100 })).body.data;
+      expect(commissions).toHaveLength(5);
+      for (const c of commissions) {
+        expect(seen.has(c.id)).toBe(false);
+        seen.add(c.id);
+      }
+    }
+  });
+
+  it('issues as many SQL statements for 30 partners as for 2', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    let statements = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        statements++;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
+    const counted = t.storage.db.withPlugin(counter);
+    const run = async (partnerCount: number) => {
+      const program = await createProgram(t, org);
+      for (let i = 0; i < partnerCount; i++) {
+        const partner = await createPartner(t, org, {
+          program_id: program.id,
+          group_id: program.default_group_id,
+          payout_method: 'paypal',
+          payout_details: { email: uniqueEmail('count') },
+        });
+        await t.request
+          .post('/v1/commissions')
+          .set(org.auth)
+          .send({ program_id: program.id, partner_id: partner.id, amount: 500, status: 'approved' });
+      }
+      statements = 0;
+      const result = await generateProgramPayouts(counted, org.organization_id, { program_id: program.id });
+      expect(result.payouts).toHaveLength(partnerCount);
+      return statements;
+    };
+    const few = await run(2);
+    const many = await run(30);
+    expect(many).toBe(few);
+    expect(few).toBeLessThanOrEqual(6);
+  });
+});
