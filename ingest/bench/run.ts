@@ -9,6 +9,7 @@ import { GZIP_BUDGET_BYTES } from '../../script/src/budget.js';
 import { type ApiClient, apiClient } from '../client/api-client.js';
 import { runFaultBench } from './faults/report.js';
 import { type LoadResult, load, timeGets } from './load.js';
+import { payoutFigures } from './payout-figures.js';
 import { ROOT, startNode } from './processes.js';
 import { scriptFigures } from './script-figures.js';
 import { type ListScale, seedLists } from './seed-lists.js';
@@ -30,6 +31,8 @@ const { values: args } = parseArgs({
     'list-clicks': { type: 'string', default: '1000000' },
     'skip-lists': { type: 'boolean', default: false },
     'skip-script': { type: 'boolean', default: false },
+    'skip-payouts': { type: 'boolean', default: false },
+    'payout-commissions': { type: 'string', default: '1000000' },
     /** Writes a V8 CPU profile of ingest into this directory when it stops. */
     profile: { type: 'string' },
   },
@@ -185,14 +188,37 @@ async function main(): Promise<void> {
       pass: hooks.delivered >= hooks.events && hooks.allVerified && hooks.payments.failed === 0,
     });
 
-    // 4. Lists at two scales.
+    // 4. Payout generation at two scales (PostgreSQL: seeded with plain SQL).
+    if (args['skip-payouts'] || args.embedded) {
+      rows.push({ figure: 'payout generation', value: args.embedded ? 'PostgreSQL only (bulk seeding)' : 'skipped' });
+    } else {
+      const payouts = await payoutFigures(storage.databaseUrl!, api, keys.organization_id, [
+        { partners: 1_000, commissions: 100_000 },
+        { partners: 10_000, commissions: Number(args['payout-commissions']) },
+      ]);
+      figures.payouts = payouts;
+      const [small, big] = payouts;
+      rows.push({
+        figure: 'payout generation (one per partner)',
+        value: payouts
+          .map(
+            (p) =>
+              `${p.partners / 1000} k partners, ${p.commissions / 1000} k commissions: ${p.seconds} s, ${p.payouts} payouts, ${p.statements} SQL statements`,
+          )
+          .join('; '),
+        target: 'statements do not grow with partners',
+        pass: big.statements === small.statements && big.payouts === big.partners,
+      });
+    }
+
+    // 5. Lists at two scales.
     if (args['skip-lists'] || args.embedded) {
       rows.push({ figure: 'lists at 10 k and 1 M clicks', value: args.embedded ? 'PostgreSQL only (bulk seeding)' : 'skipped' });
     } else {
       await listFigures(storage.databaseUrl!, api, keys.api_key, keys.organization_id, Number(args['list-clicks']));
     }
 
-    // 5. The script.
+    // 6. The script.
     if (!args['skip-script']) {
       const script = await scriptFigures(ingest.url, keys.public_key, value, CHROME_UA);
       figures.script = script;

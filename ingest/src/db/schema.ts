@@ -225,8 +225,6 @@ export interface CommissionsTable {
   approval_type: string;
   scheduled_approval_date: Timestamp | null;
   payout_id: string | null;
-  /** The unpaid payout the commission is in (migration 0010); null once paid (then `payout_id`) or in none. */
-  attached_payout_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
@@ -255,6 +253,12 @@ export interface PayoutsTable {
   paid_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** The commissions of each unpaid payout (migration 0010): one row per commission, so in one payout at most. */
+export interface PayoutCommissionsTable {
+  commission_id: string;
+  payout_id: string;
 }
 
 /** Trigger-kept counters behind partner stats, split into shards (summed when read). */
@@ -425,6 +429,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   payouts: PayoutsTable;
+  payout_commissions: PayoutCommissionsTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;

@@ -4,16 +4,15 @@ const ts = sql`timestamptz(3)`;
 
 /**
  * Payouts (README, "Payouts"): a payout pays a partner the approved commissions it groups, in one
- * currency. While it is unpaid its commissions point at it through `attached_payout_id` (the
- * spec's `payout_id` stays null until they are paid, then carries the payout's id and
- * `attached_payout_id` is cleared), so a commission is in at most one unpaid payout. A program
- * sets the least a payout may be (`minimum_payout`), a group may set its own.
+ * currency. While it is unpaid, `payout_commissions` holds a row per commission in it (the spec's
+ * `payout_id` stays null until they are paid; then it carries the payout's id and the rows go);
+ * its primary key makes a commission part of at most one unpaid payout. Kept apart from the
+ * commissions so that grouping a million of them writes a million narrow rows instead of
+ * rewriting a million commissions (and running their triggers). A program sets the least a
+ * payout may be (`minimum_payout`), a group may set its own.
  *
  * Payouts are events too, by a trigger of their own: `payout.paid`, `payout.failed` and
- * `payout.canceled` name the status they reach, any other change is `payout.updated`. The
- * commissions' update trigger of migration 0009 is made again with `attached_payout_id` among
- * the columns whose change alone is no event: attaching a commission to a payout changes nothing
- * the API shows of it.
+ * `payout.canceled` name the status they reach, any other change is `payout.updated`.
  */
 const STATEMENTS = [
   `create function svc_emit_payout_events() returns trigger language plpgsql set timezone = 'UTC' as $$
@@ -37,9 +36,6 @@ const STATEMENTS = [
      for each statement execute function svc_emit_payout_events()`,
   `create trigger payouts_events_update after update on payouts referencing old table as old_rows new table as new_rows
      for each statement execute function svc_emit_payout_events()`,
-  'drop trigger commissions_events_update on commissions',
-  `create trigger commissions_events_update after update on commissions referencing old table as old_rows new table as new_rows
-     for each statement execute function svc_emit_events('commission', 'updated_at', 'refund_of', 'status_before_void', 'attached_payout_id')`,
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -74,13 +70,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('payouts_program_created').on('payouts').columns(['program_id', 'created_at', 'id']).execute();
   await db.schema.createIndex('payouts_partner_created').on('payouts').columns(['partner_id', 'created_at']).execute();
 
+  // No foreign keys: the rows are written only by a generation, from the commissions and the
+  // payouts of its own statement, and a check per row would be most of the cost of a large one.
   await db.schema
-    .alterTable('commissions')
-    .addColumn('attached_payout_id', 'text', (c) => c.references('payouts.id'))
+    .createTable('payout_commissions')
+    .addColumn('commission_id', 'text', (c) => c.primaryKey())
+    .addColumn('payout_id', 'text', (c) => c.notNull())
     .execute();
-  await sql`create index commissions_attached_payout on commissions (attached_payout_id) where attached_payout_id is not null`.execute(db);
-  // What a payout generation reads: a program's approved commissions in no payout, by partner.
-  await sql`create index commissions_payable on commissions (program_id, partner_id) where status = 'approved' and deleted_at is null and attached_payout_id is null`.execute(
+  await db.schema.createIndex('payout_commissions_payout').on('payout_commissions').column('payout_id').execute();
+  // What a payout generation reads: a program's approved commissions, by partner.
+  await sql`create index commissions_payable on commissions (program_id, partner_id) where status = 'approved' and deleted_at is null`.execute(
     db,
   );
   // A paid commission's payout, for a payout's commissions once it is paid.
@@ -90,10 +89,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop trigger commissions_events_update on commissions`.execute(db);
-  await sql`create trigger commissions_events_update after update on commissions referencing old table as old_rows new table as new_rows
-     for each statement execute function svc_emit_events('commission', 'updated_at', 'refund_of', 'status_before_void')`.execute(db);
-  await db.schema.alterTable('commissions').dropColumn('attached_payout_id').execute();
+  await sql`drop index commissions_payout`.execute(db);
+  await sql`drop index commissions_payable`.execute(db);
+  await db.schema.dropTable('payout_commissions').execute();
   await db.schema.dropTable('payouts').execute();
   await sql`drop function svc_emit_payout_events()`.execute(db);
   await db.schema.alterTable('groups').dropColumn('minimum_payout').execute();

@@ -169,10 +169,10 @@ export async function updateCommission(
     const current = await lockCommission(trx, organizationId, id);
     if (!current) throw notFound('commission', id);
     checkEditable(current, input);
-    const inPayout = inPayoutProblem(current);
     const changesMoney = ['status', 'amount', 'transaction_id'] as const;
     const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);
-    if (inPayout && changed) throw badRequest(inPayout, changed);
+    const inPayout = changed && (await inPayoutProblem(trx, current.id));
+    if (inPayout) throw badRequest(inPayout, changed);
     let chargeStatus: string | null | undefined;
     if (input.transaction_id) {
       const owner = { programId: current.program_id, partnerId: current.partner_id, customerId: current.customer_id };
@@ -214,7 +214,7 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
   await inTransaction(db, async (trx) => {
     const commission = await lockCommission(trx, organizationId, id);
     if (!commission) throw notFound('commission', id);
-    const inPayout = inPayoutProblem(commission);
+    const inPayout = await inPayoutProblem(trx, commission.id);
     if (inPayout) throw badRequest(inPayout, 'id');
     const now = new Date();
     await softDeleteCommission(trx, commission.id, now);

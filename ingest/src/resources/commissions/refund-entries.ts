@@ -97,8 +97,6 @@ function refundEntryRows(
       charge_status: at.chargeStatus,
       scheduled_approval_date: entry.status === 'pending' ? reward.scheduled_approval_date : null,
       payout_id: null,
-      // An entry starts in no payout, whatever payout its reward is in.
-      attached_payout_id: null,
       created_at: at.now,
       updated_at: at.now,
       deleted_at: null,

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { PayoutRow, PayoutsTable } from '../../db/schema.js';
 import { advisoryLockId } from '../../ids.js';
 
-/** The SQL of payouts, and of the commissions' attachment to them. */
+/** The SQL of payouts, and of the commissions in unpaid payouts (`payout_commissions`). */
 
 export function selectPayouts(db: Db, organizationId: string) {
   return db.selectFrom('payouts').selectAll('payouts').where('payouts.organization_id', '=', organizationId);
@@ -95,11 +95,11 @@ export interface GenerationRow {
 
 /**
  * One payout generation in one statement, whatever the number of partners: the program's
- * approved commissions in no payout (up to `upTo`, of `partnerIds` when given) are locked and
- * summed per partner and currency (refund entries netting); each sum that a live partner with a
- * payout method is owed, at least their minimum (the group's, else the program's), becomes a
- * pending payout with a snapshot of the partner's payout details, and its commissions are
- * attached to it. Answers every sum with its payout or the reason it has none.
+ * approved commissions in no unpaid payout (up to `upTo`, of `partnerIds` when given) are locked
+ * and summed per partner and currency (refund entries netting); each sum that a live partner
+ * with a payout method is owed, at least their minimum (the group's, else the program's),
+ * becomes a pending payout with a snapshot of the partner's payout details, and its commissions
+ * go into it. Answers every sum with its payout or the reason it has none.
  */
 export async function generatePayouts(
   db: Db,
@@ -118,9 +118,10 @@ export async function generatePayouts(
     with candidates as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
         from commissions c
-       where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null and c.attached_payout_id is null
+       where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null
          and c.created_at <= ${g.upTo} ${ofPartners}
-         for update
+         and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
+         for update of c
     ), sums as (
       select partner_id, currency, sum(amount)::int8 as amount, count(*)::int as commission_count,
              min(created_at) as period_start, max(created_at) as period_end
@@ -145,9 +146,8 @@ export async function generatePayouts(
        order by partner_id, currency
       returning id, partner_id, currency
     ), attached as (
-      update commissions c set attached_payout_id = i.id
-        from candidates k join inserted i on i.partner_id = k.partner_id and i.currency = k.currency
-       where c.id = k.id
+      insert into payout_commissions (commission_id, payout_id)
+      select k.id, i.id from candidates k join inserted i on i.partner_id = k.partner_id and i.currency = k.currency
     )
     select j.partner_id, j.currency, j.amount, j.commission_count, j.minimum_payout, j.skip_reason, i.id as payout_id
       from judged j left join inserted i on i.partner_id = j.partner_id and i.currency = j.currency
@@ -155,20 +155,27 @@ export async function generatePayouts(
   return rows;
 }
 
-/** Marks paid every commission in the payout, with its id as their `payout_id`; returns how many. */
+/** Marks paid every commission in the payout, with its id as their `payout_id`, and empties it; returns how many. */
 export async function payPayoutCommissions(db: Db, payoutId: string, now: Date): Promise<number> {
   const result = await db
     .updateTable('commissions')
-    .set({ status: 'paid', payout_id: payoutId, attached_payout_id: null, status_before_void: null, updated_at: now })
-    .where('attached_payout_id', '=', payoutId)
+    .set({ status: 'paid', payout_id: payoutId, status_before_void: null, updated_at: now })
+    .where('id', 'in', (eb) => eb.selectFrom('payout_commissions').select('commission_id').where('payout_id', '=', payoutId))
     .executeTakeFirst();
+  await releasePayoutCommissions(db, [payoutId]);
   return Number(result.numUpdatedRows);
 }
 
-/** The payout's commissions are in no payout again (it failed or was canceled): payable once more. */
+/** The payouts' commissions are in no payout any more (paid, failed or canceled): payable again unless paid. */
 export async function releasePayoutCommissions(db: Db, payoutIds: string[]): Promise<void> {
   if (payoutIds.length === 0) return;
-  await db.updateTable('commissions').set({ attached_payout_id: null }).where('attached_payout_id', 'in', payoutIds).execute();
+  await db.deleteFrom('payout_commissions').where('payout_id', 'in', payoutIds).execute();
+}
+
+/** The unpaid payout a commission is in, if any. */
+export async function findPayoutOfCommission(db: Db, commissionId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('payout_commissions').select('payout_id').where('commission_id', '=', commissionId).executeTakeFirst();
+  return row?.payout_id;
 }
 
 /**
@@ -181,18 +188,17 @@ export async function detachUnpayable(db: Db, partnerIds: string[], now: Date): 
   if (partnerIds.length === 0) return [];
   const { rows } = await sql<{ id: string; status: string }>`
     with leaving as (
-      select c.id, c.attached_payout_id as payout_id
-        from commissions c
-       where c.partner_id = any(${partnerIds}::text[]) and c.attached_payout_id is not null
+      delete from payout_commissions pc using commissions c
+       where pc.commission_id = c.id and c.partner_id = any(${partnerIds}::text[])
          and (c.status <> 'approved' or c.deleted_at is not null)
-         for update
-    ), released as (
-      update commissions c set attached_payout_id = null from leaving l where c.id = l.id
+      returning pc.payout_id
     ), remaining as (
       select p.id,
              coalesce(sum(c.amount) filter (where c.status = 'approved' and c.deleted_at is null), 0)::int8 as amount,
              count(c.id) filter (where c.status = 'approved' and c.deleted_at is null)::int as commission_count
-        from payouts p left join commissions c on c.attached_payout_id = p.id
+        from payouts p
+        left join payout_commissions pc on pc.payout_id = p.id
+        left join commissions c on c.id = pc.commission_id
        where p.id in (select payout_id from leaving)
        group by p.id
     )
@@ -212,7 +218,12 @@ export function selectPayoutCommissions(db: Db, payout: Pick<PayoutRow, 'id' | '
     .selectFrom('commissions')
     .selectAll()
     .where('organization_id', '=', payout.organization_id)
-    .where((eb) => eb.or([eb('attached_payout_id', '=', payout.id), eb('payout_id', '=', payout.id)]));
+    .where((eb) =>
+      eb.or([
+        eb('id', 'in', eb.selectFrom('payout_commissions').select('commission_id').where('payout_id', '=', payout.id)),
+        eb('payout_id', '=', payout.id),
+      ]),
+    );
 }
 
 export interface BalanceRow {
@@ -225,28 +236,19 @@ export interface BalanceRow {
 }
 
 /** What these partners are owed, per partner and currency, from their commissions. */
-export function partnerBalances(db: Db, partnerIds: string[], programCurrency: string): Promise<BalanceRow[]> {
-  if (partnerIds.length === 0) return Promise.resolve([]);
-  const total = (filter: ReturnType<typeof sql>) => sql<number>`coalesce(sum(amount) filter (where ${filter}), 0)::int8`;
-  return (
-    db
-      .selectFrom('commissions')
-      .select([
-        'partner_id',
-        sql<string>`coalesce(currency, ${programCurrency})`.as('currency'),
-        total(sql`status = 'pending'`).as('pending'),
-        total(sql`status = 'approved' and attached_payout_id is null`).as('payable'),
-        total(sql`attached_payout_id is not null`).as('in_payouts'),
-        total(sql`status = 'paid'`).as('paid'),
-      ])
-      .where('partner_id', 'in', partnerIds)
-      .where('deleted_at', 'is', null)
-      // By position: the currency expression carries a parameter, and each mention of it is a parameter of its own.
-      .groupBy([sql`1`, sql`2`])
-      .orderBy(sql`1`)
-      .orderBy(sql`2`)
-      .execute() as Promise<BalanceRow[]>
-  );
+export async function partnerBalances(db: Db, partnerIds: string[], programCurrency: string): Promise<BalanceRow[]> {
+  if (partnerIds.length === 0) return [];
+  const { rows } = await sql<BalanceRow>`
+    select c.partner_id, coalesce(c.currency, ${programCurrency}) as currency,
+           coalesce(sum(c.amount) filter (where c.status = 'pending'), 0)::int8 as pending,
+           coalesce(sum(c.amount) filter (where c.status = 'approved' and pc.commission_id is null), 0)::int8 as payable,
+           coalesce(sum(c.amount) filter (where pc.commission_id is not null), 0)::int8 as in_payouts,
+           coalesce(sum(c.amount) filter (where c.status = 'paid'), 0)::int8 as paid
+      from commissions c left join payout_commissions pc on pc.commission_id = c.id
+     where c.partner_id = any(${partnerIds}::text[]) and c.deleted_at is null
+     group by 1, 2
+     order by 1, 2`.execute(db);
+  return rows;
 }
 
 /** A program's live partners with their payout minimum (their group's, else `programMinimum`), for `paginate` (balances). */

@@ -17,6 +17,7 @@ import {
   detachUnpayable,
   exportBatch,
   findPayout,
+  findPayoutOfCommission,
   generatePayouts,
   lockProgramPayouts,
   type PayoutListFilters,
@@ -204,10 +205,14 @@ export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Da
   await releasePayoutCommissions(trx, canceled);
 }
 
-/** Why a commission in an unpaid payout cannot change its status or amount, or be deleted: the payout's sum would no longer be true. */
-export function inPayoutProblem(commission: { id: string; attached_payout_id: string | null }): string | undefined {
-  if (!commission.attached_payout_id) return undefined;
-  return `Commission '${commission.id}' is in payout '${commission.attached_payout_id}', which is not paid yet: cancel the payout first, or wait until it is paid`;
+/**
+ * Why a commission in an unpaid payout cannot change its status or amount, or be deleted (the
+ * payout's sum would no longer be true); undefined when it is in none.
+ */
+export async function inPayoutProblem(db: Db, commissionId: string): Promise<string | undefined> {
+  const payoutId = await findPayoutOfCommission(db, commissionId);
+  if (!payoutId) return undefined;
+  return `Commission '${commissionId}' is in payout '${payoutId}', which is not paid yet: cancel the payout first, or wait until it is paid`;
 }
 
 /** What each partner of the program is owed, a page of partners at a time. */
