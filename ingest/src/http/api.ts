@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type Request, type RequestHandler, type Response } from 'express';
@@ -46,10 +46,15 @@ export interface RouteDefinition<B extends ZodType | undefined, Q extends ZodTyp
 
 type Infer<T> = T extends ZodType ? z.output<T> : undefined;
 
-/** What the handler of a `file` route answers: the file's name and its content as a stream. */
+/**
+ * What the handler of a `file` route answers: the file's name, its content (read as it is sent)
+ * and the transforms it goes through (a CSV writer). A failure while it is read ends the
+ * response early, and the client sees an incomplete answer.
+ */
 export interface FileAnswer {
   filename: string;
-  body: Readable;
+  body: AsyncIterable<unknown>;
+  through: Transform[];
 }
 
 /**
@@ -106,9 +111,9 @@ export class ApiBuilder {
         params: req.params as Record<string, string>,
       });
       if (def.file) {
-        const { filename, body: stream } = payload as FileAnswer;
+        const { filename, body: source, through } = payload as FileAnswer;
         res.status(def.status).type(def.file).attachment(filename);
-        await pipeline(stream, res);
+        await pipeline([Readable.from(source), ...through, res]);
         return;
       }
       res.status(def.status).json(payload);

@@ -121,6 +121,35 @@ describe('payout generation at once on two processes', () => {
     }
   });
 
+  it('two refunds at once each take their own commission out of a pending payout', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    const program = await createProgram(t, org);
+    const alice = await createPartner(t, org, {
+      program_id: program.id,
+      group_id: program.default_group_id,
+      payout_method: 'paypal',
+      payout_details: { email: uniqueEmail('refunds') },
+    });
+    const customer = await createCustomer(t, org, alice);
+    const payments = [];
+    for (const amount of [1000, 2000, 4000]) payments.push(await createTransaction(t, org, customer, { amount }));
+    for (const c of (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id })).body.data) {
+      await t.request.put(`/v1/commissions/${c.id}`).set(org.auth).send({ status: 'approved' });
+    }
+    const [payout] = (await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id })).body.data.payouts;
+    expect(payout).toMatchObject({ amount: 1400, commission_count: 3 });
+    const refunds = await Promise.all([
+      first.t.request.put(`/v1/transactions/${payments[0].id}/refund`).set(org.auth).send({}),
+      second.t.request.put(`/v1/transactions/${payments[1].id}/refund`).set(org.auth).send({}),
+    ]);
+    expect(refunds.map((r) => r.status)).toEqual([200, 200]);
+    const after = (await t.request.get(`/v1/payouts/${payout.id}`).set(org.auth)).body.data;
+    expect(after).toMatchObject({ status: 'pending', amount: 800, commission_count: 1 });
+    const left = (await t.request.get(`/v1/payouts/${payout.id}/commissions`).set(org.auth)).body.data;
+    expect(left.map((c: ApiObject) => [c.amount, c.transaction_id])).toEqual([[800, payments[2].id]]);
+  });
+
   it('issues as many SQL statements for 30 partners as for 2', async () => {
     const { t } = first;
     const [org] = first.orgs;

@@ -387,6 +387,57 @@ describe('payouts', () => {
     expect((await payouts().list({ program_id: program.id }, other)).status).toBe(404);
   });
 
+  it('leaves a payout being processed alone on a refund: the refund becomes an entry the next payout takes back', async () => {
+    const program = await programOf();
+    const alice = await partnerIn(program);
+    const customer = await createCustomer(t, org, alice, { program_id: program.id });
+    const txn = await createTransaction(t, org, customer, { amount: 10_000 });
+    const [reward] = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id, transaction_id: txn.id })).body
+      .data;
+    await t.request.put(`/v1/commissions/${reward.id}`).set(org.auth).send({ status: 'approved' });
+    const [payout] = (await generate(program)).payouts;
+    // The file went to the bank.
+    await setStatus(payout.id, { status: 'processing' });
+    expect((await t.request.put(`/v1/transactions/${txn.id}/refund`).set(org.auth).send({})).status).toBe(200);
+    expect((await payouts().get(payout.id)).body.data).toMatchObject({ status: 'processing', amount: 2000, commission_count: 1 });
+    expect((await getCommission(reward.id)).status).toBe('approved');
+    expect((await balanceOf(alice)).amounts[0]).toMatchObject({ payable: -2000, in_payouts: 2000 });
+    await setStatus(payout.id, { status: 'paid' });
+    expect(await getCommission(reward.id)).toMatchObject({ status: 'paid', payout_id: payout.id });
+    expect((await balanceOf(alice)).amounts[0]).toMatchObject({ payable: -2000, paid: 2000 });
+  });
+
+  it('keeps a commission a payout paid as it was: corrections go through refunds', async () => {
+    const program = await programOf();
+    const alice = await partnerIn(program);
+    const paidByPayout = await commission(alice, 1000);
+    const [payout] = (await generate(program)).payouts;
+    await setStatus(payout.id, { status: 'paid' });
+    for (const body of [{ status: 'approved' }, { amount: 1 }]) {
+      const res = await t.request.put(`/v1/commissions/${paidByPayout.id}`).set(org.auth).send(body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toContain(`was paid by payout '${payout.id}'`);
+    }
+    expect((await t.request.delete(`/v1/commissions/${paidByPayout.id}`).set(org.auth)).status).toBe(400);
+    // One marked paid by itself is the caller's to change, as before.
+    const byHand = await commission(alice, 300, { status: 'paid' });
+    expect((await t.request.put(`/v1/commissions/${byHand.id}`).set(org.auth).send({ status: 'approved' })).status).toBe(200);
+  });
+
+  it("names amounts in the currency's own unit: a yen payout e-mail and file", async () => {
+    const program = await programOf(org, { currency_code: 'JPY', name: 'Yen Program' });
+    const alice = await partnerIn(program, { email: uniqueEmail('yen') });
+    await commission(alice, 5000);
+    const [payout] = (await generate(program)).payouts;
+    expect(payout).toMatchObject({ amount: 5000, currency: 'JPY' });
+    const file = await t.request.get('/v1/payouts/export').set(org.auth).query({ program_id: program.id, format: 'paypal' });
+    expect(file.text.split(',').slice(1, 3)).toEqual(['5000', 'JPY']);
+    await setStatus(payout.id, { status: 'paid' });
+    // Subjects as written (the .eml headers carry them MIME-encoded).
+    const [mail] = await t.storage.db.selectFrom('email_outbox').select('subject').where('to_address', '=', alice.email).execute();
+    expect(mail.subject).toBe('Yen Program paid you ¥5,000');
+  });
+
   describe('batch files', () => {
     /** Downloads an export; answers the response and its rows (parsed back). */
     async function download(query: Record<string, string>, header = true) {
@@ -418,6 +469,8 @@ describe('payouts', () => {
       await commission(paypal[0], 123_456);
       await commission(paypal[1], 5);
       await commission(wise, 2000);
+      const formula = await partnerIn(program, { first_name: '=HYPERLINK("http://x")', last_name: 'Evil' });
+      await commission(formula, 100);
       const generated = (await generate(program)).payouts;
       const byPartner = new Map(generated.map((p) => [p.partner_id, p]));
 
@@ -427,7 +480,7 @@ describe('payouts', () => {
       expect(pp.res.headers['content-disposition']).toMatch(
         new RegExp(`^attachment; filename="?payouts-${program.subdomain}-pending-\\d{4}-\\d{2}-\\d{2}-paypal\\.csv"?$`),
       );
-      expect(pp.rows.sort()).toEqual(
+      expect(pp.rows.filter((r) => r[0] !== formula.payout_details.email).sort()).toEqual(
         [
           [
             paypal[0].payout_details.email,
@@ -463,7 +516,9 @@ describe('payouts', () => {
       ]);
 
       const all = await download({ program_id: program.id, format: 'csv' });
-      expect(all.rows).toHaveLength(3);
+      expect(all.rows).toHaveLength(4);
+      // A spreadsheet shows the name as text, not a formula.
+      expect(all.rows.find((r) => r.partner_id === formula.id).partner_name).toBe(`'=HYPERLINK("http://x") Evil`);
       for (const row of all.rows) {
         const payout = (await payouts().get(row.payout_id)).body.data;
         expect(row).toMatchObject({
@@ -479,13 +534,13 @@ describe('payouts', () => {
       }
       // Paid ones are in the paid file, not the pending one.
       await setStatus(generated[0].id, { status: 'paid' });
-      expect((await download({ program_id: program.id, format: 'csv' })).rows).toHaveLength(2);
+      expect((await download({ program_id: program.id, format: 'csv' })).rows).toHaveLength(3);
       expect((await download({ program_id: program.id, format: 'csv', status: 'paid' })).rows.map((r) => r.payout_id)).toEqual([
         generated[0].id,
       ]);
     });
 
-    it('refuses a PayPal file of several currencies or of payouts without an e-mail, saying which', async () => {
+    it('refuses a PayPal file of several currencies, saying which; a partner without their PayPal e-mail gets no payout', async () => {
       const program = await programOf(org, { currency_code: 'EUR' });
       const alice = await partnerIn(program);
       const noEmail = await partnerIn(program, { payout_details: {} });
@@ -506,11 +561,11 @@ describe('payouts', () => {
       const eur = await download({ program_id: program.id, format: 'paypal', currency: 'eur' }, false);
       expect(eur.rows).toEqual([[alice.payout_details.email, '17.00', 'EUR', expect.any(String), expect.any(String), 'PAYPAL']]);
 
+      // A PayPal partner without their PayPal e-mail gets no payout, rather than one no file can hold.
       await commission(noEmail, 900);
-      const [{ id }] = (await generate(program, { partner_ids: [noEmail.id] })).payouts;
-      const missing = await download({ program_id: program.id, format: 'paypal', currency: 'EUR' }, false);
-      expect(missing.res.status).toBe(400);
-      expect(missing.error.message).toContain(id);
+      expect((await generate(program, { partner_ids: [noEmail.id] })).skipped).toEqual([
+        { partner_id: noEmail.id, currency: 'EUR', amount: 900, minimum_payout: 0, reason: 'missing_payout_details' },
+      ]);
       expect((await download({ program_id: program.id, format: 'pdf' })).res.status).toBe(400);
       expect((await download({ program_id: other.program_id, format: 'csv' })).res.status).toBe(404);
     });

@@ -15,3 +15,15 @@ export function roundHalfUp(numerator: bigint, denominator: bigint): number {
 export const UNCOUNTED_STATUSES = ['rejected', 'refunded'] as const;
 
 export const countsTowardsTotals = (c: { status: string }): boolean => !(UNCOUNTED_STATUSES as readonly string[]).includes(c.status);
+
+/**
+ * The digits of a currency's minor unit (2 for USD, 0 for JPY, 3 for KWD): amounts are integers
+ * of that unit everywhere in svc ("cents"), and shown or exported in the major unit.
+ */
+export function minorUnitDigits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}

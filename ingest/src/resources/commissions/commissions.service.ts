@@ -171,7 +171,7 @@ export async function updateCommission(
     checkEditable(current, input);
     const changesMoney = ['status', 'amount', 'transaction_id'] as const;
     const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);
-    const inPayout = changed && (await inPayoutProblem(trx, current.id));
+    const inPayout = changed && (await inPayoutProblem(trx, current));
     if (inPayout) throw badRequest(inPayout, changed);
     let chargeStatus: string | null | undefined;
     if (input.transaction_id) {
@@ -214,7 +214,7 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
   await inTransaction(db, async (trx) => {
     const commission = await lockCommission(trx, organizationId, id);
     if (!commission) throw notFound('commission', id);
-    const inPayout = await inPayoutProblem(trx, commission.id);
+    const inPayout = await inPayoutProblem(trx, commission);
     if (inPayout) throw badRequest(inPayout, 'id');
     const now = new Date();
     await softDeleteCommission(trx, commission.id, now);

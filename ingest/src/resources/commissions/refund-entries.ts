@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { CommissionRow, NewCommission, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
+import { commissionsInProcessing } from '../payouts/payouts.repository.js';
 import { settleUnpaidPayouts } from '../payouts/payouts.service.js';
 import { countsTowardsTotals } from './cents.js';
 import {
@@ -51,11 +52,22 @@ export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: C
   }
 }
 
-/** The transaction's rewards, each with its refund entries, as the refund plan takes them. */
-function rewardsWithEntries(commissions: CommissionRow[]) {
+/**
+ * The transaction's rewards, each with its refund entries, as the refund plan takes them. A
+ * reward in a payout being processed (its file may already be at the bank) is planned as paid:
+ * it stays in the payout and the refund becomes an approved entry the next payout takes back.
+ */
+async function rewardsWithEntries(trx: Db, commissions: CommissionRow[]) {
+  const processing = await commissionsInProcessing(
+    trx,
+    commissions.filter((c) => c.type === 'reward').map((c) => c.id),
+  );
   return commissions
     .filter((c) => c.type === 'reward')
-    .map((reward) => ({ reward, entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id) }));
+    .map((reward) => ({
+      reward: processing.has(reward.id) ? { ...reward, status: 'paid' } : reward,
+      entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id),
+    }));
 }
 
 /** Marks these rewards `status` (a void one) in the caller's SQL transaction; their unpaid entries follow. */
@@ -114,7 +126,7 @@ export async function applyRefund(trx: Db, transaction: TransactionRow, refunded
   const plan = planRefund({
     transactionAmount: transaction.amount,
     refundedAfter: transaction.refunded_amount,
-    rewards: rewardsWithEntries(commissions),
+    rewards: await rewardsWithEntries(trx, commissions),
   });
   const now = new Date();
   if (commissions.length > 0) {
@@ -140,7 +152,7 @@ export async function settleDeletedTransaction(trx: Db, transaction: Transaction
   const plan = planRefund({
     transactionAmount: transaction.amount,
     refundedAfter: transaction.amount,
-    rewards: rewardsWithEntries(commissions),
+    rewards: await rewardsWithEntries(trx, commissions),
   });
   const now = new Date();
   await voidRewards(trx, commissions, plan.markRefunded, 'rejected', now);

@@ -1,5 +1,6 @@
 import type { CommissionRow, CustomerRow, PartnerRow, PayoutRow, ProgramRow } from '../../db/schema.js';
 import type { OutgoingEmail } from '../../mail/outbox.js';
+import { minorUnitDigits } from '../commissions/cents.js';
 
 /**
  * The e-mails svc sends partners (README, "Partner e-mails"): plain text with a simple HTML
@@ -29,12 +30,13 @@ export function maskEmail(identifier: string): string {
   return `${identifier.slice(0, 1)}•••${identifier.slice(at)}`;
 }
 
-/** 4900 USD → "$49.00". */
-export function formatMoney(cents: number, currency: string): string {
+/** Minor units as money: 4900 USD → "$49.00", 500 JPY → "¥500". */
+export function formatMoney(minor: number, currency: string): string {
+  const major = minor / 10 ** minorUnitDigits(currency);
   try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).format(cents / 100);
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).format(major);
   } catch {
-    return `${(cents / 100).toFixed(2)} ${currency}`;
+    return `${major.toFixed(2)} ${currency}`;
   }
 }
 

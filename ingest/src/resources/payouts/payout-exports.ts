@@ -1,4 +1,5 @@
 import type { PayoutRow } from '../../db/schema.js';
+import { minorUnitDigits } from '../commissions/cents.js';
 
 /**
  * The batch files a payout export writes (README, "Payouts"): what each provider's batch upload
@@ -19,21 +20,14 @@ export interface ExportFormat {
   method: 'paypal' | 'wise' | null;
   /** A provider's file that holds a single currency. */
   oneCurrency: boolean;
+  /** The most rows the provider takes in one file. */
+  maxRows: number | null;
   row(payout: PayoutRow, partner: ExportPartner): string[];
-}
-
-/** The digits after the decimal point of a currency (2 for USD, 0 for JPY, 3 for KWD). */
-function minorDigits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
 }
 
 /** Cents (minor units) as a decimal in the major unit, exactly: 123456 USD → "1234.56", 500 JPY → "500". */
 export function toMajorUnits(minor: number, currency: string): string {
-  const digits = minorDigits(currency);
+  const digits = minorUnitDigits(currency);
   if (digits === 0) return String(minor);
   const sign = minor < 0 ? '-' : '';
   const abs = Math.abs(minor);
@@ -50,6 +44,7 @@ export const EXPORT_FORMATS_BY_NAME: Record<'paypal' | 'wise' | 'csv', ExportFor
     header: null,
     method: 'paypal',
     oneCurrency: true,
+    maxRows: 5000,
     row: (p) => [emailOf(p), toMajorUnits(p.amount, p.currency), p.currency, p.id, `Partner payout ${p.id}`, 'PAYPAL'],
   },
   // Wise batch payments, "send by e-mail" template: Wise asks each recipient for their bank details.
@@ -57,6 +52,7 @@ export const EXPORT_FORMATS_BY_NAME: Record<'paypal' | 'wise' | 'csv', ExportFor
     header: ['name', 'recipientEmail', 'paymentReference', 'receiverType', 'amountCurrency', 'amount', 'sourceCurrency', 'targetCurrency'],
     method: 'wise',
     oneCurrency: false,
+    maxRows: 1000,
     row: (p, partner) => [
       partner.company_name ?? nameOf(partner),
       emailOf(p),
@@ -88,6 +84,7 @@ export const EXPORT_FORMATS_BY_NAME: Record<'paypal' | 'wise' | 'csv', ExportFor
     ],
     method: null,
     oneCurrency: false,
+    maxRows: null,
     row: (p, partner) => [
       p.id,
       p.partner_id,

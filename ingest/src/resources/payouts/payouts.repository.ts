@@ -15,6 +15,8 @@ export interface PayoutListFilters {
   status?: string;
   currency?: string;
   payoutMethod?: string;
+  /** Only payouts made up to then (an export: what a generation adds while it runs is not in it). */
+  createdUpTo?: Date;
 }
 
 /** A program's payouts with the list filters applied, for `paginate` and the exports (columns named by table: exports join partners). */
@@ -24,6 +26,7 @@ export function selectPayoutList(db: Db, organizationId: string, filters: Payout
   if (filters.status) query = query.where('payouts.status', '=', filters.status);
   if (filters.currency) query = query.where('payouts.currency', '=', filters.currency);
   if (filters.payoutMethod) query = query.where('payouts.payout_method', '=', filters.payoutMethod);
+  if (filters.createdUpTo) query = query.where('payouts.created_at', '<=', filters.createdUpTo);
   return query;
 }
 
@@ -133,6 +136,7 @@ export async function generatePayouts(
                   when s.amount < 0 then 'negative_balance'
                   when s.amount = 0 then 'nothing_owed'
                   when p.payout_method = 'none' then 'no_payout_method'
+                  when p.payout_method in ('paypal', 'wise') and coalesce(p.payout_details ->> 'email', '') = '' then 'missing_payout_details'
                   when s.amount < coalesce(gr.minimum_payout, ${g.programMinimum}) then 'below_minimum'
              end as skip_reason
         from sums s join partners p on p.id = s.partner_id left join groups gr on gr.id = p.group_id
@@ -161,6 +165,9 @@ export async function payPayoutCommissions(db: Db, payoutId: string, now: Date):
     .updateTable('commissions')
     .set({ status: 'paid', payout_id: payoutId, status_before_void: null, updated_at: now })
     .where('id', 'in', (eb) => eb.selectFrom('payout_commissions').select('commission_id').where('payout_id', '=', payoutId))
+    // Checked again on each row it had to wait for: one a refund changed meanwhile is not paid.
+    .where('status', '=', 'approved')
+    .where('deleted_at', 'is', null)
     .executeTakeFirst();
   await releasePayoutCommissions(db, [payoutId]);
   return Number(result.numUpdatedRows);
@@ -179,37 +186,57 @@ export async function findPayoutOfCommission(db: Db, commissionId: string): Prom
 }
 
 /**
- * After some of these partners' commissions left what a payout pays (refunded, rejected,
- * deleted: a refund or a transaction's delete moved them), they leave their unpaid payouts, which
- * are summed again; a payout left with nothing to pay is canceled, saying why. Returns the
- * payouts it canceled, whose remaining commissions the caller releases.
+ * After some of these partners' commissions left what a payout pays (a refund or a transaction's
+ * delete refunded or rejected them), they leave their pending payouts, whose amount and count go
+ * down by theirs (a change, not a new sum: two refunds at once each take off their own); a payout
+ * left with nothing, or nothing positive, to pay is canceled, saying why. Payouts being processed
+ * keep their commissions (the refund became a refund entry instead: refund-entries.ts). Returns
+ * the payouts it canceled, whose remaining commissions the caller releases.
  */
 export async function detachUnpayable(db: Db, partnerIds: string[], now: Date): Promise<string[]> {
   if (partnerIds.length === 0) return [];
+  // The payouts first, as a payout's transitions lock them first: a payout being marked paid
+  // meanwhile is waited for (and then left alone) rather than changed under it.
+  await sql`
+    select p.id from payouts p
+      join payout_commissions pc on pc.payout_id = p.id
+      join commissions c on c.id = pc.commission_id
+     where p.status = 'pending' and c.partner_id = any(${partnerIds}::text[])
+       and (c.status <> 'approved' or c.deleted_at is not null)
+     order by p.id
+       for update of p`.execute(db);
   const { rows } = await sql<{ id: string; status: string }>`
     with leaving as (
-      delete from payout_commissions pc using commissions c
-       where pc.commission_id = c.id and c.partner_id = any(${partnerIds}::text[])
+      delete from payout_commissions pc using commissions c, payouts p
+       where pc.commission_id = c.id and p.id = pc.payout_id and p.status = 'pending'
+         and c.partner_id = any(${partnerIds}::text[])
          and (c.status <> 'approved' or c.deleted_at is not null)
-      returning pc.payout_id
-    ), remaining as (
-      select p.id,
-             coalesce(sum(c.amount) filter (where c.status = 'approved' and c.deleted_at is null), 0)::int8 as amount,
-             count(c.id) filter (where c.status = 'approved' and c.deleted_at is null)::int as commission_count
-        from payouts p
-        left join payout_commissions pc on pc.payout_id = p.id
-        left join commissions c on c.id = pc.commission_id
-       where p.id in (select payout_id from leaving)
-       group by p.id
+      returning pc.payout_id, c.amount
+    ), gone as (
+      select payout_id, sum(amount)::int8 as amount, count(*)::int as commissions from leaving group by payout_id
     )
     update payouts p
-       set amount = r.amount, commission_count = r.commission_count, updated_at = ${now},
-           status = case when r.amount <= 0 then 'canceled' else p.status end,
-           reason = case when r.amount <= 0 then 'Nothing left to pay: its commissions were refunded, rejected or deleted' else p.reason end
-      from remaining r
-     where p.id = r.id and p.status in ('pending', 'processing')
+       set amount = p.amount - g.amount, commission_count = p.commission_count - g.commissions, updated_at = ${now},
+           status = case when p.commission_count = g.commissions or p.amount - g.amount <= 0 then 'canceled' else p.status end,
+           reason = case when p.commission_count = g.commissions or p.amount - g.amount <= 0
+                         then 'Nothing left to pay: its commissions were refunded, rejected or deleted' else p.reason end
+      from gone g
+     where p.id = g.payout_id and p.status = 'pending'
     returning p.id, p.status`.execute(db);
   return rows.filter((r) => r.status === 'canceled').map((r) => r.id);
+}
+
+/** Which of these commissions are in a payout being processed (its file may be at the bank). */
+export async function commissionsInProcessing(db: Db, commissionIds: string[]): Promise<Set<string>> {
+  if (commissionIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('payout_commissions as pc')
+    .innerJoin('payouts as p', 'p.id', 'pc.payout_id')
+    .select('pc.commission_id')
+    .where('pc.commission_id', 'in', commissionIds)
+    .where('p.status', '=', 'processing')
+    .execute();
+  return new Set(rows.map((r) => r.commission_id));
 }
 
 /** A payout's commissions: those in it while it is unpaid, those it paid once paid. */

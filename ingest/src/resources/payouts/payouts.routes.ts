@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod';
 import type { RouteDeps } from '../../deps.js';
@@ -70,8 +69,14 @@ export function registerPayoutRoutes(api: ApiBuilder, { db, mailer, secretGuards
     response: z.string().meta({ description: 'The CSV file' }),
     handler: async ({ res, query }): Promise<FileAnswer> => {
       const file = await exportPayouts(db, authOf(res).organizationId, query);
-      const csv = stringify({ header: file.header !== null, columns: file.header ?? undefined, record_delimiter: 'windows' });
-      return { filename: file.filename, body: Readable.from(file.rows).pipe(csv) };
+      // A name such as "=HYPERLINK(…)" stays text when the file is opened in a spreadsheet.
+      const csv = stringify({
+        header: file.header !== null,
+        columns: file.header ?? undefined,
+        record_delimiter: 'windows',
+        escape_formulas: true,
+      });
+      return { filename: file.filename, body: file.rows, through: [csv] };
     },
   });
 

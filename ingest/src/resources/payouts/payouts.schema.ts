@@ -7,7 +7,14 @@ export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'canc
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 /** Why a partner got no payout from a generation. */
-export const SKIP_REASONS = ['below_minimum', 'no_payout_method', 'negative_balance', 'nothing_owed', 'partner_deleted'] as const;
+export const SKIP_REASONS = [
+  'below_minimum',
+  'no_payout_method',
+  'missing_payout_details',
+  'negative_balance',
+  'nothing_owed',
+  'partner_deleted',
+] as const;
 
 export const EXPORT_FORMATS = ['paypal', 'wise', 'csv'] as const;
 

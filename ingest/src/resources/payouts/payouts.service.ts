@@ -206,13 +206,22 @@ export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Da
 }
 
 /**
- * Why a commission in an unpaid payout cannot change its status or amount, or be deleted (the
- * payout's sum would no longer be true); undefined when it is in none.
+ * Why a commission in a payout cannot change its status or amount, or be deleted: an unpaid
+ * payout's sum, or a paid one's trail, would no longer be true. Undefined when it is in none.
  */
-export async function inPayoutProblem(db: Db, commissionId: string): Promise<string | undefined> {
-  const payoutId = await findPayoutOfCommission(db, commissionId);
-  if (!payoutId) return undefined;
-  return `Commission '${commissionId}' is in payout '${payoutId}', which is not paid yet: cancel the payout first, or wait until it is paid`;
+export async function inPayoutProblem(
+  db: Db,
+  commission: { id: string; organization_id: string; payout_id: string | null },
+): Promise<string | undefined> {
+  const unpaid = await findPayoutOfCommission(db, commission.id);
+  if (unpaid) {
+    return `Commission '${commission.id}' is in payout '${unpaid}', which is not paid yet: cancel the payout first, or wait until it is paid`;
+  }
+  // Paid by a payout (not by itself): the payout's trail must stay true.
+  if (commission.payout_id && (await findPayout(db, commission.organization_id, commission.payout_id))) {
+    return `Commission '${commission.id}' was paid by payout '${commission.payout_id}': correct it with a refund of its transaction, which the next payout takes back`;
+  }
+  return undefined;
 }
 
 /** What each partner of the program is owed, a page of partners at a time. */
@@ -271,8 +280,21 @@ export async function exportPayouts(db: Db, organizationId: string, query: Payou
   const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
   const format: ExportFormat = EXPORT_FORMATS_BY_NAME[query.format];
   const status = query.status ?? 'pending';
-  const filters: PayoutListFilters = { programId: program.id, status, currency: query.currency, payoutMethod: format.method ?? undefined };
+  const filters: PayoutListFilters = {
+    programId: program.id,
+    status,
+    currency: query.currency,
+    payoutMethod: format.method ?? undefined,
+    createdUpTo: today,
+  };
   const summary = await summarizeExport(db, organizationId, filters);
+  const rows = summary.reduce((sum, s) => sum + s.payouts, 0);
+  if (format.maxRows !== null && rows > format.maxRows) {
+    throw badRequest(
+      `A ${query.format} file holds at most ${format.maxRows} payouts; these are ${rows}: export a currency at a time, or mark some processing first`,
+      'format',
+    );
+  }
   if (format.oneCurrency && summary.length > 1) {
     throw badRequest(
       `A ${query.format} file holds one currency; these payouts are in ${summary.map((s) => s.currency).join(', ')}: choose one with currency`,
