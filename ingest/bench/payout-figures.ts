@@ -1,8 +1,8 @@
-import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import type { ApiClient } from '../client/api-client.js';
 import { openDatabase } from '../src/db/database.js';
 import { generateProgramPayouts } from '../src/resources/payouts/payouts.service.js';
+import { statementCounter } from './statement-counter.js';
 
 export interface PayoutScale {
   partners: number;
@@ -28,14 +28,7 @@ export async function payoutFigures(
 ): Promise<PayoutFigure[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  let statements = 0;
-  const counter: KyselyPlugin = {
-    transformQuery: (args) => {
-      statements++;
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
-  };
+  const counter = statementCounter();
   const db = openDatabase({ kind: 'postgres', url: databaseUrl });
   const figures: PayoutFigure[] = [];
   try {
@@ -59,12 +52,12 @@ export async function payoutFigures(
       );
       await client.query('analyze partners');
       await client.query('analyze commissions');
-      const counted = db.withPlugin(counter);
-      statements = 0;
+      const counted = db.withPlugin(counter.plugin);
+      counter.reset();
       const started = performance.now();
       const result = await generateProgramPayouts(counted, organizationId, { program_id: program.id });
       const seconds = Number(((performance.now() - started) / 1000).toFixed(2));
-      figures.push({ ...scale, payouts: result.payouts.length, seconds, statements });
+      figures.push({ ...scale, payouts: result.payouts.length, seconds, statements: counter.count });
     }
   } finally {
     await db.destroy();

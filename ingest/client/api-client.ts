@@ -8,6 +8,7 @@ import type * as flows from '../src/resources/flows/flows.schema.js';
 import type * as groups from '../src/resources/groups/groups.schema.js';
 import type * as links from '../src/resources/links/links.schema.js';
 import type * as partners from '../src/resources/partners/partners.schema.js';
+import type * as payouts from '../src/resources/payouts/payouts.schema.js';
 import type * as programs from '../src/resources/programs/programs.schema.js';
 import type * as promotionCodes from '../src/resources/promotion-codes/promotion-codes.schema.js';
 import type * as stripe from '../src/resources/stripe/stripe.schema.js';
@@ -36,6 +37,7 @@ export type StripeEventRecord = z.infer<typeof stripe.StripeEventRecord>;
 export type Event = z.infer<typeof events.Event>;
 export type WebhookEndpoint = z.infer<typeof webhookEndpoints.WebhookEndpoint>;
 export type WebhookDelivery = z.infer<typeof webhookEndpoints.WebhookDelivery>;
+export type Payout = z.infer<typeof payouts.Payout>;
 
 /** The envelopes of README "Responses": retrieve → the object; create and update → an array of one; lists → a page. */
 export type One<T> = { success: true; data: T };
@@ -67,6 +69,7 @@ interface Collections {
   // The signing secret is only in the create answer.
   'webhook-endpoints': Answers<WebhookEndpoint, z.infer<typeof webhookEndpoints.WebhookEndpointWithSecret>>;
   events: Answers<Event>;
+  payouts: Answers<Payout>;
 }
 
 type WithoutQuery<P extends string> = P extends `${infer Path}?${string}` ? Path : P;

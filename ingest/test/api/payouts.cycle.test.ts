@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import type { KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { statementCounter } from '../../bench/statement-counter.js';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { generateProgramPayouts } from '../../src/resources/payouts/payouts.service.js';
 import {
@@ -10,12 +10,23 @@ import {
   createPartner,
   createProgram,
   createTransaction,
+  type TestOrg,
   uniqueEmail,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
+import type { TestApp } from '../support/harness.js';
 import { DAY_MS } from '../support/time.js';
 
 /** The whole money cycle, and payout generation at once on two processes and at scale. */
+
+/** A partner of the program paid by PayPal. */
+const paypalPartner = (t: TestApp, org: TestOrg, program: ApiObject) =>
+  createPartner(t, org, {
+    program_id: program.id,
+    group_id: program.default_group_id,
+    payout_method: 'paypal',
+    payout_details: { email: uniqueEmail('paypal') },
+  });
 
 describe('the money cycle: clicks → customers → payments → approvals → payouts → a refund after payout', () => {
   const {
@@ -26,12 +37,7 @@ describe('the money cycle: clicks → customers → payments → approvals → p
   it('pays the partner what they earned, and takes a refund after payout out of the next payout', async () => {
     const api = t.request;
     const program = await createProgram(t, org);
-    const alice = await createPartner(t, org, {
-      program_id: program.id,
-      group_id: program.default_group_id,
-      payout_method: 'paypal',
-      payout_details: { email: uniqueEmail('alice-paypal') },
-    });
+    const alice = await paypalPartner(t, org, program);
     const link = await createLink(t, org, alice);
     const click = (await api.post('/v1/clicks').set(org.auth).send({ param: link.param, value: link.value })).body.data[0];
     const customer = await createCustomer(t, org, alice, { click_id: click.id });
@@ -83,14 +89,7 @@ describe('payout generation at once on two processes', () => {
     const program = await createProgram(t, org);
     const partners: ApiObject[] = [];
     for (let i = 0; i < 12; i++) {
-      partners.push(
-        await createPartner(t, org, {
-          program_id: program.id,
-          group_id: program.default_group_id,
-          payout_method: 'paypal',
-          payout_details: { email: uniqueEmail('pair') },
-        }),
-      );
+      partners.push(await paypalPartner(t, org, program));
     }
     let total = 0;
     for (const [i, partner] of partners.entries()) {
@@ -125,12 +124,7 @@ describe('payout generation at once on two processes', () => {
     const { t } = first;
     const [org] = first.orgs;
     const program = await createProgram(t, org);
-    const alice = await createPartner(t, org, {
-      program_id: program.id,
-      group_id: program.default_group_id,
-      payout_method: 'paypal',
-      payout_details: { email: uniqueEmail('refunds') },
-    });
+    const alice = await paypalPartner(t, org, program);
     const customer = await createCustomer(t, org, alice);
     const payments = [];
     for (const amount of [1000, 2000, 4000]) payments.push(await createTransaction(t, org, customer, { amount }));
@@ -153,33 +147,21 @@ describe('payout generation at once on two processes', () => {
   it('issues as many SQL statements for 30 partners as for 2', async () => {
     const { t } = first;
     const [org] = first.orgs;
-    let statements = 0;
-    const counter: KyselyPlugin = {
-      transformQuery: (args) => {
-        statements++;
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
-    const counted = t.storage.db.withPlugin(counter);
+    const counter = statementCounter();
+    const counted = t.storage.db.withPlugin(counter.plugin);
     const run = async (partnerCount: number) => {
       const program = await createProgram(t, org);
       for (let i = 0; i < partnerCount; i++) {
-        const partner = await createPartner(t, org, {
-          program_id: program.id,
-          group_id: program.default_group_id,
-          payout_method: 'paypal',
-          payout_details: { email: uniqueEmail('count') },
-        });
+        const partner = await paypalPartner(t, org, program);
         await t.request
           .post('/v1/commissions')
           .set(org.auth)
           .send({ program_id: program.id, partner_id: partner.id, amount: 500, status: 'approved' });
       }
-      statements = 0;
+      counter.reset();
       const result = await generateProgramPayouts(counted, org.organization_id, { program_id: program.id });
       expect(result.payouts).toHaveLength(partnerCount);
-      return statements;
+      return counter.count;
     };
     const few = await run(2);
     const many = await run(30);

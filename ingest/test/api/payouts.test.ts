@@ -68,6 +68,15 @@ describe('payouts', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data[0];
   }
+  /** A payment of the partner's customer on the program's default flow (20 %), its reward approved by hand. */
+  async function approvedPayment(partner: ApiObject, amount: number, fields: Record<string, unknown> = {}) {
+    const customer = await createCustomer(t, org, partner);
+    const txn = await createTransaction(t, org, customer, { amount, ...fields });
+    const rewards = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: partner.program_id, transaction_id: txn.id }))
+      .body.data as ApiObject[];
+    for (const r of rewards) await t.request.put(`/v1/commissions/${r.id}`).set(org.auth).send({ status: 'approved' });
+    return { txn, reward: rewards[0] };
+  }
   async function generate(program: ApiObject, body: Record<string, unknown> = {}, who: TestOrg = org) {
     const res = await t.request
       .post('/v1/payouts/generate')
@@ -287,11 +296,7 @@ describe('payouts', () => {
   it('keeps a commission in an unpaid payout as it is: no status or amount change, no delete; a refund takes it out', async () => {
     const program = await programOf();
     const alice = await partnerIn(program);
-    const customer = await createCustomer(t, org, alice, { program_id: program.id });
-    const txn = await createTransaction(t, org, customer, { amount: 10_000 });
-    const [reward] = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id, transaction_id: txn.id })).body
-      .data;
-    await t.request.put(`/v1/commissions/${reward.id}`).set(org.auth).send({ status: 'approved' });
+    const { txn, reward } = await approvedPayment(alice, 10_000);
     const extra = await commission(alice, 500);
     const [payout] = (await generate(program)).payouts;
     expect(payout).toMatchObject({ amount: 2500, commission_count: 2 });
@@ -319,11 +324,7 @@ describe('payouts', () => {
   it('cancels a payout left with nothing to pay after a refund, saying why', async () => {
     const program = await programOf();
     const alice = await partnerIn(program);
-    const customer = await createCustomer(t, org, alice, { program_id: program.id });
-    const txn = await createTransaction(t, org, customer, { amount: 5000 });
-    const [reward] = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id, transaction_id: txn.id })).body
-      .data;
-    await t.request.put(`/v1/commissions/${reward.id}`).set(org.auth).send({ status: 'approved' });
+    const { txn } = await approvedPayment(alice, 5000);
     const [payout] = (await generate(program)).payouts;
     expect((await t.request.delete(`/v1/transactions/${txn.id}`).set(org.auth)).status).toBe(200);
     expect((await payouts().get(payout.id)).body.data).toMatchObject({
@@ -390,11 +391,7 @@ describe('payouts', () => {
   it('leaves a payout being processed alone on a refund: the refund becomes an entry the next payout takes back', async () => {
     const program = await programOf();
     const alice = await partnerIn(program);
-    const customer = await createCustomer(t, org, alice, { program_id: program.id });
-    const txn = await createTransaction(t, org, customer, { amount: 10_000 });
-    const [reward] = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id, transaction_id: txn.id })).body
-      .data;
-    await t.request.put(`/v1/commissions/${reward.id}`).set(org.auth).send({ status: 'approved' });
+    const { txn, reward } = await approvedPayment(alice, 10_000);
     const [payout] = (await generate(program)).payouts;
     // The file went to the bank.
     await setStatus(payout.id, { status: 'processing' });
@@ -546,12 +543,7 @@ describe('payouts', () => {
       const noEmail = await partnerIn(program, { payout_details: {} });
       await commission(alice, 1000);
       await commission(alice, 700);
-      const customer = await createCustomer(t, org, alice, { program_id: program.id });
-      const usd = await createTransaction(t, org, customer, { amount: 10_000, currency: 'USD' });
-      for (const c of (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id, transaction_id: usd.id })).body
-        .data) {
-        await t.request.put(`/v1/commissions/${c.id}`).set(org.auth).send({ status: 'approved' });
-      }
+      await approvedPayment(alice, 10_000, { currency: 'USD' });
       const generated = (await generate(program, { partner_ids: [alice.id] })).payouts;
       expect(generated.map((p) => p.currency).sort()).toEqual(['EUR', 'USD']);
 
