@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { ApiClient } from '../client/api-client.js';
 import { openDatabase } from '../src/db/database.js';
 import { generateProgramPayouts } from '../src/resources/payouts/payouts.service.js';
+import { timeGets } from './load.js';
 import { statementCounter } from './statement-counter.js';
 
 export interface PayoutScale {
@@ -13,16 +14,20 @@ export interface PayoutFigure extends PayoutScale {
   payouts: number;
   seconds: number;
   statements: number;
+  /** GET /v1/programs/:id/balances, 100 partners a page, after the generation. */
+  balances: { p50: number; p99: number };
 }
 
 /**
  * Payout generation at scale: a program of its own per scale, its partners (PayPal) and their
  * approved commissions inserted with plain SQL (the triggers run as for any insert), then one
- * generation through the service the API calls, timed, with the SQL statements it issued counted.
+ * generation through the service the API calls, timed, with the SQL statements it issued counted;
+ * then the balances list, a page of 100 partners.
  */
 export async function payoutFigures(
   databaseUrl: string,
   api: ApiClient,
+  apiKey: string,
   organizationId: string,
   scales: PayoutScale[],
 ): Promise<PayoutFigure[]> {
@@ -57,7 +62,11 @@ export async function payoutFigures(
       const started = performance.now();
       const result = await generateProgramPayouts(counted, organizationId, { program_id: program.id });
       const seconds = Number(((performance.now() - started) / 1000).toFixed(2));
-      figures.push({ ...scale, payouts: result.payouts.length, seconds, statements: counter.count });
+      const balancesUrl = `${api.baseUrl}/v1/programs/${program.id}/balances?limit=100`;
+      const headers = { authorization: `Bearer ${apiKey}` };
+      await timeGets(balancesUrl, headers, 5);
+      const balances = await timeGets(balancesUrl, headers, 40);
+      figures.push({ ...scale, payouts: result.payouts.length, seconds, statements: counter.count, balances });
     }
   } finally {
     await db.destroy();

@@ -192,7 +192,7 @@ async function main(): Promise<void> {
     if (args['skip-payouts'] || args.embedded) {
       rows.push({ figure: 'payout generation', value: args.embedded ? 'PostgreSQL only (bulk seeding)' : 'skipped' });
     } else {
-      const payouts = await payoutFigures(storage.databaseUrl!, api, keys.organization_id, [
+      const payouts = await payoutFigures(storage.databaseUrl!, api, keys.api_key, keys.organization_id, [
         { partners: 1_000, commissions: 100_000 },
         { partners: 10_000, commissions: Number(args['payout-commissions']) },
       ]);
