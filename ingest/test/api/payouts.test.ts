@@ -177,7 +177,7 @@ describe('payouts', () => {
       .set(org.auth)
       .send({ payout_details: { email: 'new@example.com' } });
     expect((await payouts().get(aliceId)).body.data.payout_details).toEqual(alice.payout_details);
-    expect(await generate(program)).toEqual({ payouts: [], skipped: [] });
+    expect(await generate(program)).toMatchObject({ payouts: [], skipped: [] });
   });
 
   it('applies the minimum (the group may set its own), and skips partners without a payout method, with nothing owed, or owing', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode, idField, isoString, optionalText, payoutMethod, timestampField } from '../../http/fields.js';
+import { currencyCode, idField, isoString, optionalText, payoutMethod, storedTimestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
 
@@ -21,7 +21,9 @@ export const EXPORT_FORMATS = ['paypal', 'wise', 'csv'] as const;
 export const PayoutGenerate = z
   .strictObject({
     program_id: idField,
-    up_to: timestampField.optional().meta({ description: 'Only commissions created up to this time (inclusive); left out, up to now' }),
+    up_to: storedTimestampField
+      .optional()
+      .meta({ description: 'Only commissions created up to this time (inclusive); left out, up to now' }),
     partner_ids: z
       .array(idField)
       .min(1)
@@ -104,6 +106,7 @@ export type PayoutObject = z.output<typeof Payout>;
 
 export const GenerateResult = z
   .object({
+    up_to: isoString.meta({ description: 'The commissions taken were created up to then' }),
     payouts: z.array(Payout.pick({ id: true, partner_id: true, amount: true, currency: true, commission_count: true })),
     skipped: z.array(
       z.object({

@@ -109,6 +109,7 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
     const unknown = input.partner_ids.find((id) => !known.has(id));
     if (unknown) throw notFound('partner', unknown, 'partner_ids');
   }
+  const upTo = input.up_to ?? new Date();
   const rows = await inTransaction(db, async (trx) => {
     await lockProgramPayouts(trx, program.id);
     return generatePayouts(trx, {
@@ -116,12 +117,13 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
       programId: program.id,
       programCurrency: program.currency_code,
       programMinimum: program.minimum_payout,
-      upTo: input.up_to ?? new Date(),
+      upTo,
       partnerIds: input.partner_ids,
       now: new Date(),
     });
   });
   return {
+    up_to: upTo.toISOString(),
     payouts: rows.flatMap((r) =>
       r.payout_id
         ? [{ id: r.payout_id, partner_id: r.partner_id, amount: r.amount, currency: r.currency, commission_count: r.commission_count }]
