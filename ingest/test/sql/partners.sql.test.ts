@@ -3,6 +3,7 @@ import { loadPartnerStats } from '../../src/resources/partners/partner-stats.js'
 import {
   findPartner,
   findPartnerByEmail,
+  findProgramPartnerIds,
   insertPartner,
   lockPartner,
   movePartnersToGroup,
@@ -105,5 +106,9 @@ describe('partners service SQL', () => {
 
   it('lockPartner', async () => {
     expect(await sqlOf((db) => lockPartner(db, 'ptn_1'))).toMatchSnapshot();
+  });
+
+  it('findProgramPartnerIds', async () => {
+    expect(await sqlOf((db) => findProgramPartnerIds(db, 'org_1', 'prg_1', ['part_1', 'part_2']))).toMatchSnapshot();
   });
 });

@@ -83,3 +83,9 @@ export function selectPartnerStats(db: Db, partnerIds: string[]) {
     .groupBy('partner_id')
     .execute();
 }
+
+/** Which of these ids are live partners of the program. */
+export async function findProgramPartnerIds(db: Db, organizationId: string, programId: string, ids: string[]): Promise<Set<string>> {
+  const rows = await selectPartners(db, organizationId).where('program_id', '=', programId).where('id', 'in', ids).select('id').execute();
+  return new Set(rows.map((p) => p.id));
+}

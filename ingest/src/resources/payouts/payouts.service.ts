@@ -8,7 +8,7 @@ import { queueEmail } from '../../mail/outbox.js';
 import type { CommissionObject } from '../commissions/commissions.schema.js';
 import { toCommission } from '../commissions/commissions.serializer.js';
 import { payoutPaidEmail } from '../partners/partner-emails.js';
-import { findPartner, selectPartners } from '../partners/partners.repository.js';
+import { findPartner, findProgramPartnerIds } from '../partners/partners.repository.js';
 import { toExpandedPartner } from '../partners/partners.serializer.js';
 import { requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
@@ -97,15 +97,7 @@ export async function listPayoutCommissions(
 export async function generateProgramPayouts(db: Db, organizationId: string, input: PayoutGenerateInput): Promise<GenerateResultObject> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
   if (input.partner_ids) {
-    const known = new Set(
-      (
-        await selectPartners(db, organizationId)
-          .where('program_id', '=', program.id)
-          .where('id', 'in', input.partner_ids)
-          .select('id')
-          .execute()
-      ).map((p) => p.id),
-    );
+    const known = await findProgramPartnerIds(db, organizationId, program.id, input.partner_ids);
     const unknown = input.partner_ids.find((id) => !known.has(id));
     if (unknown) throw notFound('partner', unknown, 'partner_ids');
   }
