@@ -203,7 +203,7 @@ async function main(): Promise<void> {
         value: payouts
           .map(
             (p) =>
-              `${p.partners / 1000} k partners, ${p.commissions / 1000} k commissions: ${p.seconds} s, ${p.payouts} payouts, ${p.statements} SQL statements`,
+              `${p.partners / 1000} k partners, ${p.commissions / 1000} k commissions: ${p.seconds} s, ${p.payouts} payouts, ${p.statements} SQL statements; balances (100 a page) p50 ${p.balances.p50} ms`,
           )
           .join('; '),
         target: 'statements do not grow with partners',
