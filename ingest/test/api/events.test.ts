@@ -143,12 +143,7 @@ describe('events', () => {
 
   it('changes made outside a request are events too: the approval job approving a batch', async () => {
     const partner = await createPartner(t, org);
-    const customer = (
-      await t.request
-        .post('/v1/customers')
-        .set(org.auth)
-        .send({ email: uniqueEmail('c'), partner_id: partner.id })
-    ).body.data[0];
+    const customer = await createCustomer(t, org, partner);
     await createTransaction(t, org, customer, { amount: 1000 });
     const mark = await lastEventId();
     expect(await approveDueCommissions(t.storage.db, new Date(Date.now() + 31 * DAY_MS))).toBeGreaterThanOrEqual(1);
@@ -182,12 +177,7 @@ describe('events', () => {
 
   it('a refused change emits nothing: a repeated charge_id is a 409 and no event', async () => {
     const partner = await createPartner(t, org);
-    const customer = (
-      await t.request
-        .post('/v1/customers')
-        .set(org.auth)
-        .send({ email: uniqueEmail('c'), partner_id: partner.id })
-    ).body.data[0];
+    const customer = await createCustomer(t, org, partner);
     const paid = await createTransaction(t, org, customer, { charge_id: 'ch_once' });
     const mark = await lastEventId();
     const again = await t.request

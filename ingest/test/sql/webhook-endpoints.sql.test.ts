@@ -4,7 +4,7 @@ import {
   disableEndpoint,
   fanOutEvents,
   findEndpoint,
-  findEndpointsByIds,
+  findEndpointById,
   insertDeliveriesOfEvent,
   insertDelivery,
   insertEndpoint,
@@ -55,8 +55,8 @@ describe('webhook endpoints repository SQL', () => {
     expect(await sqlOf((db) => softDeleteEndpoint(db, 'we_1', AT))).toMatchSnapshot();
   });
 
-  it('findEndpointsByIds', async () => {
-    expect(await sqlOf((db) => findEndpointsByIds(db, ['we_1']))).toMatchSnapshot();
+  it('findEndpointById', async () => {
+    expect(await sqlOf((db) => findEndpointById(db, 'we_1'))).toMatchSnapshot();
   });
 
   it('fanOutEvents: one statement', async () => {

@@ -5,13 +5,10 @@ import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
-import { queueEmail } from '../../mail/outbox.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { commissionPaidEmail } from '../partners/partner-emails.js';
-import { findPartner } from '../partners/partners.repository.js';
-import { requirePartner } from '../partners/partners.service.js';
+import { queuePartnerEmail, requirePartner } from '../partners/partners.service.js';
 import { inPayoutProblem } from '../payouts/payouts.service.js';
-import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { requireTransaction } from '../transactions/transactions.service.js';
 import {
@@ -202,11 +199,7 @@ export async function updateCommission(
  */
 async function queuePaidEmail(trx: Db, commission: CommissionRow): Promise<boolean> {
   if (commission.type !== 'reward' || commission.amount <= 0) return false;
-  const partner = await findPartner(trx, commission.organization_id, commission.partner_id);
-  const program = partner && (await findProgram(trx, commission.organization_id, commission.program_id));
-  const email = partner && program ? commissionPaidEmail(partner, program, commission) : undefined;
-  if (email) await queueEmail(trx, email);
-  return email !== undefined;
+  return queuePartnerEmail(trx, commission, (partner, program) => commissionPaidEmail(partner, program, commission));
 }
 
 /** Soft delete: hidden from the API and from the totals, with its unpaid refund entries. */

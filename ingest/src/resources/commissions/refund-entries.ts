@@ -42,8 +42,10 @@ export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: C
     if (wasCounted.length) await voidRefundEntries(trx, wasCounted, to, now);
     if (wasVoid.length) await moveVoidedRefundEntries(trx, wasVoid, to, now);
   }
-  // The rewards, or entries that went with them, may have been in an unpaid payout.
-  if (to === 'deleted' || !countsTowardsTotals({ status: to })) {
+  // The rewards, or entries that went with them, may have been in an unpaid payout: only
+  // approved commissions are, and only an approved or paid reward has approved entries.
+  const payable = rewards.some((r) => r.status === 'approved' || r.status === 'paid');
+  if (payable && (to === 'deleted' || !countsTowardsTotals({ status: to }))) {
     await settleUnpaidPayouts(
       trx,
       rewards.map((r) => r.partner_id),
@@ -58,9 +60,10 @@ export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: C
  * it stays in the payout and the refund becomes an approved entry the next payout takes back.
  */
 async function rewardsWithEntries(trx: Db, commissions: CommissionRow[]) {
+  // Only an approved reward can be in a payout.
   const processing = await commissionsInProcessing(
     trx,
-    commissions.filter((c) => c.type === 'reward').map((c) => c.id),
+    commissions.filter((c) => c.type === 'reward' && c.status === 'approved').map((c) => c.id),
   );
   return commissions
     .filter((c) => c.type === 'reward')

@@ -30,7 +30,10 @@ export async function retrieveEvent(db: Db, organizationId: string, eventId: str
   return toEvent(await requireEvent(db, organizationId, eventId));
 }
 
+/** Where the retention of events, and of their deliveries, ends. */
+export const retentionCutoff = (now: Date) => new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000);
+
 /** Forgets events older than the retention (the hourly purge). */
 export function purgeOldEvents(db: Db, now = new Date()): Promise<number> {
-  return purgeEventsBefore(db, new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000));
+  return purgeEventsBefore(db, retentionCutoff(now));
 }

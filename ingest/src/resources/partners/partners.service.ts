@@ -1,17 +1,18 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
-import type { PartnerRow } from '../../db/schema.js';
+import type { PartnerRow, ProgramRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
 import { validate } from '../../http/validation.js';
 import { newId } from '../../ids.js';
-import { queueEmail } from '../../mail/outbox.js';
+import { type OutgoingEmail, queueEmail } from '../../mail/outbox.js';
 import type { SharedStore } from '../../store/index.js';
 import { requireGroup } from '../groups/groups.service.js';
 import { invalidateLinkLookups } from '../links/link-cache.js';
 import { deletePartnerLinks } from '../links/links.service.js';
+import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { welcomeEmail } from './partner-emails.js';
 import {
@@ -171,4 +172,21 @@ export async function deletePartner(db: Db, store: SharedStore, organizationId: 
     return deletePartnerLinks(trx, partner.id, now);
   });
   await Promise.all(links.map((link) => invalidateLinkLookups(store, link)));
+}
+
+/**
+ * Queues, in the caller's SQL transaction, the e-mail `build` makes for a live partner of the
+ * program (undefined when their switch does not want it: README, "Partner e-mails"); true when
+ * queued, so the caller kicks the mailer after its commit.
+ */
+export async function queuePartnerEmail(
+  trx: Db,
+  about: { organization_id: string; partner_id: string; program_id: string },
+  build: (partner: PartnerRow, program: ProgramRow) => OutgoingEmail | undefined,
+): Promise<boolean> {
+  const partner = await findPartner(trx, about.organization_id, about.partner_id);
+  const program = partner && (await findProgram(trx, about.organization_id, about.program_id));
+  const email = partner && program ? build(partner, program) : undefined;
+  if (email) await queueEmail(trx, email);
+  return email !== undefined;
 }

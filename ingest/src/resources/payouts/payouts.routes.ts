@@ -19,7 +19,7 @@ import {
   PayoutUpdate,
   payoutDocs,
 } from './payouts.schema.js';
-import { presentPayouts } from './payouts.serializer.js';
+import { toPayout } from './payouts.serializer.js';
 import {
   exportPayouts,
   generateProgramPayouts,
@@ -101,8 +101,7 @@ export function registerPayoutRoutes(api: ApiBuilder, { db, mailer, secretGuards
     status: 200,
     response: manyResponse(Payout),
     handler: async ({ res, params, body }) => {
-      const payout = await updatePayout(db, authOf(res).organizationId, params.id, body, mailer.kick);
-      return envelope.many((await presentPayouts(db, [payout]))[0]);
+      return envelope.many(toPayout(await updatePayout(db, authOf(res).organizationId, params.id, body, mailer.kick)));
     },
   });
 

@@ -3,14 +3,13 @@ import { loadByIds } from '../../db/load-by-ids.js';
 import type { PayoutRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { type Page, paginate } from '../../http/list.js';
-import { queueEmail } from '../../mail/outbox.js';
+import { type ListParams, type Page, paginate } from '../../http/list.js';
 import type { CommissionObject } from '../commissions/commissions.schema.js';
 import { toCommission } from '../commissions/commissions.serializer.js';
 import { payoutPaidEmail } from '../partners/partner-emails.js';
-import { findPartner, findProgramPartnerIds } from '../partners/partners.repository.js';
+import { findProgramPartnerIds } from '../partners/partners.repository.js';
 import { toExpandedPartner } from '../partners/partners.serializer.js';
-import { requirePartner } from '../partners/partners.service.js';
+import { queuePartnerEmail, requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { EXPORT_FORMATS_BY_NAME, type ExportFormat, type ExportPartner } from './payout-exports.js';
 import {
@@ -82,7 +81,7 @@ export async function listPayoutCommissions(
   db: Db,
   organizationId: string,
   id: string,
-  query: Parameters<typeof paginate>[1],
+  query: ListParams,
 ): Promise<Page<CommissionObject>> {
   const payout = await requirePayout(db, organizationId, id);
   const page = await paginate(selectPayoutCommissions(db, payout), query, { createdAt: 'created_at', id: 'id' });
@@ -170,7 +169,7 @@ export async function updatePayout(
     });
     if (to === 'paid') {
       await payPayoutCommissions(trx, current.id, now);
-      queued = await queuePayoutPaidEmail(trx, updated);
+      queued = await queuePartnerEmail(trx, updated, (partner, program) => payoutPaidEmail(partner, program, updated));
     } else if (to === 'failed' || to === 'canceled') {
       await releasePayoutCommissions(trx, [current.id]);
     }
@@ -178,14 +177,6 @@ export async function updatePayout(
   });
   if (queued) onEmailQueued();
   return payout;
-}
-
-async function queuePayoutPaidEmail(trx: Db, payout: PayoutRow): Promise<boolean> {
-  const partner = await findPartner(trx, payout.organization_id, payout.partner_id);
-  const program = partner && (await requireProgram(trx, payout.organization_id, payout.program_id));
-  const email = partner && program ? payoutPaidEmail(partner, program, payout) : undefined;
-  if (email) await queueEmail(trx, email);
-  return email !== undefined;
 }
 
 /**

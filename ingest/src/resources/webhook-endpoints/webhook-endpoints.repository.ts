@@ -41,10 +41,9 @@ export async function softDeleteEndpoint(db: Db, id: string, now: Date): Promise
   await db.updateTable('webhook_endpoints').set({ deleted_at: now, updated_at: now }).where('id', '=', id).execute();
 }
 
-/** Endpoints by id, deleted ones included (the worker's read of where to send and with which secrets). */
-export function findEndpointsByIds(db: Db, ids: string[]): Promise<WebhookEndpointRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+/** An endpoint by id, deleted or not (the worker's read of where to send and with which secrets). */
+export function findEndpointById(db: Db, id: string): Promise<WebhookEndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /**

@@ -6,7 +6,7 @@ import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import { TEST_EVENT_TYPE } from '../events/event-types.js';
 import { insertEvent } from '../events/events.repository.js';
-import { EVENT_RETENTION_DAYS, requireEvent } from '../events/events.service.js';
+import { requireEvent, retentionCutoff } from '../events/events.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { endpointUrlProblem } from './webhook-address.js';
 import {
@@ -221,5 +221,5 @@ export async function listDeliveries(
 
 /** Forgets deliveries as old as the events that are forgotten (the hourly purge). */
 export function purgeOldDeliveries(db: Db, now = new Date()): Promise<number> {
-  return purgeDeliveriesBefore(db, new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000));
+  return purgeDeliveriesBefore(db, retentionCutoff(now));
 }

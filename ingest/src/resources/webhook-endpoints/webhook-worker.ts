@@ -10,7 +10,7 @@ import {
   claimDueDeliveries,
   disableEndpoint,
   fanOutEvents,
-  findEndpointsByIds,
+  findEndpointById,
   recordAttempts,
   releaseClaims,
   updateEndpointHealth,
@@ -124,7 +124,7 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
   }
 
   async function runLane(endpointId: string, deliveries: ClaimedDelivery[], leaseUntil: number): Promise<void> {
-    const [endpoint] = await findEndpointsByIds(db, [endpointId]);
+    const endpoint = await findEndpointById(db, endpointId);
     // Disabled or deleted since the claim: nothing is sent, and the claims go back.
     if (!endpoint || endpoint.deleted_at !== null || !endpoint.enabled) return releaseClaims(db, deliveries, new Date());
     const events = new Map(
