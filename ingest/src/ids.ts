@@ -20,6 +20,7 @@ export const ID_PREFIXES = {
   /** Made in SQL by the triggers of migration 0009 (svc_random_id), in the same shape. */
   event: 'evt',
   webhookEndpoint: 'we',
+  user: 'usr',
   /** Made in SQL by the delivery worker's fan-out (svc_random_id) and by newId. */
   webhookDelivery: 'wd',
 } as const;

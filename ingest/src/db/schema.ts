@@ -405,6 +405,42 @@ export interface WebhookDeliveriesTable {
   updated_at: Timestamp;
 }
 
+/** A person who signs in to the dashboard (README, "Dashboard"). */
+export interface UsersTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  name: string | null;
+  role: 'owner' | 'member';
+  password_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+/** A dashboard sign-in; `id` is the SHA-256 of the cookie's token. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** Trigger-kept figures per program, UTC day, partner and currency ('' for counts), in shards (summed when read). */
+export interface DailyStatsTable {
+  program_id: string;
+  day: ColumnType<string, string, string>;
+  partner_id: string;
+  currency: string;
+  shard: number;
+  clicks: number;
+  leads: number;
+  customers: number;
+  revenue: number;
+  commission: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
@@ -430,6 +466,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   payouts: PayoutsTable;
   payout_commissions: PayoutCommissionsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  daily_stats: DailyStatsTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;
@@ -453,3 +492,4 @@ export type EventRow = Selectable<EventsTable>;
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type PayoutRow = Selectable<PayoutsTable>;
+export type UserRow = Selectable<UsersTable>;

@@ -333,6 +333,10 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   'PUT /v1/payouts/{id}': (g) => ({ params: { id: g.ids.payout }, body: { status: 'processing', reference: 'BATCH-1' } }),
   'GET /v1/payouts/{id}/commissions': (g) => ({ params: { id: g.ids.payout }, query: { limit: '5' } }),
   'GET /v1/programs/{id}/balances': (g) => ({ params: { id: g.ids.program }, query: { partner_id: g.ids.partner, expand: 'partner' } }),
+  'GET /v1/programs/{id}/stats': (g) => ({
+    params: { id: g.ids.program },
+    query: { start: '2026-01-01', end: '2026-01-31', partner_id: g.ids.partner },
+  }),
   // Signed when the request is built: any change to the body breaks the signature (400).
   'POST /v1/integrations/stripe/webhook/{program_id}': (g) => {
     const body: Record<string, unknown> = { ...stripeEvent('customer.created', stripeCustomer({})) };
@@ -1218,6 +1222,27 @@ function edgeValue(schema: JsonSchema, current: unknown): fc.Arbitrary<unknown> 
     }
     if (schema.enum) arbs.push(fc.constantFrom(...schema.enum));
     if (schema.pattern === '^\\d+$') arbs.push(fc.constantFrom('1', '100', '0', '101', '007', '99999999999999999999'));
+    // Calendar days (a period's start and end): the range's ends, days that do not exist, leap days.
+    if (schema.pattern === '^\\d{4}-\\d{2}-\\d{2}$') {
+      arbs.push(
+        fc.constantFrom(
+          '1000-01-01',
+          '0999-12-31',
+          '8999-12-31',
+          '9000-01-01',
+          '0000-00-00',
+          '9999-99-99',
+          '2024-02-29',
+          '2023-02-29',
+          '2026-02-30',
+          '2026-04-31',
+          '1970-01-01',
+          '1969-12-31',
+          '2025-12-31',
+          '2026-12-31',
+        ),
+      );
+    }
   }
   if (types.has('number')) {
     const min = schema.minimum ?? -1e308;

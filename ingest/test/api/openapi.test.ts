@@ -110,6 +110,7 @@ const EXPECTED = [
   'put /v1/payouts/{id}',
   'get /v1/payouts/{id}/commissions',
   'get /v1/programs/{id}/balances',
+  'get /v1/programs/{id}/stats',
 ];
 
 /** POSTs that act on a record rather than create one: they answer 200. */

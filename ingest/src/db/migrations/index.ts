@@ -9,6 +9,7 @@ import * as m0007 from './0007_stripe.js';
 import * as m0008 from './0008_email_html.js';
 import * as m0009 from './0009_events_webhooks.js';
 import * as m0010 from './0010_payouts.js';
+import * as m0011 from './0011_dashboard.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_email_html': m0008,
   '0009_events_webhooks': m0009,
   '0010_payouts': m0010,
+  '0011_dashboard': m0011,
 };

@@ -40,6 +40,13 @@ export async function requirePartner(db: Db, organizationId: string, partnerId: 
   return found;
 }
 
+/** A partner named by a filter of a program's list must be one of the program's: another's is a 404, not an empty list. */
+export async function requireProgramPartner(db: Db, organizationId: string, programId: string, partnerId: string): Promise<PartnerRow> {
+  const partner = await requirePartner(db, organizationId, partnerId, 'partner_id');
+  if (partner.program_id !== programId) throw notFound('partner', partnerId, 'partner_id');
+  return partner;
+}
+
 /** A page of a program's partners, with the list's expansions (the program with its terms) and stats. */
 export async function listPartners(db: Db, organizationId: string, query: z.output<typeof PartnerListQuery>): Promise<Page<PartnerObject>> {
   const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
@@ -48,6 +55,7 @@ export async function listPartners(db: Db, organizationId: string, query: z.outp
     groupId: query.group_id,
     status: query.status,
     email: query.email,
+    search: query.search,
   });
   const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' });
   const rows = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });

@@ -9,7 +9,7 @@ import { toCommission } from '../commissions/commissions.serializer.js';
 import { payoutPaidEmail } from '../partners/partner-emails.js';
 import { findProgramPartnerIds } from '../partners/partners.repository.js';
 import { toExpandedPartner } from '../partners/partners.serializer.js';
-import { queuePartnerEmail, requirePartner } from '../partners/partners.service.js';
+import { queuePartnerEmail, requireProgramPartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { EXPORT_FORMATS_BY_NAME, type ExportFormat, type ExportPartner } from './payout-exports.js';
 import {
@@ -50,12 +50,6 @@ const NEXT_STATUSES: Record<PayoutStatus, PayoutStatus[]> = {
   failed: [],
   canceled: [],
 };
-
-/** A partner named by a filter must be one of the program's: another's is a 404, not an empty list. */
-async function requireProgramPartner(db: Db, organizationId: string, programId: string, partnerId: string): Promise<void> {
-  const partner = await requirePartner(db, organizationId, partnerId, 'partner_id');
-  if (partner.program_id !== programId) throw notFound('partner', partnerId, 'partner_id');
-}
 
 /** The caller's payout, or 404. */
 export async function requirePayout(db: Db, organizationId: string, id: string): Promise<PayoutRow> {
