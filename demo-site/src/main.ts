@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const ingest = await listen(createApp(runtime), ingestPort);
   const ingestUrl = `http://${host}:${ingestPort}`;
 
-  const keys = await initOrganization(runtime.db, { org: 'Acme Inc', program: 'Acme Partners' });
+  const keys = await initOrganization(runtime.db, { org: 'Acme Inc', program: 'Acme Partners', ownerEmail: 'owner@acme.example' });
   const partners = await seedDemo(ingestUrl, keys.api_key, keys.program_id, `http://${host}:${demoPort}`);
   const mode = process.env.DEMO_MODE === 'direct' ? 'direct' : 'proxy';
   const demoApp = createDemoApp({
@@ -61,6 +61,7 @@ async function main(): Promise<void> {
       ...partners.map((p) => `  ${p.name.padEnd(17)} ${p.link.url}`),
       `  partner pages     ${state.demoUrl}/partners`,
       `svc API             ${ingestUrl}/docs   (secret key ${keys.api_key})`,
+      `svc dashboard       ${ingestUrl}/dashboard   (sign in as ${keys.owner_email}, password ${keys.owner_password})`,
       `bot filter          ${config.botFilter ? 'on: clicks from bot User-Agents (headless browsers too) are not recorded' : 'off: headless browsers are tracked too (SVC_BOT_FILTER=on to filter them, as deployments do)'}`,
       ...(config.testHooks ? [`test hooks          on: ${ingestUrl}/__test/… (SVC_TEST_HOOKS=1, for the browser tests)`] : []),
       '',

@@ -5,6 +5,7 @@ import { createApiKey } from './resources/api-keys/api-keys.service.js';
 import { someOrganizations } from './resources/organizations/organizations.repository.js';
 import { createOrganization } from './resources/organizations/organizations.service.js';
 import { createProgram } from './resources/programs/programs.service.js';
+import { checkEmailFree, createUser } from './resources/users/users.service.js';
 
 export interface InitResult {
   organization_id: string;
@@ -12,19 +13,33 @@ export interface InitResult {
   group_id: string;
   api_key: string;
   public_key: string;
+  /** The dashboard's first owner and their generated password (shown once); null when none was asked for. */
+  owner_email: string | null;
+  owner_password: string | null;
 }
 
-/** An organization with one program (default group, default flow, public key) and a secret API key. */
-export async function initOrganization(db: Db, names: { org: string; program: string }): Promise<InitResult> {
+/** Who owns a new organization when nobody is named: a local address to sign in with. */
+export const DEFAULT_OWNER_EMAIL = 'owner@localhost';
+
+/**
+ * An organization with one program (default group, default flow, public key), a secret API key,
+ * and given `ownerEmail`, a dashboard owner with a generated password. A taken e-mail is refused
+ * before anything is created.
+ */
+export async function initOrganization(db: Db, names: { org: string; program: string; ownerEmail?: string }): Promise<InitResult> {
+  if (names.ownerEmail) await checkEmailFree(db, names.ownerEmail);
   const org = await createOrganization(db, names.org);
   const program = await createProgram(db, org.id, { name: names.program });
   const { secret } = await createApiKey(db, org.id, 'Created by svc init');
+  const owner = names.ownerEmail ? await createUser(db, org.id, { email: names.ownerEmail, role: 'owner' }) : null;
   return {
     organization_id: org.id,
     program_id: program.id,
     group_id: program.default_group_id,
     api_key: secret,
     public_key: program.public_key,
+    owner_email: owner?.user.email ?? null,
+    owner_password: owner?.password ?? null,
   };
 }
 
@@ -34,7 +49,7 @@ export async function initOrganization(db: Db, names: { org: string; program: st
  */
 export async function bootstrapIfEmpty(db: Db, dataDir: string | null): Promise<{ result: InitResult; file: string | null } | null> {
   if ((await someOrganizations(db, 1)).length > 0) return null;
-  const result = await initOrganization(db, { org: 'My organization', program: 'My program' });
+  const result = await initOrganization(db, { org: 'My organization', program: 'My program', ownerEmail: DEFAULT_OWNER_EMAIL });
   let file: string | null = null;
   if (dataDir) {
     file = path.join(dataDir, 'bootstrap.json');

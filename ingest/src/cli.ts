@@ -4,21 +4,28 @@ import { parseArgs } from 'node:util';
 import { initOrganization } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Db, migrateToLatest, openDatabase } from './db/database.js';
+import { emailField } from './http/fields.js';
 import { toApiKey } from './resources/api-keys/api-keys.serializer.js';
 import { allApiKeys, createApiKey, revokeApiKey } from './resources/api-keys/api-keys.service.js';
 import { findOrganization, someOrganizations } from './resources/organizations/organizations.repository.js';
+import { createUser, listUsers, USER_ROLES, type UserRole } from './resources/users/users.service.js';
 import { serve } from './server.js';
 import { openStore } from './store/index.js';
 
 const USAGE = `Usage: svc <command> [options]
 
 Commands:
-  init --org NAME --program NAME [--json]   create an organization, a program and a secret API key
+  init --org NAME --program NAME [--email E] [--json]
+                                            create an organization, a program, a secret API key and,
+                                            with --email, the dashboard's owner (password shown once)
   migrate                                   apply database migrations
   serve                                     start the service (same as npm start)
   keys create [--org ID] [--name NAME]      create a secret API key (shown once)
   keys list [--org ID]                      list active API keys
   keys revoke KEY_ID [--org ID]             revoke an API key
+  users create --email E [--role owner|member] [--name NAME] [--org ID]
+                                            add a dashboard user; prints their password once
+  users list [--org ID]                     list dashboard users
 
 --org may be left out when the database holds exactly one organization.
 Configuration comes from the environment (DATABASE_URL, SVC_DATA_DIR, …); see the README.`;
@@ -46,6 +53,12 @@ async function resolveOrganization(db: Db, given: string | undefined): Promise<s
   throw new UsageError(orgs.length === 0 ? 'No organization yet: run `svc init` first' : 'Several organizations exist: pass --org ID');
 }
 
+function checkedEmail(email: string | undefined): string {
+  const parsed = emailField.safeParse(email);
+  if (!parsed.success) throw new UsageError('--email needs an e-mail address');
+  return parsed.data;
+}
+
 export async function runCli(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<void> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -55,6 +68,8 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
       org: { type: 'string' },
       program: { type: 'string' },
       name: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -69,7 +84,8 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
   switch (command) {
     case 'init': {
       if (!values.org || !values.program) throw new UsageError('init needs --org NAME and --program NAME');
-      const result = await withDatabase(config, (db) => initOrganization(db, { org: values.org!, program: values.program! }));
+      const ownerEmail = values.email === undefined ? undefined : checkedEmail(values.email);
+      const result = await withDatabase(config, (db) => initOrganization(db, { org: values.org!, program: values.program!, ownerEmail }));
       if (values.json) out(JSON.stringify(result));
       else {
         out(`organization  ${result.organization_id}`);
@@ -77,6 +93,9 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
         out(`group         ${result.group_id}`);
         out(`public key    ${result.public_key}   (script tag data-key)`);
         out(`secret key    ${result.api_key}   (shown once; server side only)`);
+        if (result.owner_email)
+          out(`dashboard     /dashboard: ${result.owner_email} with password ${result.owner_password}   (shown once)`);
+        else out('dashboard     no user yet: svc users create --email you@example.com --role owner');
       }
       return;
     }
@@ -116,6 +135,24 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
           throw new UsageError('keys needs one of: create, list, revoke');
         }
       });
+    case 'users': {
+      if (sub !== 'create' && sub !== 'list') throw new UsageError('users needs one of: create, list');
+      const role = values.role ?? 'member';
+      if (!(USER_ROLES as readonly string[]).includes(role)) throw new UsageError('--role must be owner or member');
+      const email = sub === 'create' ? checkedEmail(values.email) : '';
+      return withDatabase(config, async (db) => {
+        const organizationId = await resolveOrganization(db, values.org);
+        if (sub === 'create') {
+          const { user, password } = await createUser(db, organizationId, { email, name: values.name ?? null, role: role as UserRole });
+          if (values.json) out(JSON.stringify({ id: user.id, email: user.email, role: user.role, password }));
+          else out(`${user.id}  ${user.email}  ${user.role}  password ${password}   (shown once; sign in at /dashboard)`);
+        } else {
+          const users = await listUsers(db, organizationId);
+          if (values.json) out(JSON.stringify(users.map(({ password_hash: _hash, ...u }) => u)));
+          else for (const u of users) out(`${u.id}  ${u.email}  ${u.role}  ${u.name ?? ''}`.trimEnd());
+        }
+      });
+    }
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }

@@ -7,6 +7,7 @@ import { createMailer } from './mail/mailer.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { purgeOldEvents } from './resources/events/events.service.js';
 import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
+import { purgeExpiredSessions } from './resources/users/users.service.js';
 import { purgeOldDeliveries } from './resources/webhook-endpoints/webhook-endpoints.service.js';
 import { createWebhookWorker } from './resources/webhook-endpoints/webhook-worker.js';
 import { openStore } from './store/index.js';
@@ -53,6 +54,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     );
     Promise.all([purgeOldDeliveries(db), purgeOldEvents(db)]).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging old events and webhook deliveries failed; will retry'),
+    );
+    purgeExpiredSessions(db).catch((err) =>
+      logger.warn({ reason: (err as Error).message }, 'purging expired dashboard sessions failed; will retry'),
     );
   }, PURGE_INTERVAL_MS);
   purge.unref();

@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { bootstrapIfEmpty, type InitResult } from './bootstrap.js';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
+import { anyUser } from './resources/users/users.service.js';
 import { openRuntime } from './runtime.js';
 
 /** Migrates, bootstraps an empty database, listens, and shuts down gracefully on SIGTERM/SIGINT. */
@@ -10,7 +11,6 @@ export async function serve(config: Config): Promise<Server> {
   const logger = createLogger(config.logLevel);
   const runtime = await openRuntime(config, logger);
   const boot = await bootstrapIfEmpty(runtime.db, config.dataDir);
-  if (boot) printBootstrap(boot.result, boot.file);
 
   const app = createApp(runtime);
   const server = app.listen(config.port, config.host);
@@ -20,6 +20,10 @@ export async function serve(config: Config): Promise<Server> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  if (boot) printBootstrap(boot.result, boot.file, port);
+  else if (!(await anyUser(runtime.db))) {
+    logger.warn('no dashboard user yet: create the first owner with `npm run svc -- users create --email you@example.com --role owner`');
+  }
   logger.info({ port, sql: config.database.kind, sharedState: runtime.store.kind }, `svc listening on http://localhost:${port}`);
   runtime.mailer.kick();
 
@@ -43,7 +47,7 @@ export async function serve(config: Config): Promise<Server> {
   return server;
 }
 
-function printBootstrap(result: InitResult, file: string | null) {
+function printBootstrap(result: InitResult, file: string | null, port: number) {
   const lines = [
     '',
     'svc: created your first organization and program. These keys are shown once:',
@@ -51,6 +55,7 @@ function printBootstrap(result: InitResult, file: string | null) {
     `  public key       ${result.public_key}   (for the script tag: data-key)`,
     `  organization     ${result.organization_id}`,
     `  program          ${result.program_id}`,
+    `  dashboard        http://localhost:${port}/dashboard   sign in as ${result.owner_email} with ${result.owner_password}`,
     file ? `  also written to ${file} (mode 0600)` : '  (in-memory data: nothing written to disk)',
     '',
   ];

@@ -139,13 +139,23 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
     );
 
     it.sequential(
-      'svc init --json prints exactly one JSON object with the five keys and nothing else',
+      'svc init --json prints exactly one JSON object with the ids, the keys and the owner, and nothing else',
       async () => {
-        const run = await svc(dir, 'init', '--org', 'A', '--program', 'B', '--json');
+        const run = await svc(dir, 'init', '--org', 'A', '--program', 'B', '--email', 'Owner.A@example.com', '--json');
         expect(run.code, run.stderr).toBe(0);
         expect(lines(run.stdout)).toHaveLength(1);
         const parsed = JSON.parse(run.stdout);
-        expect(Object.keys(parsed).sort()).toEqual(['api_key', 'group_id', 'organization_id', 'program_id', 'public_key']);
+        expect(Object.keys(parsed).sort()).toEqual([
+          'api_key',
+          'group_id',
+          'organization_id',
+          'owner_email',
+          'owner_password',
+          'program_id',
+          'public_key',
+        ]);
+        expect(parsed.owner_email).toBe('Owner.A@example.com');
+        expect(parsed.owner_password).toMatch(/^[0-9A-Za-z]{20}$/);
         expect(parsed.organization_id).toMatch(/^org_[0-9A-Za-z]{24}$/);
         expect(parsed.program_id).toMatch(/^prg_[0-9A-Za-z]{24}$/);
         expect(parsed.group_id).toMatch(/^grp_[0-9A-Za-z]{24}$/);
@@ -159,7 +169,13 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
           groups: await db.selectFrom('groups').selectAll().where('program_id', '=', parsed.program_id).execute(),
           flows: await db.selectFrom('flows').selectAll().where('program_id', '=', parsed.program_id).execute(),
           keys: await db.selectFrom('api_keys').selectAll().where('organization_id', '=', parsed.organization_id).execute(),
+          users: await db.selectFrom('users').selectAll().where('organization_id', '=', parsed.organization_id).execute(),
         }));
+        // The password is stored as a scrypt hash only.
+        expect(stored.users).toHaveLength(1);
+        expect(stored.users[0]).toMatchObject({ email: 'Owner.A@example.com', role: 'owner' });
+        expect(stored.users[0].password_hash).toMatch(/^scrypt\$32768\$8\$3\$/);
+        expect(stored.users[0].password_hash).not.toContain(parsed.owner_password);
         expect(stored.org?.name).toBe('A');
         expect(stored.program).toMatchObject({ name: 'B', organization_id: parsed.organization_id, public_key: parsed.public_key });
         expect(stored.groups.map((g) => [g.id, g.is_default])).toEqual([[parsed.group_id, true]]);
@@ -183,7 +199,37 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
         secondOrgId = org![1];
         expect(run.stdout).toMatch(/secret key\s+sk_[0-9A-Za-z]{32}/);
         expect(run.stdout).toMatch(/public key\s+pk_[0-9A-Za-z]{24}/);
+        expect(run.stdout).toContain('no user yet: svc users create --email you@example.com --role owner');
         expect(secondOrgId).not.toBe(first.organization_id);
+      },
+      SLOW,
+    );
+
+    it.sequential(
+      'svc users create prints a password once; list shows the users; a taken e-mail or a bad role is refused',
+      async () => {
+        const made = await svc(dir, 'users', 'create', '--org', secondOrgId, '--email', 'member@example.com', '--name', 'Mo');
+        expect(made.code, made.stderr).toBe(0);
+        expect(made.stdout).toMatch(
+          /^usr_[0-9A-Za-z]{24} {2}member@example\.com {2}member {2}password [0-9A-Za-z]{20} {3}\(shown once; sign in at \/dashboard\)\n$/,
+        );
+        const listed = await svc(dir, 'users', 'list', '--org', secondOrgId, '--json');
+        expect(listed.code, listed.stderr).toBe(0);
+        const users = JSON.parse(listed.stdout);
+        expect(users.map((u: { email: string; role: string; name: string }) => [u.email, u.role, u.name])).toEqual([
+          ['member@example.com', 'member', 'Mo'],
+        ]);
+        expect(listed.stdout).not.toContain('password');
+
+        const taken = await svc(dir, 'users', 'create', '--org', first.organization_id, '--email', 'MEMBER@example.com', '--role', 'owner');
+        expect(taken.code).toBe(1);
+        expect(taken.stderr).toContain('svc: A user with the e-mail MEMBER@example.com already exists');
+        const badRole = await svc(dir, 'users', 'create', '--email', 'x@example.com', '--role', 'admin');
+        expect(badRole.code).toBe(2);
+        expect(badRole.stderr).toContain('--role must be owner or member');
+        const noEmail = await svc(dir, 'users', 'create', '--org', secondOrgId);
+        expect(noEmail.code).toBe(2);
+        expect(noEmail.stderr).toContain('--email needs an e-mail address');
       },
       SLOW,
     );
@@ -298,7 +344,15 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
 
   describe('npm start on an empty data directory', () => {
     let dir: string;
-    let boot: { organization_id: string; program_id: string; group_id: string; api_key: string; public_key: string };
+    let boot: {
+      organization_id: string;
+      program_id: string;
+      group_id: string;
+      api_key: string;
+      public_key: string;
+      owner_email: string;
+      owner_password: string;
+    };
     beforeAll(async () => {
       dir = await mkdir('serve');
     });
@@ -331,9 +385,18 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
           const stat = await fs.stat(file);
           expect(stat.mode & 0o777).toBe(0o600);
           boot = JSON.parse(await fs.readFile(file, 'utf8'));
-          expect(Object.keys(boot).sort()).toEqual(['api_key', 'group_id', 'organization_id', 'program_id', 'public_key']);
+          expect(Object.keys(boot).sort()).toEqual([
+            'api_key',
+            'group_id',
+            'organization_id',
+            'owner_email',
+            'owner_password',
+            'program_id',
+            'public_key',
+          ]);
           expect(boot.api_key).toMatch(/^sk_[0-9A-Za-z]{32}$/);
           expect(boot.public_key).toMatch(/^pk_[0-9A-Za-z]{24}$/);
+          expect(boot.owner_email).toBe('owner@localhost');
 
           const { stdout } = run.output();
           expect(stdout.split(boot.api_key)).toHaveLength(2); // printed exactly once
@@ -341,6 +404,16 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
           expect(stdout).toContain(boot.organization_id);
           expect(stdout).toContain(boot.program_id);
           expect(stdout).toContain(file);
+          expect(stdout.split(boot.owner_password)).toHaveLength(2);
+          expect(stdout).toContain(`/dashboard   sign in as owner@localhost with ${boot.owner_password}`);
+          const signIn = await fetch(`${base}/dashboard/sign-in`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ email: boot.owner_email, password: boot.owner_password }),
+            redirect: 'manual',
+          });
+          expect(signIn.status).toBe(303);
+          expect(signIn.headers.get('set-cookie')).toMatch(/^svc_session=/);
 
           const res = await fetch(`${base}/v1/programs`, { headers: { Authorization: `Bearer ${boot.api_key}` } });
           expect(res.status).toBe(200);

@@ -1,0 +1,40 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+import { randomBase62 } from '../../ids.js';
+
+/**
+ * Dashboard passwords, hashed with scrypt (Node's own, memory-hard) at N = 2^15, r = 8, p = 3:
+ * one of the OWASP Password Storage Cheat Sheet's equivalent minimums, chosen for its 32 MiB per
+ * hash (2^17 with p = 1 needs 128 MiB for every sign-in in flight). The parameters are stored with
+ * each hash, so raising them later keeps older hashes readable.
+ */
+const run = promisify(scrypt) as (password: string, salt: Buffer, keylen: number, options: object) => Promise<Buffer>;
+const COST = { N: 2 ** 15, r: 8, p: 3 };
+const KEY_LENGTH = 32;
+
+export const MIN_PASSWORD_LENGTH = 10;
+export const MAX_PASSWORD_LENGTH = 200;
+
+const maxmem = (c: { N: number; r: number }) => 256 * c.N * c.r;
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await run(password.normalize('NFKC'), salt, KEY_LENGTH, { ...COST, maxmem: maxmem(COST) });
+  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = stored.split('$');
+  if (scheme !== 'scrypt' || !key) return false;
+  const cost = { N: Number(n), r: Number(r), p: Number(p) };
+  const expected = Buffer.from(key, 'base64');
+  const actual = await run(password.normalize('NFKC'), Buffer.from(salt, 'base64'), expected.length, { ...cost, maxmem: maxmem(cost) });
+  return timingSafeEqual(actual, expected);
+}
+
+let unusable: Promise<string> | undefined;
+/** A hash no password matches, verified when the e-mail is unknown so that both cases take as long. */
+export const unusableHash = (): Promise<string> => (unusable ??= hashPassword(randomBase62(32)));
+
+/** A password for a user created from the command line or at first start, printed once. */
+export const generatePassword = (): string => randomBase62(20);
