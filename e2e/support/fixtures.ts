@@ -19,6 +19,9 @@ export interface DemoState {
   group_id: string;
   api_key: string;
   public_key: string;
+  /** The dashboard's seeded owner (README, "Dashboard"). */
+  owner_email: string | null;
+  owner_password: string | null;
   partners: { id: string; name: string; email: string; link: { name: string; partnerId: string; url: string } }[];
 }
 

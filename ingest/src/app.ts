@@ -1,5 +1,6 @@
 import express from 'express';
 import { pinoHttp } from 'pino-http';
+import { dashboardRouter } from './dashboard/dashboard.routes.js';
 import { pingDatabase } from './db/database.js';
 import type { AppDeps, RouteDeps } from './deps.js';
 import { ApiBuilder } from './http/api.js';
@@ -24,6 +25,7 @@ import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerPayoutRoutes } from './resources/payouts/payouts.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
+import { registerStatsRoutes } from './resources/stats/stats.routes.js';
 import { registerStripeRoutes } from './resources/stripe/stripe.routes.js';
 import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
 import { isPublicEndpoint, registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
@@ -100,6 +102,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerTransactionRoutes(api, routeDeps);
   registerCommissionRoutes(api, routeDeps);
   registerPayoutRoutes(api, routeDeps);
+  registerStatsRoutes(api, routeDeps);
   registerStripeRoutes(api, routeDeps);
   registerWebhookEndpointRoutes(api, routeDeps);
   registerEventRoutes(api, routeDeps);
@@ -111,6 +114,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.get(SCRIPT_PATHS, serveScript());
   app.use('/docs', apiDocs());
+  app.use('/dashboard', dashboardRouter(deps));
   app.use(api.router);
   if (config.testHooks) {
     // For the browser tests (e2e/) only: outside /v1, without an API key, not in the OpenAPI document.

@@ -35,6 +35,11 @@ describe('partners repository SQL', () => {
     expect(await sqlOf((db) => selectPartnerList(db, 'org_1', filters).execute())).toMatchSnapshot();
   });
 
+  it('selectPartnerList by search: name or e-mail, % and _ literal, within the other filters', async () => {
+    const filters = { programId: 'prg_1', status: 'active', search: '50%_off' };
+    expect(await sqlOf((db) => selectPartnerList(db, 'org_1', filters).execute())).toMatchSnapshot();
+  });
+
   it('selectPartnerList by e-mail: onboarding partners are found too', async () => {
     expect(
       await sqlOf((db) => selectPartnerList(db, 'org_1', { programId: 'prg_1', email: 'Alice@Example.com' }).execute()),

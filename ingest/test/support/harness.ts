@@ -98,6 +98,8 @@ async function pg_exec(db: Kysely<unknown>, statement: string): Promise<void> {
 
 export interface TestApp {
   deps: AppDeps;
+  /** The Express app itself (for a supertest agent that keeps cookies). */
+  app: ReturnType<typeof createApp>;
   request: ReturnType<typeof supertest>;
   storage: TestStorage;
   outboxDir: string;
@@ -145,6 +147,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const ownsStorage = !options.storage;
   return {
     deps,
+    app,
     request: supertest(app),
     storage,
     outboxDir,

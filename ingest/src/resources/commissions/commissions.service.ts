@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { programTotal } from '../../db/list-counts.js';
 import type { CommissionRow, CustomerRow, TransactionRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import { requireCustomer } from '../customers/customers.service.js';
@@ -161,36 +161,76 @@ export async function updateCommission(
   input: CommissionUpdateInput,
   onEmailQueued?: () => void,
 ): Promise<CommissionRow> {
-  let queued = false;
-  const commission = await inTransaction(db, async (trx) => {
-    const current = await lockCommission(trx, organizationId, id);
-    if (!current) throw notFound('commission', id);
-    checkEditable(current, input);
-    const changesMoney = ['status', 'amount', 'transaction_id'] as const;
-    const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);
-    const inPayout = changed && (await inPayoutProblem(trx, current));
-    if (inPayout) throw badRequest(inPayout, changed);
-    let chargeStatus: string | null | undefined;
-    if (input.transaction_id) {
-      const owner = { programId: current.program_id, partnerId: current.partner_id, customerId: current.customer_id };
-      chargeStatus = (await checkTransaction(trx, organizationId, input.transaction_id, owner)).status;
-    } else if (input.transaction_id === null) {
-      chargeStatus = null;
-    }
-    const now = new Date();
-    const updated = await updateCommissionRow(trx, current.id, {
-      ...input,
-      ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
-      // A status given by hand is the entry's own: it no longer follows its reward.
-      ...(input.status ? { payout_id: payoutIdFor(input.status, current), status_before_void: null } : {}),
-      updated_at: now,
-    });
-    if (input.status) await moveRefundEntries(trx, [current], input.status, now);
-    if (input.status === 'paid' && current.status !== 'paid') queued = await queuePaidEmail(trx, updated);
-    return updated;
-  });
+  const { updated, queued } = await inTransaction(db, (trx) => updateLocked(trx, organizationId, id, input));
   if (queued) onEmailQueued?.();
-  return commission;
+  return updated;
+}
+
+/** The most commissions one bulk change takes. */
+export const MAX_BULK_COMMISSIONS = 100;
+
+/**
+ * The same change to several commissions, all in one SQL transaction: every one of them changes,
+ * or none does (the dashboard's bulk approve and reject). Locked in id order, so two bulk changes
+ * sharing commissions wait for each other instead of deadlocking. An error names the commission.
+ */
+export async function updateCommissions(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+  input: CommissionUpdateInput,
+  onEmailQueued?: () => void,
+): Promise<CommissionRow[]> {
+  const unique = [...new Set(ids)].sort();
+  if (unique.length === 0) throw badRequest('Choose at least one commission', 'ids');
+  if (unique.length > MAX_BULK_COMMISSIONS) throw badRequest(`At most ${MAX_BULK_COMMISSIONS} commissions at once`, 'ids');
+  const results = await inTransaction(db, async (trx) => {
+    const done: { updated: CommissionRow; queued: boolean }[] = [];
+    for (const id of unique) {
+      try {
+        done.push(await updateLocked(trx, organizationId, id, input));
+      } catch (err) {
+        if (err instanceof ApiError && unique.length > 1) throw new ApiError(err.type, `${id}: ${err.message}`, err.options);
+        throw err;
+      }
+    }
+    return done;
+  });
+  if (results.some((r) => r.queued)) onEmailQueued?.();
+  return results.map((r) => r.updated);
+}
+
+async function updateLocked(
+  trx: Db,
+  organizationId: string,
+  id: string,
+  input: CommissionUpdateInput,
+): Promise<{ updated: CommissionRow; queued: boolean }> {
+  const current = await lockCommission(trx, organizationId, id);
+  if (!current) throw notFound('commission', id);
+  checkEditable(current, input);
+  const changesMoney = ['status', 'amount', 'transaction_id'] as const;
+  const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);
+  const inPayout = changed && (await inPayoutProblem(trx, current));
+  if (inPayout) throw badRequest(inPayout, changed);
+  let chargeStatus: string | null | undefined;
+  if (input.transaction_id) {
+    const owner = { programId: current.program_id, partnerId: current.partner_id, customerId: current.customer_id };
+    chargeStatus = (await checkTransaction(trx, organizationId, input.transaction_id, owner)).status;
+  } else if (input.transaction_id === null) {
+    chargeStatus = null;
+  }
+  const now = new Date();
+  const updated = await updateCommissionRow(trx, current.id, {
+    ...input,
+    ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
+    // A status given by hand is the entry's own: it no longer follows its reward.
+    ...(input.status ? { payout_id: payoutIdFor(input.status, current), status_before_void: null } : {}),
+    updated_at: now,
+  });
+  if (input.status) await moveRefundEntries(trx, [current], input.status, now);
+  const queued = input.status === 'paid' && current.status !== 'paid' ? await queuePaidEmail(trx, updated) : false;
+  return { updated, queued };
 }
 
 /**

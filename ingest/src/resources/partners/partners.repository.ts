@@ -1,6 +1,7 @@
 import { sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewPartner, PartnerRow, PartnersTable } from '../../db/schema.js';
+import { likePattern } from '../customers/customers.repository.js';
 
 /** Live (not deleted) partners of an organization. */
 export function selectPartners(db: Db, organizationId: string) {
@@ -12,6 +13,7 @@ export interface PartnerListFilters {
   groupId?: string;
   status?: string;
   email?: string;
+  search?: string;
 }
 
 /**
@@ -22,6 +24,10 @@ export function selectPartnerList(db: Db, organizationId: string, filters: Partn
   let q = selectPartners(db, organizationId).where('program_id', '=', filters.programId);
   if (filters.groupId) q = q.where('group_id', '=', filters.groupId);
   if (filters.status) q = q.where('status', '=', filters.status);
+  if (filters.search) {
+    const pattern = likePattern(filters.search);
+    q = q.where(sql<boolean>`((first_name || ' ' || last_name) ilike ${pattern} escape '\\' or email ilike ${pattern} escape '\\')`);
+  }
   return filters.email !== undefined
     ? q.where(sql`lower(email)`, '=', filters.email.toLowerCase())
     : q.where('completed_onboarding', '=', true);

@@ -112,6 +112,12 @@ export const PartnerListQuery = listQuery({
     .optional()
     .meta({ description: 'Exact address, compared case-insensitively; also finds partners still onboarding' }),
   status: z.enum(PARTNER_STATUSES).optional(),
+  search: z
+    .string()
+    .min(1)
+    .max(254)
+    .optional()
+    .meta({ description: 'Part of the name or e-mail address (case-insensitive; % and _ match literally)' }),
   expand: expandParam.optional(),
   include: includeParam.optional(),
 });

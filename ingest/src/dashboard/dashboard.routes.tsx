@@ -1,0 +1,154 @@
+import express, { type Request, type Response, type Router } from 'express';
+import helmet from 'helmet';
+import type { AppDeps } from '../deps.js';
+import { toApiError } from '../http/error-handler.js';
+import { ApiError } from '../http/errors.js';
+import { listPrograms } from '../resources/programs/programs.service.js';
+import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
+import { serveAsset } from './assets.js';
+import { ErrorPage, type PageContext, programPath, type Section } from './layout.js';
+import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
+import { integrationNotices, registerIntegrationPages } from './pages/integrations.js';
+import { registerOverviewPages } from './pages/overview.js';
+import { partnerNotices, registerPartnerPages } from './pages/partners.js';
+import { SignInPage } from './pages/sign-in.js';
+import { sendPage } from './render.js';
+import {
+  checkCsrf,
+  clearSessionCookie,
+  DashboardForbidden,
+  fromThisOrigin,
+  requireSignIn,
+  sessionToken,
+  setSessionCookie,
+  userOf,
+} from './session-auth.js';
+
+/**
+ * The dashboard's own policy: everything from this origin only, no inline script or style, and
+ * never in a frame (README, "Dashboard"). Replaces the API's `default-src 'none'`.
+ */
+const dashboardHeaders = helmet({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'data:'],
+      objectSrc: ["'none'"],
+      baseUri: ["'none'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+  xFrameOptions: { action: 'deny' },
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
+  crossOriginResourcePolicy: { policy: 'same-origin' },
+  referrerPolicy: { policy: 'same-origin' },
+});
+
+/**
+ * The confirmations a form's redirect may show (`?notice=code`), each page's own: a code, never
+ * text, so that a crafted link cannot put words on the page.
+ */
+const NOTICES: Record<string, string> = { ...partnerNotices, ...commissionNotices, ...integrationNotices };
+
+const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Sign-in attempts per e-mail address, and per client address, in SIGN_IN_WINDOW_SECONDS. */
+const SIGN_IN_LIMITS = { email: 10, client: 100 };
+
+/** Where a signed-in user lands after signing in: a dashboard path only, never another site. */
+const safeNext = (next: unknown) =>
+  typeof next === 'string' && /^\/dashboard(\/[^\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/dashboard';
+
+/** The signed-in pages' context: the user's programs and the one in the URL (404 when not theirs). */
+export type ContextOf = (res: Response, section: Section | null, programId?: string) => Promise<PageContext>;
+
+export function dashboardRouter(deps: AppDeps): Router {
+  const { db, store, logger } = deps;
+  const router = express.Router();
+  router.use(dashboardHeaders);
+  router.get('/assets/:name', serveAsset);
+  router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
+
+  const perEmail = store.createRateLimiter({ name: 'sign-in-email', points: SIGN_IN_LIMITS.email, windowSeconds: SIGN_IN_WINDOW_SECONDS });
+  const perClient = store.createRateLimiter({
+    name: 'sign-in-client',
+    points: SIGN_IN_LIMITS.client,
+    windowSeconds: SIGN_IN_WINDOW_SECONDS,
+  });
+
+  router.get('/sign-in', (req, res) => {
+    sendPage(res, <SignInPage next={typeof req.query.next === 'string' ? safeNext(req.query.next) : undefined} />);
+  });
+
+  router.post('/sign-in', async (req, res) => {
+    const email = typeof req.body?.email === 'string' ? req.body.email.trim().slice(0, 254) : '';
+    const password = typeof req.body?.password === 'string' ? req.body.password.slice(0, 1000) : '';
+    const next = safeNext(req.body?.next);
+    const again = (status: number, error: string) => sendPage(res, <SignInPage email={email} error={error} next={next} />, status);
+    if (!fromThisOrigin(req)) return again(403, 'This sign-in form was sent from another site.');
+    if (!email || !password) return again(400, 'Enter your e-mail and password.');
+    const [byEmail, byClient] = await Promise.all([perEmail.consume(email.toLowerCase()), perClient.consume(req.ip ?? '')]);
+    if (!byEmail.allowed || !byClient.allowed) {
+      const minutes = Math.ceil(Math.max(byEmail.allowed ? 0 : byEmail.resetMs, byClient.allowed ? 0 : byClient.resetMs) / 60_000);
+      res.set('Retry-After', String(minutes * 60));
+      return again(429, `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    }
+    const user = await checkCredentials(db, email, password);
+    if (!user) return again(401, 'That e-mail and password do not match an account.');
+    setSessionCookie(req, res, await openSession(db, user.id));
+    res.redirect(303, next);
+  });
+
+  const signedIn = express.Router();
+  signedIn.use(requireSignIn(db), checkCsrf);
+
+  signedIn.post('/sign-out', async (req, res) => {
+    const token = sessionToken(req);
+    if (token) await closeSession(db, token);
+    clearSessionCookie(req, res);
+    res.redirect(303, '/dashboard/sign-in');
+  });
+
+  const contextOf: ContextOf = async (res, section, programId) => {
+    const user = userOf(res);
+    const programs = (await listPrograms(db, user.organization_id, { limit: 100, order: 'asc' })).rows;
+    // A page of the organization (integrations) keeps the first program's links in the header.
+    const program = programId === undefined ? (programs[0] ?? null) : (programs.find((p) => p.id === programId) ?? null);
+    if (programId !== undefined && !program) throw notFoundPage();
+    const code = res.req.query.notice;
+    const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
+    return { user, programs, program, section, notice, origin: `${res.req.protocol}://${res.req.get('host')}` };
+  };
+
+  signedIn.get('/', async (req: Request, res) => {
+    const ctx = await contextOf(res, null);
+    const wanted = ctx.programs.find((p) => p.id === req.query.program) ?? ctx.programs[0];
+    res.redirect(303, wanted ? programPath(wanted) : '/dashboard/integrations');
+  });
+
+  registerOverviewPages(signedIn, deps, contextOf);
+  registerPartnerPages(signedIn, deps, contextOf);
+  registerCommissionPages(signedIn, deps, contextOf);
+  registerIntegrationPages(signedIn, deps, contextOf);
+
+  router.use(signedIn);
+  router.use(() => {
+    throw notFoundPage();
+  });
+  router.use((err: unknown, req: Request, res: Response, next: (err?: unknown) => void) => {
+    if (res.headersSent) return next(err);
+    if (err instanceof DashboardForbidden) return sendPage(res, <ErrorPage status={403} message={err.message} />, 403);
+    const apiError = toApiError(err, req, logger);
+    if (apiError.options.headers) res.set(apiError.options.headers);
+    sendPage(res, <ErrorPage status={apiError.status} message={apiError.message} />, apiError.status);
+  });
+  return router;
+}
+
+/** The same 404 for a page that does not exist and for an id of another organization. */
+function notFoundPage(): ApiError {
+  return new ApiError('not_found_error', 'There is no such page in your organization.');
+}

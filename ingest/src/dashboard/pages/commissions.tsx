@@ -1,0 +1,200 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { AppDeps } from '../../deps.js';
+import { badRequest } from '../../http/errors.js';
+import { idField } from '../../http/fields.js';
+import { listParams, type Page } from '../../http/list.js';
+import { COMMISSION_STATUSES, type CommissionObject } from '../../resources/commissions/commissions.schema.js';
+import { listCommissions, MAX_BULK_COMMISSIONS, updateCommissions } from '../../resources/commissions/commissions.service.js';
+import { calendarDay } from '../../resources/stats/stats.schema.js';
+import type { ContextOf } from '../dashboard.routes.js';
+import { day, money } from '../format.js';
+import { fromFields, manyValues } from '../forms.js';
+import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
+import { type Cursor, Pager } from '../pager.js';
+import { sendPage } from '../render.js';
+
+const CommissionFilters = z.strictObject({
+  status: z.enum(COMMISSION_STATUSES).optional(),
+  partner_id: idField.optional(),
+  from: calendarDay.optional(),
+  to: calendarDay.optional(),
+  starting_after: listParams.starting_after,
+  ending_before: listParams.ending_before,
+});
+type Filters = z.output<typeof CommissionFilters>;
+
+export const commissionNotices = {
+  'commissions-approved': 'Commissions approved.',
+  'commissions-rejected': 'Commissions rejected.',
+};
+
+const BULK_ACTIONS = {
+  approve: { status: 'approved', notice: 'commissions-approved' },
+  reject: { status: 'rejected', notice: 'commissions-rejected' },
+} as const;
+
+export function registerCommissionPages(router: Router, { db, mailer }: AppDeps, contextOf: ContextOf): void {
+  router.get('/programs/:programId/commissions', async (req, res) => {
+    const ctx = await contextOf(res, 'commissions', req.params.programId);
+    const filters = fromFields(
+      CommissionFilters,
+      req.query,
+      ['status', 'partner_id', 'from', 'to', 'starting_after', 'ending_before'],
+      'query',
+    );
+    const page = await listCommissions(db, ctx.user.organization_id, {
+      program_id: ctx.program!.id,
+      status: filters.status,
+      partner_id: filters.partner_id,
+      created_gte: filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : undefined,
+      created_lte: filters.to ? new Date(`${filters.to}T23:59:59.999Z`) : undefined,
+      starting_after: filters.starting_after,
+      ending_before: filters.ending_before,
+      limit: 50,
+      expand: ['partner', 'customer'],
+    });
+    sendPage(res, <CommissionsPage ctx={ctx} page={page} filters={filters} />);
+  });
+
+  router.post('/programs/:programId/commissions/bulk', async (req, res) => {
+    const ctx = await contextOf(res, 'commissions', req.params.programId);
+    const action = Object.hasOwn(BULK_ACTIONS, req.body?.action) ? BULK_ACTIONS[req.body.action as keyof typeof BULK_ACTIONS] : null;
+    if (!action) throw badRequest('Choose approve or reject', 'action');
+    await updateCommissions(db, ctx.user.organization_id, manyValues(req.body?.ids), { status: action.status }, mailer.kick);
+    const back = typeof req.body?.back === 'string' && req.body.back.startsWith('?') ? req.body.back : '?';
+    const params = new URLSearchParams(back.slice(1));
+    params.set('notice', action.notice);
+    res.redirect(303, programPath(ctx.program!, `/commissions?${params}`));
+  });
+}
+
+function StatusBadge({ status }: { status: string }) {
+  return <span class={`badge badge-${status}`}>{status}</span>;
+}
+
+/** The rows of a commissions table, with a checkbox per row where they can be chosen for a bulk change. */
+export function CommissionRows({
+  ctx,
+  rows,
+  selectable,
+  showPartner,
+}: {
+  ctx: PageContext;
+  rows: CommissionObject[];
+  selectable: boolean;
+  showPartner: boolean;
+}) {
+  const program = ctx.program!;
+  return (
+    <>
+      <thead>
+        <tr>
+          {selectable ? (
+            <th scope="col" class="check">
+              <input type="checkbox" data-select-all="ids" aria-label="Choose every commission on this page" />
+            </th>
+          ) : null}
+          <th scope="col">Created</th>
+          {showPartner ? <th scope="col">Partner</th> : null}
+          <th scope="col">Customer</th>
+          <th scope="col">Status</th>
+          <th scope="col" class="num">
+            Revenue
+          </th>
+          <th scope="col" class="num">
+            Commission
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((c) => (
+          <tr>
+            {selectable ? (
+              <td class="check">
+                <input type="checkbox" name="ids" value={c.id} form="bulk" aria-label={`Choose commission ${c.id}`} />
+              </td>
+            ) : null}
+            <th scope="row">
+              {day(c.created_at)} <span class="sub">{c.id}</span>
+            </th>
+            {showPartner ? (
+              <td>
+                {c.partner ? (
+                  <a href={programPath(program, `/partners/${c.partner.id}`)}>{`${c.partner.first_name} ${c.partner.last_name}`}</a>
+                ) : (
+                  '—'
+                )}
+              </td>
+            ) : null}
+            <td>{c.customer?.email ?? c.customer?.name ?? c.customer_id ?? '—'}</td>
+            <td>
+              <StatusBadge status={c.status} />
+            </td>
+            <td class="num">{c.revenue === null ? '—' : money(c.revenue, program.currency_code)}</td>
+            <td class="num">{money(c.amount, program.currency_code)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </>
+  );
+}
+
+function CommissionsPage({ ctx, page, filters }: { ctx: PageContext; page: Page<CommissionObject>; filters: Filters }) {
+  const program = ctx.program!;
+  const base = programPath(program, '/commissions');
+  const kept = { status: filters.status, partner_id: filters.partner_id, from: filters.from, to: filters.to };
+  const back = `?${new URLSearchParams(Object.entries(kept).filter((e): e is [string, string] => Boolean(e[1])))}`;
+  return (
+    <Layout ctx={ctx} title="Commissions">
+      <div class="page-head">
+        <h1>Commissions</h1>
+      </div>
+      <form class="filters" method="get" action={base}>
+        <label for="status">Status</label>
+        <select id="status" name="status">
+          <option value="">Any</option>
+          {COMMISSION_STATUSES.map((s) => (
+            <option value={s} selected={filters.status === s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label for="partner_id">Partner id</label>
+        <input id="partner_id" name="partner_id" value={filters.partner_id ?? ''} maxlength={64} />
+        <label for="from">From</label>
+        <input id="from" name="from" type="date" value={filters.from ?? ''} />
+        <label for="to">To</label>
+        <input id="to" name="to" type="date" value={filters.to ?? ''} />
+        <button type="submit">Filter</button>
+      </form>
+      {page.rows.length === 0 ? (
+        <p class="empty">
+          {Object.values(kept).some(Boolean)
+            ? 'No commission matches these filters.'
+            : 'No commissions yet: they are made when a referred customer pays (POST /v1/transactions, or Stripe).'}
+        </p>
+      ) : (
+        <>
+          <form id="bulk" method="post" action={`${base}/bulk`} class="bulk">
+            <Csrf ctx={ctx} />
+            <input type="hidden" name="back" value={back} />
+            <span>With the chosen commissions (up to {MAX_BULK_COMMISSIONS}):</span>
+            <button type="submit" name="action" value="approve" class="primary">
+              Approve
+            </button>
+            <button type="submit" name="action" value="reject" class="danger">
+              Reject
+            </button>
+          </form>
+          <div class="table-wrap">
+            <table class="data">
+              <CommissionRows ctx={ctx} rows={page.rows} selectable showPartner />
+            </table>
+          </div>
+        </>
+      )}
+      <Pager page={page} base={base} filters={kept} cursor={filters as Cursor} />
+    </Layout>
+  );
+}

@@ -1,0 +1,201 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import type { UserRow } from '../../db/schema.js';
+import type { AppDeps } from '../../deps.js';
+import { emailField, shortText } from '../../http/fields.js';
+import { ApiKeyCreate, type ApiKeyObject } from '../../resources/api-keys/api-keys.schema.js';
+import { toApiKey } from '../../resources/api-keys/api-keys.serializer.js';
+import { allApiKeys, createApiKey, revokeApiKey } from '../../resources/api-keys/api-keys.service.js';
+import { createUser, listUsers, USER_ROLES } from '../../resources/users/users.service.js';
+import type { ContextOf } from '../dashboard.routes.js';
+import { day } from '../format.js';
+import { fromFields } from '../forms.js';
+import { Csrf, Layout, type PageContext, scriptTag } from '../layout.js';
+import { sendPage } from '../render.js';
+import { requireOwner } from '../session-auth.js';
+
+const UserCreate = z.strictObject({ email: emailField, name: shortText(100).optional(), role: z.enum(USER_ROLES) });
+
+export const integrationNotices = {
+  'key-revoked': 'API key revoked. Requests with it are refused from now on.',
+};
+
+/** What was just made and is shown this once: a new key's secret, a new user's password. */
+type Once = { kind: 'key'; key: ApiKeyObject; secret: string } | { kind: 'user'; user: UserRow; password: string };
+
+export function registerIntegrationPages(router: Router, { db, store }: AppDeps, contextOf: ContextOf): void {
+  const base = '/integrations';
+
+  async function render(res: Parameters<ContextOf>[0], once?: Once) {
+    const ctx = await contextOf(res, 'integrations');
+    const [keys, users] = await Promise.all([allApiKeys(db, ctx.user.organization_id), listUsers(db, ctx.user.organization_id)]);
+    sendPage(res, <IntegrationsPage ctx={ctx} keys={keys} users={users} once={once} />);
+  }
+
+  router.get(base, requireOwner, (_req, res) => render(res));
+
+  router.post(`${base}/api-keys`, requireOwner, async (req, res) => {
+    const input = fromFields(ApiKeyCreate, req.body, ['name'], 'body');
+    const { key, secret } = await createApiKey(db, res.locals.user.organization_id, input.name ?? null);
+    // The secret is on this page only: never in a URL, never cached.
+    await render(res, { kind: 'key', key: toApiKey(key), secret });
+  });
+
+  router.post(`${base}/api-keys/:keyId/revoke`, requireOwner, async (req, res) => {
+    await revokeApiKey(db, store, res.locals.user.organization_id, req.params.keyId as string);
+    res.redirect(303, '/dashboard/integrations?notice=key-revoked');
+  });
+
+  router.post(`${base}/users`, requireOwner, async (req, res) => {
+    const input = fromFields(UserCreate, req.body, ['email', 'name', 'role'], 'body');
+    const { user, password } = await createUser(db, res.locals.user.organization_id, input);
+    await render(res, { kind: 'user', user, password });
+  });
+}
+
+function IntegrationsPage(props: { ctx: PageContext; keys: ApiKeyObject[]; users: UserRow[]; once?: Once }) {
+  const { ctx, keys, users, once } = props;
+  return (
+    <Layout ctx={ctx} title="Integrations">
+      <div class="page-head">
+        <h1>Integrations</h1>
+      </div>
+
+      <section aria-labelledby="script-title">
+        <h2 id="script-title">The script tag</h2>
+        <p>Paste it into the &lt;head&gt; of every page of the program's site. It records partners' clicks and your signups.</p>
+        {ctx.programs.map((p) => {
+          const tag = scriptTag(ctx.origin, p.public_key);
+          return (
+            <div class="snippet">
+              <h3>{p.name}</h3>
+              <pre>
+                <code id={`tag-${p.id}`}>{tag}</code>
+              </pre>
+              <button type="button" class="copy" data-copy={tag}>
+                Copy the tag
+              </button>
+            </div>
+          );
+        })}
+      </section>
+
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">Secret API keys</h2>
+        <p>
+          For your server only (<code>Authorization: Bearer sk_…</code>): never put one in a page. The API reference is at{' '}
+          <a href="/docs">/docs</a>.
+        </p>
+        {once?.kind === 'key' ? (
+          <div class="once" role="status">
+            <p>
+              <strong>Your new key{once.key.name ? ` “${once.key.name}”` : ''}.</strong> Copy it now: it is shown this once.
+            </p>
+            <pre>
+              <code id="new-secret">{once.secret}</code>
+            </pre>
+            <button type="button" class="copy" data-copy={once.secret}>
+              Copy the key
+            </button>
+          </div>
+        ) : null}
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr>
+                <th scope="row">{k.name ?? 'Unnamed key'}</th>
+                <td>
+                  <code>{k.redacted_key}</code>
+                </td>
+                <td>{day(k.created_at)}</td>
+                <td>
+                  {keys.length > 1 ? (
+                    <form method="post" action={`/dashboard/integrations/api-keys/${k.id}/revoke`} class="inline">
+                      <Csrf ctx={ctx} />
+                      <button
+                        type="submit"
+                        class="danger"
+                        data-confirm={`Revoke ${k.name ?? k.redacted_key}? Requests with it fail at once.`}
+                      >
+                        Revoke
+                      </button>
+                    </form>
+                  ) : (
+                    <span class="muted">Last key: create another to revoke it</span>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <form method="post" action="/dashboard/integrations/api-keys" class="row">
+          <Csrf ctx={ctx} />
+          <label for="key-name">Name</label>
+          <input id="key-name" name="name" maxlength={100} placeholder="e.g. Production server" />
+          <button type="submit">Create a key</button>
+        </form>
+      </section>
+
+      <section aria-labelledby="users-title">
+        <h2 id="users-title">Users</h2>
+        <p>Owners manage keys, integrations and users; members run the program (partners, commissions) but cannot open this page.</p>
+        {once?.kind === 'user' ? (
+          <div class="once" role="status">
+            <p>
+              <strong>{once.user.email}</strong> can sign in at <code>/dashboard</code> with this password, shown this once:
+            </p>
+            <pre>
+              <code id="new-password">{once.password}</code>
+            </pre>
+            <button type="button" class="copy" data-copy={once.password}>
+              Copy the password
+            </button>
+          </div>
+        ) : null}
+        <table class="data">
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Added</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr>
+                <th scope="row">{u.email}</th>
+                <td>{u.name ?? ''}</td>
+                <td>{u.role}</td>
+                <td>{day(u.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <form method="post" action="/dashboard/integrations/users" class="row">
+          <Csrf ctx={ctx} />
+          <label for="user-email">E-mail</label>
+          <input id="user-email" name="email" type="email" required maxlength={254} />
+          <label for="user-name">Name</label>
+          <input id="user-name" name="name" maxlength={100} />
+          <label for="user-role">Role</label>
+          <select id="user-role" name="role">
+            <option value="member">member</option>
+            <option value="owner">owner</option>
+          </select>
+          <button type="submit">Add user</button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,255 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { AppDeps } from '../../deps.js';
+import { validate } from '../../http/validation.js';
+import type { EventObject } from '../../resources/events/events.schema.js';
+import { recentEvents } from '../../resources/events/events.service.js';
+import { addDays, daysBetween, type StatsFigures, type StatsObject, StatsQuery, todayUtc } from '../../resources/stats/stats.schema.js';
+import { programStats, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
+import { assetUrl } from '../assets.js';
+import type { ContextOf } from '../dashboard.routes.js';
+import { change, count, money, moneyList, time } from '../format.js';
+import { Layout, type PageContext, programPath, scriptTag } from '../layout.js';
+import { sendPage } from '../render.js';
+
+const PRESETS = [7, 30, 90] as const;
+
+/** `?days=7|30|90` (default 30, ending today) or a custom `?start=&end=`: the stats API's own rules. */
+const PeriodQuery = z.strictObject({
+  days: z.enum(['7', '30', '90']).optional(),
+  start: z.string().optional(),
+  end: z.string().optional(),
+  notice: z.string().optional(),
+});
+
+function periodOf(query: unknown): { start: string; end: string; days: number | null } {
+  const q = validate(PeriodQuery, query, 'query');
+  if (q.start || q.end) {
+    const { start, end } = validate(StatsQuery, { start: q.start, end: q.end }, 'query');
+    return { start, end, days: null };
+  }
+  const days = Number(q.days ?? 30);
+  const end = todayUtc();
+  return { start: addDays(end, 1 - days), end, days };
+}
+
+export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf: ContextOf): void {
+  router.get('/programs/:programId', async (req, res) => {
+    const ctx = await contextOf(res, 'overview', req.params.programId);
+    const program = ctx.program!;
+    const period = periodOf(req.query);
+    const length = daysBetween(period.start, period.end);
+    const org = ctx.user.organization_id;
+    const [current, previous, top, activity] = await Promise.all([
+      programStats(db, org, program.id, { start: period.start, end: period.end }),
+      programStats(db, org, program.id, { start: addDays(period.start, -length), end: addDays(period.start, -1) }),
+      topPartners(db, program.id, program.currency_code, period.start, period.end),
+      recentEvents(db, org, program.id, 8),
+    ]);
+    const partners = await loadByIds(
+      db,
+      'partners',
+      top.map((t) => t.partner_id),
+    );
+    const names = new Map([...partners.values()].map((p) => [p.id, `${p.first_name} ${p.last_name}`.trim() || p.email]));
+    sendPage(
+      res,
+      <OverviewPage ctx={ctx} period={period} current={current} previous={previous} top={top} names={names} activity={activity} />,
+    );
+  });
+}
+
+function Figure({ label, value, now, before }: { label: string; value: string; now: number; before: number }) {
+  const delta = change(now, before);
+  return (
+    <div class="figure">
+      <dt>{label}</dt>
+      <dd>
+        <span class="value">{value}</span>
+        <span class="delta">{delta ? `${delta} vs previous period` : 'no previous figures'}</span>
+      </dd>
+    </div>
+  );
+}
+
+const inCurrency = (f: StatsFigures, field: 'revenue' | 'commissions', currency: string) => f[field][currency] ?? 0;
+
+function OverviewPage(props: {
+  ctx: PageContext;
+  period: { start: string; end: string; days: number | null };
+  current: StatsObject;
+  previous: StatsObject;
+  top: TopPartner[];
+  names: Map<string, string>;
+  activity: EventObject[];
+}) {
+  const { ctx, period, current, previous, top, names, activity } = props;
+  const program = ctx.program!;
+  const currency = program.currency_code;
+  const now = current.totals;
+  const before = previous.totals;
+  const empty = now.clicks === 0 && now.leads === 0 && now.customers === 0 && Object.keys(now.revenue).length === 0;
+  const series = {
+    dates: current.days.map((d) => d.date),
+    clicks: current.days.map((d) => d.clicks),
+    leads: current.days.map((d) => d.leads),
+    customers: current.days.map((d) => d.customers),
+    revenue: current.days.map((d) => inCurrency(d, 'revenue', currency)),
+    digits: money(0, currency).replace(/[^0-9]/g, '').length - 1,
+  };
+  return (
+    <Layout ctx={ctx} title={`${program.name} overview`}>
+      <div class="page-head">
+        <h1>Overview</h1>
+        <form class="period" method="get" action={programPath(program)}>
+          <fieldset>
+            <legend class="visually-hidden">Period</legend>
+            {PRESETS.map((days) => (
+              <a class="chip" href={programPath(program, `?days=${days}`)} aria-current={period.days === days ? 'true' : undefined}>
+                {days} days
+              </a>
+            ))}
+            <label for="start">From</label>
+            <input id="start" name="start" type="date" value={period.start} required />
+            <label for="end">to</label>
+            <input id="end" name="end" type="date" value={period.end} required />
+            <button type="submit">Show</button>
+          </fieldset>
+        </form>
+      </div>
+      <p class="period-label">
+        {period.start} – {period.end} (UTC days), compared with the {daysBetween(period.start, period.end)} days before.
+      </p>
+      <dl class="figures" data-testid="figures">
+        <Figure label="Clicks" value={count(now.clicks)} now={now.clicks} before={before.clicks} />
+        <Figure label="Leads" value={count(now.leads)} now={now.leads} before={before.leads} />
+        <Figure label="Paying customers" value={count(now.customers)} now={now.customers} before={before.customers} />
+        <Figure
+          label="Revenue"
+          value={moneyList(now.revenue, currency)}
+          now={inCurrency(now, 'revenue', currency)}
+          before={inCurrency(before, 'revenue', currency)}
+        />
+        <Figure
+          label="Commissions"
+          value={moneyList(now.commissions, currency)}
+          now={inCurrency(now, 'commissions', currency)}
+          before={inCurrency(before, 'commissions', currency)}
+        />
+      </dl>
+      {empty ? (
+        <section class="empty" aria-labelledby="empty-title">
+          <h2 id="empty-title">No clicks yet</h2>
+          <p>Paste this tag into the &lt;head&gt; of every page of your site, then share a partner's link:</p>
+          <pre>
+            <code>{scriptTag(ctx.origin, program.public_key)}</code>
+          </pre>
+          <p>
+            <button type="button" class="copy" data-copy={scriptTag(ctx.origin, program.public_key)}>
+              Copy the tag
+            </button>{' '}
+            <a href={programPath(program, '/partners')}>Add partners and their links</a>
+          </p>
+        </section>
+      ) : null}
+      <section aria-labelledby="chart-title" class="chart-card">
+        <h2 id="chart-title">Per day</h2>
+        <div
+          class="chart"
+          id="chart"
+          data-series={JSON.stringify(series)}
+          role="img"
+          aria-label={`Clicks, leads, customers and revenue per day from ${period.start} to ${period.end}`}
+        >
+          <noscript>The chart needs JavaScript; the table below has the same figures.</noscript>
+        </div>
+        <link rel="stylesheet" href={assetUrl('uplot.css')} />
+        <script defer src={assetUrl('uplot.js')} />
+        <details>
+          <summary>Figures per day as a table</summary>
+          <table class="data">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Clicks</th>
+                <th scope="col">Leads</th>
+                <th scope="col">Customers</th>
+                <th scope="col">Revenue</th>
+                <th scope="col">Commissions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {current.days.map((d) => (
+                <tr>
+                  <th scope="row">{d.date}</th>
+                  <td>{count(d.clicks)}</td>
+                  <td>{count(d.leads)}</td>
+                  <td>{count(d.customers)}</td>
+                  <td>{moneyList(d.revenue, currency)}</td>
+                  <td>{moneyList(d.commissions, currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </section>
+      <div class="columns">
+        <section aria-labelledby="top-title">
+          <h2 id="top-title">Top partners by revenue</h2>
+          {top.length === 0 ? (
+            <p class="muted">No partner brought revenue in {currency} in this period.</p>
+          ) : (
+            <table class="data">
+              <thead>
+                <tr>
+                  <th scope="col">Partner</th>
+                  <th scope="col">Clicks</th>
+                  <th scope="col">Customers</th>
+                  <th scope="col">Revenue</th>
+                  <th scope="col">Commission</th>
+                </tr>
+              </thead>
+              <tbody>
+                {top.map((t) => (
+                  <tr>
+                    <th scope="row">
+                      <a href={programPath(program, `/partners/${t.partner_id}`)}>{names.get(t.partner_id) ?? t.partner_id}</a>
+                    </th>
+                    <td>{count(t.clicks)}</td>
+                    <td>{count(t.customers)}</td>
+                    <td>{money(t.revenue, currency)}</td>
+                    <td>{money(t.commission, currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+        <section aria-labelledby="activity-title">
+          <h2 id="activity-title">Recent activity</h2>
+          {activity.length === 0 ? (
+            <p class="muted">Nothing has happened in this program in the last 30 days.</p>
+          ) : (
+            <ul class="activity">
+              {activity.map((e) => (
+                <li>
+                  <span class="what">{describeEvent(e)}</span> <time datetime={e.created_at}>{time(e.created_at)}</time>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </Layout>
+  );
+}
+
+/** "Commission approved", "Partner created" …: the event's type in words, with the object's id. */
+function describeEvent(e: EventObject): string {
+  const [resource, action] = e.type.split('.');
+  const status = (e.data as { status?: unknown }).status;
+  const previous = (e.previous_attributes as { status?: unknown } | undefined)?.status;
+  const verb = action === 'updated' && typeof status === 'string' && previous !== undefined ? `now ${status}` : action;
+  return `${resource[0].toUpperCase()}${resource.slice(1).replace(/_/g, ' ')} ${verb} (${(e.data as { id?: string }).id ?? ''})`;
+}

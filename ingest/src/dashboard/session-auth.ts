@@ -1,0 +1,98 @@
+import { timingSafeEqual } from 'node:crypto';
+import { parse as parseCookies } from 'cookie';
+import type { CookieOptions, Request, RequestHandler, Response } from 'express';
+import type { Db } from '../db/database.js';
+import { type OpenedSession, readSession, type SignedInUser } from '../resources/users/users.service.js';
+
+/**
+ * Who is signed in to the dashboard (README, "Dashboard"). The session cookie holds a random
+ * token whose SHA-256 names a row of `sessions` (SQL, so sessions survive a Redis loss and every
+ * process sees them). HttpOnly, SameSite=Lax, and over https Secure with the `__Host-` prefix
+ * (bound to this host, path /).
+ *
+ * Every state-changing request proves it comes from a dashboard page: the form carries the
+ * session's CSRF token (`_csrf`), and a browser's Sec-Fetch-Site or Origin, when sent, must name
+ * this origin. SameSite=Lax alone would not do: other ports and subdomains are the same site.
+ */
+const COOKIE = 'svc_session';
+const SECURE_COOKIE = '__Host-svc_session';
+
+const cookieName = (req: Request) => (req.secure ? SECURE_COOKIE : COOKIE);
+const cookieOptions = (req: Request, expires: Date): CookieOptions => ({
+  httpOnly: true,
+  sameSite: 'lax',
+  secure: req.secure,
+  path: '/',
+  expires,
+});
+
+export function sessionToken(req: Request): string | undefined {
+  const value = parseCookies(req.get('cookie') ?? '')[cookieName(req)];
+  return value && /^[0-9A-Za-z]{20,100}$/.test(value) ? value : undefined;
+}
+
+export function setSessionCookie(req: Request, res: Response, session: OpenedSession): void {
+  res.cookie(cookieName(req), session.token, cookieOptions(req, session.expiresAt));
+}
+
+export function clearSessionCookie(req: Request, res: Response): void {
+  res.clearCookie(cookieName(req), { ...cookieOptions(req, new Date(0)), expires: undefined });
+}
+
+export const userOf = (res: Response): SignedInUser => res.locals.user as SignedInUser;
+
+/** The signed-in user into `res.locals.user`; without a live session, GETs go to the sign-in page and the rest get 401. */
+export function requireSignIn(db: Db): RequestHandler {
+  return async (req, res, next) => {
+    const token = sessionToken(req);
+    const user = token ? await readSession(db, token) : null;
+    if (!user) {
+      if (req.method === 'GET') {
+        const back = req.originalUrl.startsWith('/dashboard') ? `?next=${encodeURIComponent(req.originalUrl)}` : '';
+        res.redirect(303, `/dashboard/sign-in${back}`);
+      } else {
+        res.status(401).type('text').send('Your session has ended: sign in again.');
+      }
+      return;
+    }
+    res.locals.user = user;
+    next();
+  };
+}
+
+/** Whether the browser says the request comes from this very origin (or says nothing, as non-browser clients do). */
+export function fromThisOrigin(req: Request): boolean {
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin';
+  const origin = req.get('origin');
+  if (origin === undefined) return true;
+  return origin === `${req.protocol}://${req.get('host')}`;
+}
+
+const sameToken = (given: unknown, expected: string) =>
+  typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/** CSRF: refuses a state-changing request that does not come from a dashboard page of this session. */
+export const checkCsrf: RequestHandler = (req, res, next) => {
+  if (req.method === 'GET' || req.method === 'HEAD') return next();
+  if (!fromThisOrigin(req) || !sameToken(req.body?._csrf, userOf(res).csrf_token)) {
+    res.status(403).type('text').send('This form did not come from a page of this dashboard session; reload the page and try again.');
+    return;
+  }
+  next();
+};
+
+/** Only owners manage API keys, integrations and users. */
+export const requireOwner: RequestHandler = (_req, res, next) => {
+  if (userOf(res).role !== 'owner') {
+    res.status(403);
+    throw new DashboardForbidden();
+  }
+  next();
+};
+
+export class DashboardForbidden extends Error {
+  constructor() {
+    super('Only owners of the organization can open this page.');
+  }
+}
