@@ -18,6 +18,9 @@ export function wrapLimiter(limiter: RateLimiterAbstract, points: number, run: C
         throw err;
       }
     },
+    async refund(key) {
+      await run(() => limiter.reward(key, 1));
+    },
   };
 }
 

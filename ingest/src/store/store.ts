@@ -58,6 +58,8 @@ export interface RateDecision {
 
 export interface RateLimiter {
   consume(key: string): Promise<RateDecision>;
+  /** Gives back a point `consume` took (a limit on failures: every attempt takes one, a success returns it). */
+  refund(key: string): Promise<void>;
 }
 
 /** The longest a store command may take before it counts as failed. */

@@ -164,6 +164,18 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         }
       });
 
+      it('takes a point back on refund, so that only what was not refunded counts', async () => {
+        const limiter = store.createRateLimiter({ name: key('rl-refund'), points: 2, windowSeconds: 10 });
+        for (let i = 0; i < 5; i++) {
+          expect((await limiter.consume('k')).allowed).toBe(true);
+          await limiter.refund('k');
+        }
+        expect((await limiter.consume('k')).remaining).toBe(1);
+        expect((await limiter.consume('k')).remaining).toBe(0);
+        expect((await limiter.consume('k')).allowed).toBe(false);
+        expect((await limiter.consume('other')).allowed).toBe(true);
+      });
+
       it('counts separate keys independently', async () => {
         const limiter = store.createRateLimiter({ name: key('rl'), points: 2, windowSeconds: 10 });
         expect((await limiter.consume('a')).allowed).toBe(true);
