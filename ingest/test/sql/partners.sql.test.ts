@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadPartnerStats } from '../../src/resources/partners/partner-stats.js';
 import {
+  countPartnerList,
   findPartner,
   findPartnerByEmail,
   findProgramPartnerIds,
@@ -10,6 +11,7 @@ import {
   selectPartnerList,
   selectPartnerStats,
   selectPartners,
+  selectRankedPartners,
   softDeletePartner,
   updatePartnerRow,
 } from '../../src/resources/partners/partners.repository.js';
@@ -38,6 +40,17 @@ describe('partners repository SQL', () => {
   it('selectPartnerList by search: name or e-mail, % and _ literal, within the other filters', async () => {
     const filters = { programId: 'prg_1', status: 'active', search: '50%_off' };
     expect(await sqlOf((db) => selectPartnerList(db, 'org_1', filters).execute())).toMatchSnapshot();
+  });
+
+  it('selectRankedPartners and countPartnerList: the dashboard ranking by a counter, by offset', async () => {
+    const filters = { programId: 'prg_1', search: 'ann' };
+    expect(await sqlOf((db) => selectRankedPartners(db, 'org_1', filters, 'revenue', 25, 50))).toMatchSnapshot();
+    expect(
+      await sqlOf(
+        (db) => countPartnerList(db, 'org_1', filters),
+        () => [{ n: 0 }],
+      ),
+    ).toMatchSnapshot();
   });
 
   it('selectPartnerList by e-mail: onboarding partners are found too', async () => {

@@ -4,7 +4,7 @@ import { newId } from '../../ids.js';
 import { activeFlows } from '../flows/flows.repository.js';
 import type { FlowTrigger } from '../flows/flows.schema.js';
 import { type CountedFacts, type Earner, findEarner, insertCommissions, loadCountedFacts } from './commissions.repository.js';
-import { type EngineFlow, type EngineTransaction, planCommissions } from './engine.js';
+import { type EngineEvent, type EngineFlow, type EngineTransaction, type PlannedCommission, planCommissions } from './engine.js';
 
 /**
  * Runs a program's flows for an event: the facts are read by the commissions repository, the
@@ -20,24 +20,46 @@ export interface RewardedEvent {
   transaction?: EngineTransaction & { id: string; charge_id: string | null; status: string };
 }
 
+/** Who would earn: the referring partner's facts the flows read, and when their customer became a lead. */
+export interface EarningPartner {
+  partner: Earner['partner'];
+  lead_at: Date;
+}
+
 /**
- * The commissions an event earns under these flows, as rows to insert. Only an active partner
- * earns; the record of the event stays either way.
+ * What an event earns under these flows, before anything is written: the engine's plan, with the
+ * rule that only an active partner earns. `planRewards` (every payment and signup) and the
+ * dashboard's preview (a dry run) both ask this.
  */
-export function planRewards(flows: EngineFlow[], earner: Earner, facts: CountedFacts, event: RewardedEvent): NewCommission[] {
-  const { customer, partner } = earner;
+export function planEarnings(
+  flows: EngineFlow[],
+  earner: EarningPartner,
+  facts: CountedFacts,
+  event: Pick<EngineEvent, 'trigger' | 'at' | 'transaction'>,
+): PlannedCommission[] {
+  const { partner } = earner;
   if (partner.deleted || partner.status !== 'active') return [];
   const t = event.transaction;
-  const planned = planCommissions(flows, {
+  return planCommissions(flows, {
     trigger: event.trigger,
     at: event.at,
     transaction: t,
     customer: {
       transaction_count: facts.transactionCount === undefined ? undefined : facts.transactionCount + (t ? 1 : 0),
-      lead_at: new Date(customer.lead_at),
+      lead_at: earner.lead_at,
     },
     partner: { group_id: partner.group_id, country_code: partner.country_code, total_customers: facts.partnerCustomers },
   });
+}
+
+/**
+ * The commissions an event earns under these flows, as rows to insert. Only an active partner
+ * earns; the record of the event stays either way.
+ */
+export function planRewards(flows: EngineFlow[], earner: Earner, facts: CountedFacts, event: RewardedEvent): NewCommission[] {
+  const { customer } = earner;
+  const t = event.transaction;
+  const planned = planEarnings(flows, { partner: earner.partner, lead_at: new Date(customer.lead_at) }, facts, event);
   const now = new Date();
   return planned.map((p) => ({
     id: newId('commission'),

@@ -177,6 +177,7 @@ export const MAX_BULK_COMMISSIONS = 100;
 export async function updateCommissions(
   db: Db,
   organizationId: string,
+  programId: string,
   ids: string[],
   input: CommissionUpdateInput,
   onEmailQueued?: () => void,
@@ -188,7 +189,7 @@ export async function updateCommissions(
     const done: { updated: CommissionRow; queued: boolean }[] = [];
     for (const id of unique) {
       try {
-        done.push(await updateLocked(trx, organizationId, id, input));
+        done.push(await updateLocked(trx, organizationId, id, input, programId));
       } catch (err) {
         if (err instanceof ApiError && unique.length > 1) throw new ApiError(err.type, `${id}: ${err.message}`, err.options);
         throw err;
@@ -205,9 +206,11 @@ async function updateLocked(
   organizationId: string,
   id: string,
   input: CommissionUpdateInput,
+  programId?: string,
 ): Promise<{ updated: CommissionRow; queued: boolean }> {
   const current = await lockCommission(trx, organizationId, id);
-  if (!current) throw notFound('commission', id);
+  // A bulk change names its program: another program's commission is not found there.
+  if (!current || (programId !== undefined && current.program_id !== programId)) throw notFound('commission', id);
   checkEditable(current, input);
   const changesMoney = ['status', 'amount', 'transaction_id'] as const;
   const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);

@@ -14,7 +14,7 @@ import {
   voidRefundEntries,
 } from './commissions.repository.js';
 import type { CommissionStatus } from './commissions.schema.js';
-import { planRefund, type RefundEntry } from './refund-plan.js';
+import { planRefund, type RefundEntry, type RefundPlan, type RewardWithEntries } from './refund-plan.js';
 
 /**
  * Refund entries: what refunds (refund-plan.ts) and transaction deletes write, and how a
@@ -120,17 +120,29 @@ function refundEntryRows(
 }
 
 /**
+ * The refund plan (refund-plan.ts) of a transaction whose refunded amount becomes
+ * `transaction.refunded_amount`, with the rewards it was made from: what applyRefund applies,
+ * and what a preview shows before the refund runs (the same reads, the same plan). `commissions`
+ * are the transaction's, locked (lockTransactionCommissions).
+ */
+export async function planTransactionRefund(
+  trx: Db,
+  transaction: Pick<TransactionRow, 'amount' | 'refunded_amount'>,
+  commissions: CommissionRow[],
+): Promise<{ plan: RefundPlan; rewards: RewardWithEntries[] }> {
+  const rewards = await rewardsWithEntries(trx, commissions);
+  const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.refunded_amount, rewards });
+  return { plan, rewards };
+}
+
+/**
  * The effect of a refund on the transaction's commissions (see refund-plan.ts), inside the
  * refund's SQL transaction. `transaction` already holds the new refunded amount and status;
  * `commissions` are its commissions, locked (lockTransactionCommissions) before the transaction
  * row was updated.
  */
 export async function applyRefund(trx: Db, transaction: TransactionRow, refundedNow: number, commissions: CommissionRow[]): Promise<void> {
-  const plan = planRefund({
-    transactionAmount: transaction.amount,
-    refundedAfter: transaction.refunded_amount,
-    rewards: await rewardsWithEntries(trx, commissions),
-  });
+  const { plan } = await planTransactionRefund(trx, transaction, commissions);
   const now = new Date();
   if (commissions.length > 0) {
     await setCommissionsChargeStatus(

@@ -48,6 +48,12 @@ function share(amount: number, part: number, whole: number): number {
   return roundHalfUp(BigInt(amount) * BigInt(part), BigInt(whole));
 }
 
+/** What a reward counts for now: its amount and its refund entries that count; 0 when the reward itself does not count. */
+export function worthNow({ reward, entries }: RewardWithEntries): number {
+  if (!countsTowardsTotals(reward)) return 0;
+  return reward.amount + entries.filter(countsTowardsTotals).reduce((sum, e) => sum + e.amount, 0);
+}
+
 export function planRefund(q: { transactionAmount: number; refundedAfter: number; rewards: RewardWithEntries[] }): RefundPlan {
   const full = q.refundedAfter >= q.transactionAmount;
   const plan: RefundPlan = { markRefunded: [], entries: [] };
@@ -59,7 +65,7 @@ export function planRefund(q: { transactionAmount: number; refundedAfter: number
       continue;
     }
     const target = full ? 0 : reward.amount - share(reward.amount, q.refundedAfter, q.transactionAmount);
-    const current = reward.amount + live.reduce((sum, e) => sum + e.amount, 0);
+    const current = worthNow({ reward, entries });
     const difference = target - current;
     if (difference === 0) continue;
     // Money already paid out is recovered from the next payout: the entry is approved at once.
@@ -70,4 +76,39 @@ export function planRefund(q: { transactionAmount: number; refundedAfter: number
     });
   }
   return plan;
+}
+
+/** What a plan does to one reward, as a preview shows it before the refund runs. */
+export interface RewardEffect {
+  reward_id: string;
+  /** The reward's status as the plan read it (a reward in a payout being processed reads as paid). */
+  status: string;
+  /** What the reward counts for now and after the refund (its amount with its refund entries). */
+  before: number;
+  after: number;
+  /** `refunded`: marked refunded (its unpaid entries follow); `entry`: a refund entry is added; `unchanged`. */
+  action: 'refunded' | 'entry' | 'unchanged';
+  /** The refund entry the plan adds (negative amount), when it adds one. */
+  entry: RefundEntry | null;
+}
+
+/**
+ * The plan of `planRefund`, reward by reward: what each counts for before and after. A reward
+ * marked refunded counts for nothing after it (the plan only marks one whose counted entries
+ * all follow it); one given an entry counts for what it did plus the entry.
+ */
+export function describeRefundPlan(rewards: RewardWithEntries[], plan: RefundPlan): RewardEffect[] {
+  return rewards.map((r) => {
+    const before = worthNow(r);
+    const entry = plan.entries.find((e) => e.refund_of === r.reward.id) ?? null;
+    const refunded = plan.markRefunded.includes(r.reward.id);
+    return {
+      reward_id: r.reward.id,
+      status: r.reward.status,
+      before,
+      after: refunded ? 0 : before + (entry?.amount ?? 0),
+      action: refunded ? 'refunded' : entry ? 'entry' : 'unchanged',
+      entry,
+    };
+  });
 }

@@ -33,6 +33,46 @@ export function selectPartnerList(db: Db, organizationId: string, filters: Partn
     : q.where('completed_onboarding', '=', true);
 }
 
+/** The partner stats a list may be ranked by (the partner_stats counters of migration 0004). */
+export const RANKING_STATS = ['revenue', 'commission', 'customers', 'clicks'] as const;
+export type RankingStat = (typeof RANKING_STATS)[number];
+
+/**
+ * A page of the list query ranked by one of the partners' counters, highest first (ties by id), by
+ * offset: the dashboard's sortable partner list. Each partner's counter rows are summed by a
+ * subquery on the counters' primary key.
+ */
+export function selectRankedPartners(
+  db: Db,
+  organizationId: string,
+  filters: PartnerListFilters,
+  stat: RankingStat,
+  limit: number,
+  offset: number,
+) {
+  return selectPartnerList(db, organizationId, filters)
+    .select((eb) =>
+      eb
+        .selectFrom('partner_stats as s')
+        .select(sql<number>`coalesce(sum(${sql.ref(`s.${stat}`)}), 0)`.as('v'))
+        .whereRef('s.partner_id', '=', 'partners.id')
+        .as('rank'),
+    )
+    .orderBy('rank', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countPartnerList(db: Db, organizationId: string, filters: PartnerListFilters): Promise<number> {
+  const row = await selectPartnerList(db, organizationId, filters)
+    .clearSelect()
+    .select(sql<number>`count(*)::int`.as('n'))
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
 export function findPartner(db: Db, organizationId: string, partnerId: string): Promise<PartnerRow | undefined> {
   return selectPartners(db, organizationId).where('id', '=', partnerId).executeTakeFirst();
 }

@@ -16,10 +16,13 @@ import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { welcomeEmail } from './partner-emails.js';
 import {
+  countPartnerList,
   findPartner,
   findPartnerByEmail,
   insertPartner,
+  type RankingStat,
   selectPartnerList,
+  selectRankedPartners,
   softDeletePartner,
   updatePartnerRow,
 } from './partners.repository.js';
@@ -60,6 +63,29 @@ export async function listPartners(db: Db, organizationId: string, query: z.outp
   const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' });
   const rows = await presentPartners(db, page.rows, query.expand, { programWithTerms: true, include: query.include });
   return { ...page, rows };
+}
+
+/**
+ * A page of a program's partners ranked by a stat, highest first, with their stats (the
+ * dashboard's sortable list; the API's lists are by creation, with cursors).
+ */
+export async function rankPartners(
+  db: Db,
+  organizationId: string,
+  query: { program_id: string; status?: string; search?: string; stat: RankingStat; limit: number; offset: number },
+): Promise<{ rows: PartnerObject[]; total_count: number; has_more: boolean }> {
+  const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
+  const filters = { programId: program.id, status: query.status, search: query.search };
+  const [rows, total] = await Promise.all([
+    selectRankedPartners(db, organizationId, filters, query.stat, query.limit, query.offset),
+    countPartnerList(db, organizationId, filters),
+  ]);
+  const partners = rows.map(({ rank: _rank, ...row }) => row);
+  return {
+    rows: await presentPartners(db, partners, [], { include: ['stats'] }),
+    total_count: total,
+    has_more: query.offset + rows.length < total,
+  };
 }
 
 /** The caller's live partner with the requested expansions and stats, or 404. */

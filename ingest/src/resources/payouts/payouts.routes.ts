@@ -26,9 +26,25 @@ import {
   listBalances,
   listPayoutCommissions,
   listPayouts,
+  type PayoutExport,
   retrievePayout,
   updatePayout,
 } from './payouts.service.js';
+
+/** The content type of a batch file (this route's and the dashboard's download). */
+export const PAYOUT_FILE_TYPE = 'text/csv';
+
+/** A batch file as it is sent: its rows through the CSV writer (this route's and the dashboard's download). */
+export function payoutFile(file: PayoutExport): FileAnswer {
+  // A name such as "=HYPERLINK(…)" stays text when the file is opened in a spreadsheet.
+  const csv = stringify({
+    header: file.header !== null,
+    columns: file.header ?? undefined,
+    record_delimiter: 'windows',
+    escape_formulas: true,
+  });
+  return { filename: file.filename, body: file.rows, through: [csv] };
+}
 
 export function registerPayoutRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
   const common = { tag: 'Payouts', security: 'secret', guards: secretGuards, errors: [404] } as const;
@@ -64,19 +80,11 @@ export function registerPayoutRoutes(api: ApiBuilder, { db, mailer, secretGuards
     summary: 'Export payouts as a batch file (PayPal, Wise, CSV)',
     description: payoutDocs.export,
     query: PayoutExportQuery,
-    file: 'text/csv',
+    file: PAYOUT_FILE_TYPE,
     status: 200,
     response: z.string().meta({ description: 'The CSV file' }),
     handler: async ({ res, query }): Promise<FileAnswer> => {
-      const file = await exportPayouts(db, authOf(res).organizationId, query);
-      // A name such as "=HYPERLINK(…)" stays text when the file is opened in a spreadsheet.
-      const csv = stringify({
-        header: file.header !== null,
-        columns: file.header ?? undefined,
-        record_delimiter: 'windows',
-        escape_formulas: true,
-      });
-      return { filename: file.filename, body: file.rows, through: [csv] };
+      return payoutFile(await exportPayouts(db, authOf(res).organizationId, query));
     },
   });
 

@@ -43,7 +43,7 @@ import type {
 import { presentPayouts, toBalance } from './payouts.serializer.js';
 
 /** Where each status may go (README, "Payouts"); paid, failed and canceled are final. */
-const NEXT_STATUSES: Record<PayoutStatus, PayoutStatus[]> = {
+export const NEXT_STATUSES: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
   pending: ['processing', 'paid', 'failed', 'canceled'],
   processing: ['paid', 'failed', 'canceled'],
   paid: [],

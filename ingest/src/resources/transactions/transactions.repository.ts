@@ -1,6 +1,6 @@
 import { sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { Database, NewCommission, NewTransaction, TransactionRow } from '../../db/schema.js';
+import type { CommissionRow, Database, NewCommission, NewTransaction, TransactionRow } from '../../db/schema.js';
 
 export type TransactionChanges = Updateable<Database['transactions']>;
 
@@ -101,4 +101,31 @@ export function updateTransactionRow(db: Db, id: string, changes: TransactionCha
 /** Soft delete: the row stays, out of the lists and the totals, its charge_id free again. */
 export async function softDeleteTransaction(db: Db, id: string, now: Date): Promise<void> {
   await db.updateTable('transactions').set({ deleted_at: now, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** When each of these customers first paid: their earliest live transaction, by customer id (customers without one are absent). */
+export async function firstPaymentDates(db: Db, organizationId: string, customerIds: string[]): Promise<Map<string, Date>> {
+  if (customerIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('transactions')
+    .select(['customer_id', (eb) => eb.fn.min('created_at').as('first_at')])
+    .where('organization_id', '=', organizationId)
+    .where('customer_id', 'in', customerIds)
+    .where('deleted_at', 'is', null)
+    .groupBy('customer_id')
+    .execute();
+  return new Map(rows.map((r) => [r.customer_id, new Date(r.first_at as Date | string)]));
+}
+
+/** A transaction's live commissions, rewards and refund entries, oldest first (what its refunds did). */
+export function transactionCommissions(db: Db, organizationId: string, transactionId: string): Promise<CommissionRow[]> {
+  return db
+    .selectFrom('commissions')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('transaction_id', '=', transactionId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

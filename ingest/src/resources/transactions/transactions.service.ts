@@ -1,9 +1,9 @@
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
 import { programTotal } from '../../db/list-counts.js';
-import type { NewTransaction, TransactionRow } from '../../db/schema.js';
+import type { CommissionRow, NewTransaction, TransactionRow } from '../../db/schema.js';
 import { inTransaction, retryOnDeadlock } from '../../db/transaction.js';
-import { ApiError, badRequest, notFound } from '../../http/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
 import { newId } from '../../ids.js';
 import { planRewards, type RewardedEvent } from '../commissions/award.js';
@@ -15,7 +15,8 @@ import {
   replaceChargeId,
 } from '../commissions/commissions.repository.js';
 import { factsRead } from '../commissions/engine.js';
-import { applyRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
+import { applyRefund, planTransactionRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
+import { describeRefundPlan, type RewardEffect } from '../commissions/refund-plan.js';
 import type { FlowSource } from '../flows/flow-cache.js';
 import { requireProgram } from '../programs/programs.service.js';
 import {
@@ -170,16 +171,73 @@ export async function updateTransaction(
 }
 
 /**
- * Refunds part (`amount`) or all of what is left of a transaction, and applies the effect on
- * its commissions in the same SQL transaction. Refunds of one transaction run one at a time.
+ * The refund `amount` asks for (default: everything left), checked against what is left:
+ * nothing left, or more than that → 400. With `refundedBefore` (what a preview saw), a
+ * transaction refunded meanwhile → 409, so what runs is what was previewed.
  */
-export function refundTransaction(db: Db, organizationId: string, id: string, amount: number | undefined): Promise<TransactionRow> {
-  return refundLocked(db, organizationId, id, (current) => {
+const checkedRefund =
+  (amount: number | undefined, refundedBefore?: number) =>
+  (current: TransactionRow): number => {
+    if (refundedBefore !== undefined && current.refunded_amount !== refundedBefore) {
+      throw conflict('This transaction was refunded meanwhile: preview the refund again');
+    }
     const remaining = current.amount - current.refunded_amount;
     if (remaining === 0) throw badRequest('Nothing is left to refund on this transaction', 'amount');
     const refund = amount ?? remaining;
     if (refund > remaining) throw badRequest(`Invalid amount: only ${remaining} cents are left to refund`, 'amount');
     return refund;
+  };
+
+/**
+ * Refunds part (`amount`) or all of what is left of a transaction, and applies the effect on
+ * its commissions in the same SQL transaction. Refunds of one transaction run one at a time.
+ * `refundedBefore`: see checkedRefund.
+ */
+export function refundTransaction(
+  db: Db,
+  organizationId: string,
+  id: string,
+  amount: number | undefined,
+  refundedBefore?: number,
+): Promise<TransactionRow> {
+  return refundLocked(db, organizationId, id, checkedRefund(amount, refundedBefore));
+}
+
+/** What a refund would do, before it runs: the same checks, reads and plan as refundTransaction's. */
+export interface RefundPreview {
+  /** The transaction as it is now. */
+  transaction: TransactionRow;
+  /** Cents this refund takes back. */
+  refund: number;
+  /** The transaction's refunded amount and status after it. */
+  after: Pick<TransactionRow, 'refunded_amount' | 'status'>;
+  /** Reward by reward, what the refund does to the transaction's commissions. */
+  effects: RewardEffect[];
+  /** The transaction's commissions (rewards and earlier refund entries) as they are now. */
+  commissions: CommissionRow[];
+}
+
+/**
+ * Previews `refundTransaction(…, amount)`: the refund entries and refunded rewards that the
+ * refund would write, planned by the function the refund itself applies (planTransactionRefund)
+ * on the same rows, locked as the refund locks them, and nothing written.
+ */
+export function previewRefund(db: Db, organizationId: string, id: string, amount: number | undefined): Promise<RefundPreview> {
+  return inTransaction(db, async (trx) => {
+    const { current, commissions, refund } = await lockForRefund(trx, organizationId, id, checkedRefund(amount));
+    const after = refundedChanges(current, refund, new Date());
+    const { plan, rewards } = await planTransactionRefund(
+      trx,
+      { amount: current.amount, refunded_amount: after.refunded_amount },
+      commissions,
+    );
+    return {
+      transaction: current,
+      refund,
+      after: { refunded_amount: after.refunded_amount, status: after.status },
+      effects: describeRefundPlan(rewards, plan),
+      commissions,
+    };
   });
 }
 
@@ -198,21 +256,30 @@ export function refundTransactionUpTo(
   return refundLocked(db, organizationId, id, (current) => Math.min(total(current), current.amount) - current.refunded_amount);
 }
 
+/** The transaction and its commissions locked, in this order, and the refund `refundOf` asks for. */
+async function lockForRefund(trx: Db, organizationId: string, id: string, refundOf: (current: TransactionRow) => number) {
+  const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
+  const commissions = await lockTransactionCommissions(trx, current.id);
+  return { current, commissions, refund: refundOf(current) };
+}
+
+/** The transaction's new refunded amount, status and times once `refund` more cents are refunded. */
+function refundedChanges(current: TransactionRow, refund: number, now: Date) {
+  const refunded = current.refunded_amount + refund;
+  return {
+    refunded_amount: refunded,
+    status: refunded === current.amount ? 'refunded' : 'partially_refunded',
+    refunded_at: now,
+    updated_at: now,
+  };
+}
+
 /** Refunds what `refundOf` says of the locked transaction; zero or less changes nothing. */
 function refundLocked(db: Db, organizationId: string, id: string, refundOf: (current: TransactionRow) => number): Promise<TransactionRow> {
   return inTransaction(db, async (trx) => {
-    const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
-    const commissions = await lockTransactionCommissions(trx, current.id);
-    const refund = refundOf(current);
+    const { current, commissions, refund } = await lockForRefund(trx, organizationId, id, refundOf);
     if (refund <= 0) return current;
-    const refunded = current.refunded_amount + refund;
-    const now = new Date();
-    const transaction = await updateTransactionRow(trx, current.id, {
-      refunded_amount: refunded,
-      status: refunded === current.amount ? 'refunded' : 'partially_refunded',
-      refunded_at: now,
-      updated_at: now,
-    });
+    const transaction = await updateTransactionRow(trx, current.id, refundedChanges(current, refund, new Date()));
     await applyRefund(trx, transaction, refund, commissions);
     return transaction;
   });

@@ -85,7 +85,10 @@ export async function openSession(db: Db, userId: string): Promise<OpenedSession
   return { token, expiresAt };
 }
 
-export type SignedInUser = NonNullable<Awaited<ReturnType<typeof findLiveSession>>>;
+export type SignedInUser = NonNullable<Awaited<ReturnType<typeof findLiveSession>>> & {
+  /** The session was renewed by this request: its cookie must be given the new expiry. */
+  renewed: boolean;
+};
 
 /** The signed-in user of a session cookie's token, renewing the session once a day; null when it is unknown or expired. */
 export async function readSession(db: Db, token: string): Promise<SignedInUser | null> {
@@ -93,11 +96,9 @@ export async function readSession(db: Db, token: string): Promise<SignedInUser |
   const session = await findLiveSession(db, sha256(token), now);
   if (!session) return null;
   const renewed = new Date(now.getTime() + SESSION_MS);
-  if (renewed.getTime() - new Date(session.expires_at).getTime() >= RENEW_AFTER_MS) {
-    await extendSession(db, session.session_id, renewed);
-    session.expires_at = renewed;
-  }
-  return session;
+  if (renewed.getTime() - new Date(session.expires_at).getTime() < RENEW_AFTER_MS) return { ...session, renewed: false };
+  await extendSession(db, session.session_id, renewed);
+  return { ...session, expires_at: renewed, renewed: true };
 }
 
 export const closeSession = (db: Db, token: string) => deleteSession(db, sha256(token));
