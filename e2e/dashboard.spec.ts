@@ -62,7 +62,7 @@ test('throttles sign-in attempts for an address', async ({ page, demo }) => {
   }
   await page.getByLabel('Password').fill('one more guess');
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('alert')).toHaveText(/^Too many sign-in attempts\. Try again in \d+ minutes?\.$/);
+  await expect(page.getByRole('alert')).toHaveText(/^Too many failed sign-in attempts\. Try again in \d+ minutes?\.$/);
 });
 
 test("the overview's figures equal the stats API after clicks, signups, payments and a refund", async ({ browser, api, demo }) => {

@@ -8,10 +8,14 @@ import { checkCredentials, closeSession, openSession } from '../resources/users/
 import { serveAsset } from './assets.js';
 import { ErrorPage, type PageContext, programPath, type Section } from './layout.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
+import { customerNotices, registerCustomersPages } from './pages/customers.js';
 import { integrationNotices, registerIntegrationPages } from './pages/integrations.js';
 import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
+import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
+import { registerSettingsPages, settingsNotices } from './pages/settings.js';
 import { SignInPage } from './pages/sign-in.js';
+import { registerTransactionsPages, transactionNotices } from './pages/transactions.js';
 import { sendPage } from './render.js';
 import {
   checkCsrf,
@@ -52,10 +56,18 @@ const dashboardHeaders = helmet({
  * The confirmations a form's redirect may show (`?notice=code`), each page's own: a code, never
  * text, so that a crafted link cannot put words on the page.
  */
-const NOTICES: Record<string, string> = { ...partnerNotices, ...commissionNotices, ...integrationNotices };
+const NOTICES: Record<string, string> = {
+  ...partnerNotices,
+  ...customerNotices,
+  ...transactionNotices,
+  ...commissionNotices,
+  ...payoutNotices,
+  ...settingsNotices,
+  ...integrationNotices,
+};
 
 const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-/** Sign-in attempts per e-mail address, and per client address, in SIGN_IN_WINDOW_SECONDS. */
+/** Failed sign-in attempts allowed per e-mail address, and per client address, in SIGN_IN_WINDOW_SECONDS. */
 const SIGN_IN_LIMITS = { email: 10, client: 100 };
 
 /** Where a signed-in user lands after signing in: a dashboard path only, never another site. */
@@ -90,14 +102,21 @@ export function dashboardRouter(deps: AppDeps): Router {
     const again = (status: number, error: string) => sendPage(res, <SignInPage email={email} error={error} next={next} />, status);
     if (!fromThisOrigin(req)) return again(403, 'This sign-in form was sent from another site.');
     if (!email || !password) return again(400, 'Enter your e-mail and password.');
-    const [byEmail, byClient] = await Promise.all([perEmail.consume(email.toLowerCase()), perClient.consume(req.ip ?? '')]);
-    if (!byEmail.allowed || !byClient.allowed) {
-      const minutes = Math.ceil(Math.max(byEmail.allowed ? 0 : byEmail.resetMs, byClient.allowed ? 0 : byClient.resetMs) / 60_000);
+    // Every attempt takes a point before the password is checked (so that parallel guesses cannot
+    // all pass a check made before any of them failed), and a success gives it back: only failures
+    // count, and a right password is never held back by others' failures elsewhere.
+    const emailKey = email.toLowerCase();
+    const clientKey = req.ip ?? '';
+    const decisions = await Promise.all([perEmail.consume(emailKey), perClient.consume(clientKey)]);
+    const refused = decisions.filter((d) => !d.allowed);
+    if (refused.length > 0) {
+      const minutes = Math.max(1, Math.ceil(Math.max(...refused.map((d) => d.resetMs)) / 60_000));
       res.set('Retry-After', String(minutes * 60));
-      return again(429, `Too many sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+      return again(429, `Too many failed sign-in attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
     }
     const user = await checkCredentials(db, email, password);
     if (!user) return again(401, 'That e-mail and password do not match an account.');
+    await Promise.all([perEmail.refund(emailKey), perClient.refund(clientKey)]);
     setSessionCookie(req, res, await openSession(db, user.id));
     res.redirect(303, next);
   });
@@ -131,7 +150,11 @@ export function dashboardRouter(deps: AppDeps): Router {
 
   registerOverviewPages(signedIn, deps, contextOf);
   registerPartnerPages(signedIn, deps, contextOf);
+  registerCustomersPages(signedIn, deps, contextOf);
+  registerTransactionsPages(signedIn, deps, contextOf);
   registerCommissionPages(signedIn, deps, contextOf);
+  registerPayoutsPages(signedIn, deps, contextOf);
+  registerSettingsPages(signedIn, deps, contextOf);
   registerIntegrationPages(signedIn, deps, contextOf);
 
   router.use(signedIn);

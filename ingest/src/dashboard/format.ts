@@ -15,6 +15,16 @@ export function moneyList(amounts: Record<string, number>, fallbackCurrency: str
   return entries.map(([currency, cents]) => money(cents, currency)).join(' · ');
 }
 
+/** Cents as the major-unit text a form field shows and reads back ("49.00"; "500" for yen). */
+export function majorUnits(cents: number, currency: string): string {
+  const digits = minorUnitDigits(currency);
+  return (cents / 10 ** digits).toFixed(digits);
+}
+
+/** How a partner is named on every page: their name, else their e-mail. */
+export const partnerName = (p: { first_name: string; last_name: string; email: string }) =>
+  `${p.first_name} ${p.last_name}`.trim() || p.email;
+
 export const count = (n: number) => new Intl.NumberFormat('en').format(n);
 
 export const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10);

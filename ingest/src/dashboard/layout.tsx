@@ -3,7 +3,7 @@ import type { SignedInUser } from '../resources/users/users.service.js';
 import { assetUrl } from './assets.js';
 import type { Children } from './render.js';
 
-export type Section = 'overview' | 'partners' | 'commissions' | 'integrations';
+export type Section = 'overview' | 'partners' | 'customers' | 'transactions' | 'commissions' | 'payouts' | 'settings' | 'integrations';
 
 /** What every signed-in page knows: who is looking, their programs, which one and which section. */
 export interface PageContext {
@@ -88,8 +88,20 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
               <NavLink href={programPath(program, '/partners')} current={section === 'partners'}>
                 Partners
               </NavLink>
+              <NavLink href={programPath(program, '/customers')} current={section === 'customers'}>
+                Customers
+              </NavLink>
+              <NavLink href={programPath(program, '/transactions')} current={section === 'transactions'}>
+                Transactions
+              </NavLink>
               <NavLink href={programPath(program, '/commissions')} current={section === 'commissions'}>
                 Commissions
+              </NavLink>
+              <NavLink href={programPath(program, '/payouts')} current={section === 'payouts'}>
+                Payouts
+              </NavLink>
+              <NavLink href={programPath(program, '/settings')} current={section === 'settings'}>
+                Settings
               </NavLink>
             </>
           ) : null}

@@ -37,3 +37,30 @@ export function Pager({
     </nav>
   );
 }
+
+/** Numbered pages of a ranked list (by offset): the page's filters kept, `page` counted from 1. */
+export function NumberedPager({
+  page,
+  base,
+  filters,
+  at,
+}: {
+  page: Page<unknown>;
+  base: string;
+  filters: Record<string, string | undefined>;
+  at: number;
+}) {
+  const href = (n: number) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
+    if (n > 1) params.set('page', String(n));
+    return `${base}?${params}`;
+  };
+  return (
+    <nav class="pager" aria-label="Pages">
+      <span>{page.total_count} in all</span>
+      {at > 1 ? <a href={href(at - 1)}>← Previous</a> : null}
+      {page.has_more ? <a href={href(at + 1)}>Next →</a> : null}
+    </nav>
+  );
+}

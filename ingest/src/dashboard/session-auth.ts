@@ -55,6 +55,7 @@ export function requireSignIn(db: Db): RequestHandler {
       }
       return;
     }
+    if (user.renewed) setSessionCookie(req, res, { token: token!, expiresAt: new Date(user.expires_at) });
     res.locals.user = user;
     next();
   };
@@ -69,8 +70,11 @@ export function fromThisOrigin(req: Request): boolean {
   return origin === `${req.protocol}://${req.get('host')}`;
 }
 
-const sameToken = (given: unknown, expected: string) =>
-  typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+function sameToken(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /** CSRF: refuses a state-changing request that does not come from a dashboard page of this session. */
 export const checkCsrf: RequestHandler = (req, res, next) => {

@@ -2,7 +2,17 @@ import { sql } from 'kysely';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createUser } from '../../src/resources/users/users.service.js';
-import { commissionsOf, createCustomer, createPartner, createTransaction, type TestOrg, uniqueEmail } from '../support/factories.js';
+import {
+  commissionsOf,
+  createCustomer,
+  createLink,
+  createPartner,
+  createProgram,
+  createTransaction,
+  type TestOrg,
+  uniqueEmail,
+  uniqueSuffix,
+} from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
 
@@ -107,14 +117,51 @@ describe('dashboard', () => {
     expect(res.headers.location).toBe(`/dashboard/sign-in?next=${encodeURIComponent(`/dashboard/programs/${org.program_id}/partners`)}`);
   });
 
-  it('throttles sign-in attempts per e-mail address', async () => {
+  it('throttles failed sign-in attempts per e-mail address, the right password included once blocked; successes are not counted', async () => {
+    const [org] = orgs;
     const email = uniqueEmail('target');
-    const attempt = () => supertest(t.app).post('/dashboard/sign-in').type('form').send({ email, password: 'guess' });
-    for (let i = 0; i < 10; i++) expect((await attempt()).status).toBe(401);
-    const refused = await attempt();
-    expect(refused.status).toBe(429);
-    expect(refused.text).toContain('Too many sign-in attempts');
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    await createUser(t.deps.db, org.organization_id, { email, role: 'member', password: PASSWORD });
+    const attempt = (password: string) => supertest(t.app).post('/dashboard/sign-in').type('form').send({ email, password });
+    for (let i = 0; i < 12; i++) expect((await attempt(PASSWORD)).status).toBe(303);
+    for (let i = 0; i < 10; i++) expect((await attempt('guess')).status).toBe(401);
+    for (const password of ['guess', PASSWORD]) {
+      const refused = await attempt(password);
+      expect(refused.status).toBe(429);
+      expect(refused.text).toContain('Too many failed sign-in attempts');
+      expect(refused.headers['set-cookie']).toBeUndefined();
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // Another address from the same client is not held back.
+    const other = uniqueEmail('other');
+    await createUser(t.deps.db, org.organization_id, { email: other, role: 'member', password: PASSWORD });
+    expect((await supertest(t.app).post('/dashboard/sign-in').type('form').send({ email: other, password: PASSWORD })).status).toBe(303);
+  });
+
+  it('renews a session used a day after its last renewal, in SQL and in the cookie', async () => {
+    const [org] = orgs;
+    const { agent, email } = await signedIn(t, org);
+    const page = `/dashboard/programs/${org.program_id}`;
+    expect((await agent.get(page)).headers['set-cookie']).toBeUndefined();
+    const inFiveDays = new Date(Date.now() + 5 * 86_400_000);
+    await sql`update sessions set expires_at = ${inFiveDays}
+               where user_id = (select id from users where lower(email) = lower(${email}))`.execute(t.deps.db);
+    const renewed = await agent.get(page);
+    const cookie = renewed.headers['set-cookie']?.[0] ?? '';
+    const expires = Date.parse(/Expires=([^;]+)/.exec(cookie)?.[1] ?? '');
+    expect(expires).toBeGreaterThan(Date.now() + 6.9 * 86_400_000);
+    const stored = await sql<{ expires_at: Date }>`select expires_at from sessions
+               where user_id = (select id from users where lower(email) = lower(${email}))`.execute(t.deps.db);
+    expect(new Date(stored.rows[0].expires_at).getTime()).toBeGreaterThan(Date.now() + 6.9 * 86_400_000);
+  });
+
+  it('counts parallel guesses: of 30 at once, at most 10 are tried', async () => {
+    const email = uniqueEmail('parallel');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => supertest(t.app).post('/dashboard/sign-in').type('form').send({ email, password: 'guess' })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
   });
 
   it('refuses a state-changing request without the session token or from another origin (CSRF)', async () => {
@@ -137,7 +184,11 @@ describe('dashboard', () => {
       .set('Origin', 'http://evil.example')
       .type('form')
       .send({ name: 'forged', _csrf: csrf });
-    for (const res of [noToken, badToken, crossSite, otherOrigin]) expect(res.status).toBe(403);
+    const multibyte = await agent
+      .post('/dashboard/integrations/api-keys')
+      .type('form')
+      .send({ name: 'forged', _csrf: `${'a'.repeat(csrf.length - 1)}é` });
+    for (const res of [noToken, badToken, crossSite, otherOrigin, multibyte]) expect(res.status).toBe(403);
     const signInFromElsewhere = await supertest(t.app)
       .post('/dashboard/sign-in')
       .set('Sec-Fetch-Site', 'cross-site')
@@ -194,6 +245,16 @@ describe('dashboard', () => {
       .type('form')
       .send({ action: 'reject', ids: commission.id, _csrf: csrf });
     expect(bulk.status).toBe(404);
+    // A commission of another program of the same organization is not found under this program either.
+    const program = await createProgram(t, org);
+    const elsewhere = await createPartner(t, org, { program_id: program.id });
+    const [theirs] = await commissionsOf(t, org, await createTransaction(t, org, await createCustomer(t, org, elsewhere)));
+    const crossProgram = await agent
+      .post(`/dashboard/programs/${org.program_id}/commissions/bulk`)
+      .type('form')
+      .send({ action: 'approve', ids: theirs.id, _csrf: csrf });
+    expect(crossProgram.status).toBe(404);
+    expect((await t.request.get(`/v1/commissions/${theirs.id}`).set(org.auth)).body.data.status).toBe('pending');
     const revoke = await agent.post(`/dashboard/integrations/api-keys/${otherKey.id}/revoke`).type('form').send({ _csrf: csrf });
     expect(revoke.status).toBe(404);
     // Nothing of theirs changed.
@@ -237,6 +298,90 @@ describe('dashboard', () => {
     expect(nothing.status).toBe(400);
     const unknownAction = await agent.post(url).type('form').send({ action: 'delete', ids: ids[0], _csrf: csrf });
     expect(unknownAction.status).toBe(400);
+  });
+
+  it('loads under 100 KB of JavaScript (gzip) on any page, every script from this origin, cached for good', async () => {
+    const [org] = orgs;
+    const { agent } = await signedIn(t, org);
+    for (const path of [
+      `/dashboard/programs/${org.program_id}`,
+      `/dashboard/programs/${org.program_id}/partners`,
+      '/dashboard/integrations',
+    ]) {
+      const page = await agent.get(path);
+      const scripts = [...page.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
+      expect(page.text).not.toMatch(/<script(?![^>]*src=)[^>]*>/);
+      expect(scripts.length).toBeGreaterThan(0);
+      let bytes = 0;
+      for (const src of scripts) {
+        expect(src).toMatch(/^\/dashboard\/assets\/[a-z.]+\?v=[0-9a-f]{12}$/);
+        const res = await agent
+          .get(src)
+          .set('Accept-Encoding', 'gzip')
+          .buffer(true)
+          .parse((r, done) => {
+            const chunks: Buffer[] = [];
+            r.on('data', (c: Buffer) => chunks.push(c));
+            r.on('end', () => done(null, Buffer.concat(chunks)));
+          });
+        expect(res.headers['content-encoding']).toBe('gzip');
+        expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        bytes += (res.body as Buffer).length;
+      }
+      expect(bytes, path).toBeLessThan(100 * 1024);
+    }
+  });
+
+  it('ranks partners by a stat, highest first, in numbered pages, within the search', async () => {
+    const [org] = orgs;
+    const { agent } = await signedIn(t, org);
+    const program = await createProgram(t, org);
+    const tag = uniqueSuffix();
+    for (const [i, amount] of [1000, 5000, 3000].entries()) {
+      const partner = await createPartner(t, org, { program_id: program.id, first_name: `Rank${i}`, last_name: tag });
+      await createTransaction(t, org, await createCustomer(t, org, partner), { amount });
+    }
+    const base = `/dashboard/programs/${program.id}/partners`;
+    const order = (html: string) => [...html.matchAll(new RegExp(`>(Rank\\d) ${tag}<`, 'g'))].map((m) => m[1]);
+    expect(order((await agent.get(`${base}?sort=revenue&search=${tag}`)).text)).toEqual(['Rank1', 'Rank2', 'Rank0']);
+    expect(order((await agent.get(`${base}?search=${tag}`)).text)).toEqual(['Rank2', 'Rank1', 'Rank0']);
+    expect(order((await agent.get(`${base}?sort=revenue&search=Rank0`)).text)).toEqual(['Rank0']);
+    const second = await agent.get(`${base}?sort=revenue&page=2&search=${tag}`);
+    expect(second.status).toBe(200);
+    expect(order(second.text)).toEqual([]);
+    expect((await agent.get(`${base}?sort=height`)).status).toBe(400);
+    expect((await agent.get(`${base}?sort=revenue&page=0`)).status).toBe(400);
+  });
+
+  it("adds, edits and deletes a partner's links through the links service; another partner's link is a 404", async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await signedIn(t, org);
+    const alice = await createPartner(t, org);
+    const bob = await createPartner(t, org);
+    const bobs = await createLink(t, org, bob);
+    const base = `/dashboard/programs/${org.program_id}/partners/${alice.id}`;
+    const value = `a${uniqueSuffix()}`;
+    expect((await agent.post(`${base}/links`).type('form').send({ param: 'ref', value, _csrf: csrf })).status).toBe(303);
+    const links = async () =>
+      (await t.request.get('/v1/links').query({ program_id: org.program_id, partner_id: alice.id }).set(org.auth)).body.data;
+    const [link] = await links();
+    expect(link.value).toBe(value);
+
+    const edited = await agent
+      .post(`${base}/links/${link.id}`)
+      .type('form')
+      .send({ value: `${value}x`, _csrf: csrf });
+    expect(edited.headers.location).toBe(`${base}?notice=link-saved`);
+    expect((await links())[0].value).toBe(`${value}x`);
+    // Bob's value is taken: the service's 409, and nothing changes.
+    expect((await agent.post(`${base}/links/${link.id}`).type('form').send({ value: bobs.value, _csrf: csrf })).status).toBe(409);
+    expect((await agent.post(`${base}/links/${bobs.id}/delete`).type('form').send({ _csrf: csrf })).status).toBe(404);
+    expect((await agent.post(`${base}/links/${bobs.id}`).type('form').send({ value: 'stolen', _csrf: csrf })).status).toBe(404);
+    const bobsNow = await t.request.get(`/v1/links/${bobs.id}`).set(org.auth);
+    expect(bobsNow.body.data[0].value).toBe(bobs.value);
+
+    expect((await agent.post(`${base}/links/${link.id}/delete`).type('form').send({ _csrf: csrf })).status).toBe(303);
+    expect(await links()).toEqual([]);
   });
 
   it('approves and rejects pending partners with a note, through the same rules as the API', async () => {

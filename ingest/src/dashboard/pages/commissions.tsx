@@ -1,14 +1,18 @@
 import type { Router } from 'express';
 import { z } from 'zod';
+import type { Db } from '../../db/database.js';
+import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { badRequest } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { COMMISSION_STATUSES, type CommissionObject } from '../../resources/commissions/commissions.schema.js';
 import { listCommissions, MAX_BULK_COMMISSIONS, updateCommissions } from '../../resources/commissions/commissions.service.js';
+import { requireProgramPartner } from '../../resources/partners/partners.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
+import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { day, money } from '../format.js';
+import { day, money, partnerName } from '../format.js';
 import { fromFields, manyValues } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
@@ -43,17 +47,22 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
       ['status', 'partner_id', 'from', 'to', 'starting_after', 'ending_before'],
       'query',
     );
-    const page = await listCommissions(db, ctx.user.organization_id, {
-      program_id: ctx.program!.id,
-      status: filters.status,
-      partner_id: filters.partner_id,
-      created_gte: filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : undefined,
-      created_lte: filters.to ? new Date(`${filters.to}T23:59:59.999Z`) : undefined,
-      starting_after: filters.starting_after,
-      ending_before: filters.ending_before,
-      limit: 50,
-      expand: ['partner', 'customer'],
-    });
+    const page = await withCurrencies(
+      db,
+      await listCommissions(db, ctx.user.organization_id, {
+        program_id: ctx.program!.id,
+        status: filters.status,
+        partner_id: filters.partner_id,
+        created_gte: filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : undefined,
+        created_lte: filters.to ? new Date(`${filters.to}T23:59:59.999Z`) : undefined,
+        starting_after: filters.starting_after,
+        ending_before: filters.ending_before,
+        limit: 50,
+        expand: ['partner', 'customer'],
+      }),
+    );
+    // The filter's partner must be one of the program's (404 otherwise), as on the other lists.
+    if (filters.partner_id) await requireProgramPartner(db, ctx.user.organization_id, ctx.program!.id, filters.partner_id);
     sendPage(res, <CommissionsPage ctx={ctx} page={page} filters={filters} />);
   });
 
@@ -61,7 +70,14 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
     const ctx = await contextOf(res, 'commissions', req.params.programId);
     const action = Object.hasOwn(BULK_ACTIONS, req.body?.action) ? BULK_ACTIONS[req.body.action as keyof typeof BULK_ACTIONS] : null;
     if (!action) throw badRequest('Choose approve or reject', 'action');
-    await updateCommissions(db, ctx.user.organization_id, manyValues(req.body?.ids), { status: action.status }, mailer.kick);
+    await updateCommissions(
+      db,
+      ctx.user.organization_id,
+      ctx.program!.id,
+      manyValues(req.body?.ids),
+      { status: action.status },
+      mailer.kick,
+    );
     const back = typeof req.body?.back === 'string' && req.body.back.startsWith('?') ? req.body.back : '?';
     const params = new URLSearchParams(back.slice(1));
     params.set('notice', action.notice);
@@ -69,8 +85,23 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
   });
 }
 
-function StatusBadge({ status }: { status: string }) {
-  return <span class={`badge badge-${status}`}>{status}</span>;
+/** A commission as its tables show it: the API's short object, with its own currency. */
+export type ShownCommission = CommissionObject & { currency: string };
+
+/**
+ * The currency of each commission of a page (the transaction's, which need not be the
+ * program's): the API's short commission object does not carry it.
+ */
+export async function withCurrencies<P extends { rows: CommissionObject[] }>(
+  db: Db,
+  page: P,
+): Promise<Omit<P, 'rows'> & { rows: ShownCommission[] }> {
+  const stored = await loadByIds(
+    db,
+    'commissions',
+    page.rows.map((c) => c.id),
+  );
+  return { ...page, rows: page.rows.map((c) => ({ ...c, currency: stored.get(c.id)?.currency ?? '' })) };
 }
 
 /** The rows of a commissions table, with a checkbox per row where they can be chosen for a bulk change. */
@@ -81,7 +112,7 @@ export function CommissionRows({
   showPartner,
 }: {
   ctx: PageContext;
-  rows: CommissionObject[];
+  rows: ShownCommission[];
   selectable: boolean;
   showPartner: boolean;
 }) {
@@ -119,20 +150,14 @@ export function CommissionRows({
               {day(c.created_at)} <span class="sub">{c.id}</span>
             </th>
             {showPartner ? (
-              <td>
-                {c.partner ? (
-                  <a href={programPath(program, `/partners/${c.partner.id}`)}>{`${c.partner.first_name} ${c.partner.last_name}`}</a>
-                ) : (
-                  '—'
-                )}
-              </td>
+              <td>{c.partner ? <a href={programPath(program, `/partners/${c.partner.id}`)}>{partnerName(c.partner)}</a> : '—'}</td>
             ) : null}
             <td>{c.customer?.email ?? c.customer?.name ?? c.customer_id ?? '—'}</td>
             <td>
               <StatusBadge status={c.status} />
             </td>
-            <td class="num">{c.revenue === null ? '—' : money(c.revenue, program.currency_code)}</td>
-            <td class="num">{money(c.amount, program.currency_code)}</td>
+            <td class="num">{c.revenue === null ? '—' : money(c.revenue, c.currency || program.currency_code)}</td>
+            <td class="num">{money(c.amount, c.currency || program.currency_code)}</td>
           </tr>
         ))}
       </tbody>
@@ -140,7 +165,7 @@ export function CommissionRows({
   );
 }
 
-function CommissionsPage({ ctx, page, filters }: { ctx: PageContext; page: Page<CommissionObject>; filters: Filters }) {
+function CommissionsPage({ ctx, page, filters }: { ctx: PageContext; page: Page<ShownCommission>; filters: Filters }) {
   const program = ctx.program!;
   const base = programPath(program, '/commissions');
   const kept = { status: filters.status, partner_id: filters.partner_id, from: filters.from, to: filters.to };

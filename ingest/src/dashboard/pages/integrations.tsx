@@ -3,36 +3,60 @@ import { z } from 'zod';
 import type { UserRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { emailField, shortText } from '../../http/fields.js';
+import type { Page } from '../../http/list.js';
 import { ApiKeyCreate, type ApiKeyObject } from '../../resources/api-keys/api-keys.schema.js';
 import { toApiKey } from '../../resources/api-keys/api-keys.serializer.js';
 import { allApiKeys, createApiKey, revokeApiKey } from '../../resources/api-keys/api-keys.service.js';
+import type { StripeIntegrationObject } from '../../resources/stripe/stripe.schema.js';
+import { retrieveStripeIntegration } from '../../resources/stripe/stripe.service.js';
 import { createUser, listUsers, USER_ROLES } from '../../resources/users/users.service.js';
+import { WebhookEndpointListQuery, type WebhookEndpointObject } from '../../resources/webhook-endpoints/webhook-endpoints.schema.js';
+import { listEndpoints } from '../../resources/webhook-endpoints/webhook-endpoints.service.js';
 import type { ContextOf } from '../dashboard.routes.js';
 import { day } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, scriptTag } from '../layout.js';
+import type { Cursor } from '../pager.js';
 import { sendPage } from '../render.js';
 import { requireOwner } from '../session-auth.js';
+import { registerStripePages, StripeSummary, stripeNotices } from './integrations-stripe.js';
+import { EndpointList, registerWebhookPages, webhookNotices } from './integrations-webhooks.js';
 
 const UserCreate = z.strictObject({ email: emailField, name: shortText(100).optional(), role: z.enum(USER_ROLES) });
 
 export const integrationNotices = {
   'key-revoked': 'API key revoked. Requests with it are refused from now on.',
+  ...stripeNotices,
+  ...webhookNotices,
 };
+
+const ENDPOINTS_PAGE_SIZE = 25;
 
 /** What was just made and is shown this once: a new key's secret, a new user's password. */
 type Once = { kind: 'key'; key: ApiKeyObject; secret: string } | { kind: 'user'; user: UserRow; password: string };
 
-export function registerIntegrationPages(router: Router, { db, store }: AppDeps, contextOf: ContextOf): void {
+export function registerIntegrationPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
+  const { db, store } = deps;
   const base = '/integrations';
 
-  async function render(res: Parameters<ContextOf>[0], once?: Once) {
+  async function render(res: Parameters<ContextOf>[0], once?: Once, cursor: Cursor = {}) {
     const ctx = await contextOf(res, 'integrations');
-    const [keys, users] = await Promise.all([allApiKeys(db, ctx.user.organization_id), listUsers(db, ctx.user.organization_id)]);
-    sendPage(res, <IntegrationsPage ctx={ctx} keys={keys} users={users} once={once} />);
+    const org = ctx.user.organization_id;
+    const [keys, users, stripe, endpoints] = await Promise.all([
+      allApiKeys(db, org),
+      listUsers(db, org),
+      Promise.all(ctx.programs.map((p) => retrieveStripeIntegration(db, org, p.id, ctx.origin))),
+      listEndpoints(db, org, { ...cursor, limit: ENDPOINTS_PAGE_SIZE }),
+    ]);
+    sendPage(
+      res,
+      <IntegrationsPage ctx={ctx} keys={keys} users={users} once={once} stripe={stripe} endpoints={endpoints} cursor={cursor} />,
+    );
   }
 
-  router.get(base, requireOwner, (_req, res) => render(res));
+  router.get(base, requireOwner, (req, res) =>
+    render(res, undefined, fromFields(WebhookEndpointListQuery, req.query, ['starting_after', 'ending_before'], 'query') as Cursor),
+  );
 
   router.post(`${base}/api-keys`, requireOwner, async (req, res) => {
     const input = fromFields(ApiKeyCreate, req.body, ['name'], 'body');
@@ -51,10 +75,21 @@ export function registerIntegrationPages(router: Router, { db, store }: AppDeps,
     const { user, password } = await createUser(db, res.locals.user.organization_id, input);
     await render(res, { kind: 'user', user, password });
   });
+
+  registerStripePages(router, deps, contextOf);
+  registerWebhookPages(router, deps, contextOf);
 }
 
-function IntegrationsPage(props: { ctx: PageContext; keys: ApiKeyObject[]; users: UserRow[]; once?: Once }) {
-  const { ctx, keys, users, once } = props;
+function IntegrationsPage(props: {
+  ctx: PageContext;
+  keys: ApiKeyObject[];
+  users: UserRow[];
+  once?: Once;
+  stripe: StripeIntegrationObject[];
+  endpoints: Page<WebhookEndpointObject>;
+  cursor: Cursor;
+}) {
+  const { ctx, keys, users, once, stripe, endpoints, cursor } = props;
   return (
     <Layout ctx={ctx} title="Integrations">
       <div class="page-head">
@@ -99,45 +134,47 @@ function IntegrationsPage(props: { ctx: PageContext; keys: ApiKeyObject[]; users
             </button>
           </div>
         ) : null}
-        <table class="data">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
+        <div class="table-wrap">
+          <table class="data">
+            <thead>
               <tr>
-                <th scope="row">{k.name ?? 'Unnamed key'}</th>
-                <td>
-                  <code>{k.redacted_key}</code>
-                </td>
-                <td>{day(k.created_at)}</td>
-                <td>
-                  {keys.length > 1 ? (
-                    <form method="post" action={`/dashboard/integrations/api-keys/${k.id}/revoke`} class="inline">
-                      <Csrf ctx={ctx} />
-                      <button
-                        type="submit"
-                        class="danger"
-                        data-confirm={`Revoke ${k.name ?? k.redacted_key}? Requests with it fail at once.`}
-                      >
-                        Revoke
-                      </button>
-                    </form>
-                  ) : (
-                    <span class="muted">Last key: create another to revoke it</span>
-                  )}
-                </td>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr>
+                  <th scope="row">{k.name ?? 'Unnamed key'}</th>
+                  <td>
+                    <code>{k.redacted_key}</code>
+                  </td>
+                  <td>{day(k.created_at)}</td>
+                  <td>
+                    {keys.length > 1 ? (
+                      <form method="post" action={`/dashboard/integrations/api-keys/${k.id}/revoke`} class="inline">
+                        <Csrf ctx={ctx} />
+                        <button
+                          type="submit"
+                          class="danger"
+                          data-confirm={`Revoke ${k.name ?? k.redacted_key}? Requests with it fail at once.`}
+                        >
+                          Revoke
+                        </button>
+                      </form>
+                    ) : (
+                      <span class="muted">Last key: create another to revoke it</span>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         <form method="post" action="/dashboard/integrations/api-keys" class="row">
           <Csrf ctx={ctx} />
           <label for="key-name">Name</label>
@@ -145,6 +182,10 @@ function IntegrationsPage(props: { ctx: PageContext; keys: ApiKeyObject[]; users
           <button type="submit">Create a key</button>
         </form>
       </section>
+
+      <StripeSummary ctx={ctx} states={stripe} />
+
+      <EndpointList ctx={ctx} page={endpoints} cursor={cursor} />
 
       <section aria-labelledby="users-title">
         <h2 id="users-title">Users</h2>
@@ -162,26 +203,28 @@ function IntegrationsPage(props: { ctx: PageContext; keys: ApiKeyObject[]; users
             </button>
           </div>
         ) : null}
-        <table class="data">
-          <thead>
-            <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Added</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
+        <div class="table-wrap">
+          <table class="data">
+            <thead>
               <tr>
-                <th scope="row">{u.email}</th>
-                <td>{u.name ?? ''}</td>
-                <td>{u.role}</td>
-                <td>{day(u.created_at)}</td>
+                <th scope="col">E-mail</th>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Added</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {users.map((u) => (
+                <tr>
+                  <th scope="row">{u.email}</th>
+                  <td>{u.name ?? ''}</td>
+                  <td>{u.role}</td>
+                  <td>{day(u.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         <form method="post" action="/dashboard/integrations/users" class="row">
           <Csrf ctx={ctx} />
           <label for="user-email">E-mail</label>

@@ -9,7 +9,7 @@ import { addDays, daysBetween, type StatsFigures, type StatsObject, StatsQuery, 
 import { programStats, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
 import { assetUrl } from '../assets.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { change, count, money, moneyList, time } from '../format.js';
+import { change, count, money, moneyList, partnerName, time } from '../format.js';
 import { Layout, type PageContext, programPath, scriptTag } from '../layout.js';
 import { sendPage } from '../render.js';
 
@@ -52,7 +52,7 @@ export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf
       'partners',
       top.map((t) => t.partner_id),
     );
-    const names = new Map([...partners.values()].map((p) => [p.id, `${p.first_name} ${p.last_name}`.trim() || p.email]));
+    const names = new Map([...partners.values()].map((p) => [p.id, partnerName(p)]));
     sendPage(
       res,
       <OverviewPage ctx={ctx} period={period} current={current} previous={previous} top={top} names={names} activity={activity} />,
@@ -234,7 +234,7 @@ function OverviewPage(props: {
             <ul class="activity">
               {activity.map((e) => (
                 <li>
-                  <span class="what">{describeEvent(e)}</span> <time datetime={e.created_at}>{time(e.created_at)}</time>
+                  <span class="what">{describeEvent(e, currency)}</span> <time datetime={e.created_at}>{time(e.created_at)}</time>
                 </li>
               ))}
             </ul>
@@ -245,11 +245,28 @@ function OverviewPage(props: {
   );
 }
 
-/** "Commission approved", "Partner created" …: the event's type in words, with the object's id. */
-function describeEvent(e: EventObject): string {
+/** "Customer created: jo@example.com", "Commission now approved: $9.80" …: the event in words, with what names its object. */
+function describeEvent(e: EventObject, currency: string): string {
   const [resource, action] = e.type.split('.');
-  const status = (e.data as { status?: unknown }).status;
+  const data = e.data as {
+    id?: string;
+    status?: unknown;
+    email?: unknown;
+    first_name?: unknown;
+    last_name?: unknown;
+    amount?: unknown;
+    currency?: unknown;
+  };
   const previous = (e.previous_attributes as { status?: unknown } | undefined)?.status;
-  const verb = action === 'updated' && typeof status === 'string' && previous !== undefined ? `now ${status}` : action;
-  return `${resource[0].toUpperCase()}${resource.slice(1).replace(/_/g, ' ')} ${verb} (${(e.data as { id?: string }).id ?? ''})`;
+  const verb = action === 'updated' && typeof data.status === 'string' && previous !== undefined ? `now ${data.status}` : action;
+  const amount = Number(data.amount);
+  const what =
+    typeof data.email === 'string' && data.email
+      ? data.email
+      : typeof data.first_name === 'string'
+        ? `${data.first_name} ${data.last_name ?? ''}`.trim()
+        : Number.isFinite(amount) && data.amount !== null && data.amount !== undefined
+          ? money(amount, typeof data.currency === 'string' ? data.currency : currency)
+          : (data.id ?? '');
+  return `${resource[0].toUpperCase()}${resource.slice(1).replace(/_/g, ' ')} ${verb}: ${what}`;
 }

@@ -3,23 +3,24 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
-import type { CommissionObject } from '../../resources/commissions/commissions.schema.js';
 import { listCommissions } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { listCustomers } from '../../resources/customers/customers.service.js';
-import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
-import { createLink, deleteLink, listLinks, requireLink } from '../../resources/links/links.service.js';
+import { LinkCreate, type LinkObject, LinkUpdate } from '../../resources/links/links.schema.js';
+import { createLink, deleteLink, listLinks, requireLink, updateLink } from '../../resources/links/links.service.js';
+import { RANKING_STATS } from '../../resources/partners/partners.repository.js';
 import { PARTNER_STATUSES, PartnerCreate, type PartnerObject, PartnerUpdate } from '../../resources/partners/partners.schema.js';
-import { createPartner, listPartners, retrievePartner, updatePartner } from '../../resources/partners/partners.service.js';
+import { createPartner, listPartners, rankPartners, retrievePartner, updatePartner } from '../../resources/partners/partners.service.js';
 import type { PayoutObject } from '../../resources/payouts/payouts.schema.js';
 import { listPayouts } from '../../resources/payouts/payouts.service.js';
+import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, money } from '../format.js';
+import { count, day, money, partnerName } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
+import { type Cursor, NumberedPager, Pager } from '../pager.js';
 import { sendPage } from '../render.js';
-import { CommissionRows } from './commissions.js';
+import { CommissionRows, type ShownCommission, withCurrencies } from './commissions.js';
 
 const PAGE_SIZE = 25;
 
@@ -31,12 +32,17 @@ export const partnerNotices = {
   'partner-created': 'Partner created.',
   'partner-saved': 'Partner saved.',
   'link-created': 'Link created.',
+  'link-saved': 'Link saved.',
   'link-deleted': 'Link deleted.',
 };
+
+const SORTS = { newest: 'Newest', revenue: 'Revenue', commission: 'Commission', customers: 'Customers', clicks: 'Clicks' } as const;
 
 const PartnerListFilters = z.strictObject({
   status: z.enum(PARTNER_STATUSES).optional(),
   search: z.string().max(254).optional(),
+  sort: z.enum(['newest', ...RANKING_STATS]).optional(),
+  page: z.coerce.number().int().min(2).max(10_000).optional(),
   starting_after: listParams.starting_after,
   ending_before: listParams.ending_before,
 });
@@ -49,8 +55,7 @@ const STATUS_ACTIONS = {
   reactivate: { status: 'active', notice: 'partner-reactivated' },
 } as const;
 
-export const partnerName = (p: { first_name: string; last_name: string; email: string }) =>
-  `${p.first_name} ${p.last_name}`.trim() || p.email;
+export { partnerName };
 
 export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
   const { db, store, mailer } = deps;
@@ -58,16 +63,29 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
   router.get('/programs/:programId/partners', async (req, res) => {
     const ctx = await contextOf(res, 'partners', req.params.programId);
     const program = ctx.program!;
-    const filters = fromFields(PartnerListFilters, req.query, ['status', 'search', 'starting_after', 'ending_before'], 'query');
-    const page = await listPartners(db, ctx.user.organization_id, {
-      program_id: program.id,
-      status: filters.status,
-      search: filters.search,
-      starting_after: filters.starting_after,
-      ending_before: filters.ending_before,
-      limit: PAGE_SIZE,
-      include: ['stats'],
-    });
+    const filters = fromFields(
+      PartnerListFilters,
+      req.query,
+      ['status', 'search', 'sort', 'page', 'starting_after', 'ending_before'],
+      'query',
+    );
+    const common = { program_id: program.id, status: filters.status, search: filters.search };
+    // Newest first pages with the API's cursors; a ranking by a stat pages by number.
+    const page =
+      filters.sort && filters.sort !== 'newest'
+        ? await rankPartners(db, ctx.user.organization_id, {
+            ...common,
+            stat: filters.sort,
+            limit: PAGE_SIZE,
+            offset: ((filters.page ?? 1) - 1) * PAGE_SIZE,
+          })
+        : await listPartners(db, ctx.user.organization_id, {
+            ...common,
+            starting_after: filters.starting_after,
+            ending_before: filters.ending_before,
+            limit: PAGE_SIZE,
+            include: ['stats'],
+          });
     sendPage(res, <PartnerListPage ctx={ctx} page={page} filters={filters} />);
   });
 
@@ -91,7 +109,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     const [links, customers, commissions, payouts] = await Promise.all([
       listLinks(db, org, { ...scope, limit: 100 }),
       listCustomers(db, org, scope),
-      listCommissions(db, org, { ...scope, expand: ['customer'] }),
+      listCommissions(db, org, { ...scope, expand: ['customer'] }).then((page) => withCurrencies(db, page)),
       listPayouts(db, org, scope),
     ]);
     sendPage(
@@ -142,18 +160,29 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=link-created`));
   });
 
+  /** The partner's link named in the URL; another partner's is a 404. */
+  async function partnerLink(ctx: PageContext, partner: PartnerObject, linkId: string) {
+    const link = await requireLink(db, ctx.user.organization_id, linkId);
+    if (link.partner_id !== partner.id) throw notFound('link', link.id);
+    return link;
+  }
+
+  router.post('/programs/:programId/partners/:partnerId/links/:linkId', async (req, res) => {
+    const ctx = await contextOf(res, 'partners', req.params.programId);
+    const partner = await programPartner(ctx, req.params.partnerId);
+    const link = await partnerLink(ctx, partner, req.params.linkId);
+    const input = fromFields(LinkUpdate, req.body, ['value'], 'body');
+    await updateLink(db, store, ctx.user.organization_id, link.id, input);
+    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=link-saved`));
+  });
+
   router.post('/programs/:programId/partners/:partnerId/links/:linkId/delete', async (req, res) => {
     const ctx = await contextOf(res, 'partners', req.params.programId);
     const partner = await programPartner(ctx, req.params.partnerId);
-    const link = await requireLink(db, ctx.user.organization_id, req.params.linkId);
-    if (link.partner_id !== partner.id) throw notFound('link', link.id);
+    const link = await partnerLink(ctx, partner, req.params.linkId);
     await deleteLink(db, store, ctx.user.organization_id, link.id);
     res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=link-deleted`));
   });
-}
-
-function StatusBadge({ status }: { status: string }) {
-  return <span class={`badge badge-${status}`}>{status}</span>;
 }
 
 function PartnerListPage({
@@ -200,6 +229,14 @@ function PartnerListPage({
             {PARTNER_STATUSES.map((s) => (
               <option value={s} selected={filters.status === s}>
                 {s}
+              </option>
+            ))}
+          </select>
+          <label for="sort">Sort by</label>
+          <select id="sort" name="sort">
+            {Object.entries(SORTS).map(([value, label]) => (
+              <option value={value} selected={(filters.sort ?? 'newest') === value}>
+                {label}
               </option>
             ))}
           </select>
@@ -255,7 +292,16 @@ function PartnerListPage({
           </table>
         </div>
       )}
-      <Pager page={page} base={base} filters={{ status: filters.status, search: filters.search }} cursor={filters as Cursor} />
+      {filters.sort && filters.sort !== 'newest' ? (
+        <NumberedPager
+          page={page}
+          base={base}
+          filters={{ status: filters.status, search: filters.search, sort: filters.sort }}
+          at={filters.page ?? 1}
+        />
+      ) : (
+        <Pager page={page} base={base} filters={{ status: filters.status, search: filters.search }} cursor={filters as Cursor} />
+      )}
     </Layout>
   );
 }
@@ -265,7 +311,7 @@ function PartnerPage(props: {
   partner: PartnerObject;
   links: Page<LinkObject>;
   customers: Page<CustomerObject>;
-  commissions: Page<CommissionObject>;
+  commissions: Page<ShownCommission>;
   payouts: Page<PayoutObject>;
 }) {
   const { ctx, partner, links, customers, commissions, payouts } = props;
@@ -320,6 +366,15 @@ function PartnerPage(props: {
                 <button type="button" class="copy" data-copy={`?${l.param}=${l.value}`}>
                   Copy
                 </button>
+                <details class="inline">
+                  <summary class="button">Edit</summary>
+                  <form method="post" action={`${base}/links/${l.id}`} class="row">
+                    <Csrf ctx={ctx} />
+                    <label for={`value-${l.id}`}>Value</label>
+                    <input id={`value-${l.id}`} name="value" value={l.value} required maxlength={200} />
+                    <button type="submit">Save link</button>
+                  </form>
+                </details>
                 <form method="post" action={`${base}/links/${l.id}/delete`} class="inline">
                   <Csrf ctx={ctx} />
                   <button

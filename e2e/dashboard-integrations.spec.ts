@@ -1,0 +1,131 @@
+import type { Browser, BrowserContext, Page } from '@playwright/test';
+import { type Api, type DemoState, expect, test, unique } from './support/fixtures.js';
+
+/**
+ * The integrations page's Stripe connection and webhook endpoints (README, "Dashboard") in real
+ * Chromium: an owner adds a webhook endpoint and sees its secret once, and connects Stripe for a
+ * program and sees the URL to paste into Stripe. The demo runs without
+ * SVC_WEBHOOKS_ALLOW_PRIVATE, so endpoints are public https URLs and these tests check the pages
+ * and the API's state, not deliveries (ingest/test/dashboard/integrations.test.ts does).
+ */
+
+/**
+ * The owner's session, signed in once per worker and reused: sign-ins per e-mail address are
+ * throttled (10 in 15 minutes), and every dashboard spec signs in as the demo's one owner.
+ */
+let ownerSession: ReturnType<BrowserContext['storageState']> | undefined;
+
+async function ownerPage(browser: Browser, demo: DemoState, permissions: string[] = []): Promise<Page> {
+  ownerSession ??= (async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${demo.ingestUrl}/dashboard`);
+    await page.getByLabel('E-mail').fill(demo.owner_email!);
+    await page.getByLabel('Password').fill(demo.owner_password!);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
+    const state = await context.storageState();
+    await context.close();
+    return state;
+  })();
+  const context = await browser.newContext({ permissions, storageState: await ownerSession });
+  return context.newPage();
+}
+
+/** A program of the test's own (tests run in parallel on one organization). */
+// One worker runs this file's tests one after the other, so they share one sign-in.
+test.describe.configure({ mode: 'default' });
+
+async function ownProgram(api: Api): Promise<{ id: string; name: string }> {
+  const name = unique('Program ');
+  const program = (await api.post('/v1/programs', { name })).data[0];
+  return { id: program.id, name };
+}
+
+test('an owner adds a webhook endpoint and sees its signing secret once', async ({ browser, demo, api }) => {
+  const program = await ownProgram(api);
+  const url = `https://example.com/hooks/${unique('e2e')}`;
+  const description = unique('CRM sync ');
+  const page = await ownerPage(browser, demo);
+  await page.goto(`${demo.ingestUrl}/dashboard/integrations`);
+
+  const section = page.getByRole('region', { name: 'Webhook endpoints' });
+  const summary = section.getByText('Add an endpoint', { exact: true });
+  if (!(await section.getByLabel('Endpoint URL').isVisible())) await summary.click();
+  await section.getByLabel('Endpoint URL').fill(url);
+  await section.getByLabel('Description (optional)').fill(description);
+  await section.getByLabel('Events of').selectOption({ label: program.name });
+  await section.getByRole('checkbox', { name: 'Every event', exact: true }).uncheck();
+  await section.getByRole('checkbox', { name: 'payout.paid', exact: true }).check();
+  await section.getByRole('checkbox', { name: 'payout.failed', exact: true }).check();
+  await section.getByRole('button', { name: 'Add endpoint' }).click();
+
+  await expect(page.getByRole('heading', { name: /^Webhook endpoint/ })).toBeVisible();
+  const secret = (await page.locator('#new-webhook-secret').textContent())!;
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+  await expect(page.getByRole('button', { name: 'Copy the secret' })).toBeVisible();
+
+  // The API's state is what the form said; its secret is redacted there.
+  const listed = (await api.get(`/v1/webhook-endpoints?program_id=${program.id}`)).data;
+  expect(listed).toHaveLength(1);
+  expect(listed[0]).toMatchObject({ url, description, events: ['payout.paid', 'payout.failed'], program_id: program.id, enabled: true });
+  expect(listed[0].redacted_secret.slice(-4)).toBe(secret.slice(-4));
+  expect(page.url()).not.toContain('whsec');
+
+  // Opened again, the page shows the endpoint and an empty delivery log, never the secret.
+  await page.goto(`${demo.ingestUrl}/dashboard/integrations/webhooks/${listed[0].id}`);
+  await expect(page.locator('#new-webhook-secret')).toHaveCount(0);
+  await expect(page.getByText(secret)).toHaveCount(0);
+  await expect(page.getByRole('heading', { name: 'Delivery log' })).toBeVisible();
+  await expect(page.getByText('Nothing sent yet.')).toBeVisible();
+  await page.getByRole('link', { name: 'Integrations', exact: true }).first().click();
+  await expect(page.getByRole('row', { name: new RegExp(description) })).toContainText(program.name);
+
+  // Pausing is the API's enabled: false; then it goes.
+  await page.goto(`${demo.ingestUrl}/dashboard/integrations/webhooks/${listed[0].id}`);
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await expect(page.getByRole('status')).toHaveText(/^Webhook endpoint paused/);
+  expect((await api.get(`/v1/webhook-endpoints/${listed[0].id}`)).data.enabled).toBe(false);
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await expect(page.getByRole('status')).toHaveText(/^Webhook endpoint deleted/);
+  expect((await api.get(`/v1/webhook-endpoints?program_id=${program.id}`)).data).toHaveLength(0);
+  await page.context().close();
+});
+
+test('an owner connects Stripe for a program and sees the webhook URL to paste into Stripe', async ({ browser, demo, api }) => {
+  const program = await ownProgram(api);
+  const page = await ownerPage(browser, demo, ['clipboard-read', 'clipboard-write']);
+  await page.goto(`${demo.ingestUrl}/dashboard/integrations`);
+  await page
+    .getByRole('region', { name: 'Stripe' })
+    .getByRole('link', { name: `Connect Stripe for ${program.name}` })
+    .click();
+  await expect(page.getByRole('heading', { name: `Stripe for ${program.name}` })).toBeVisible();
+
+  const webhookUrl = `${demo.ingestUrl}/v1/integrations/stripe/webhook/${program.id}`;
+  await expect(page.locator('#stripe-webhook-url')).toHaveText(webhookUrl);
+  // Found by what it copies: its label changes to "Copied".
+  const copy = page.locator(`button[data-copy="${webhookUrl}"]`);
+  await expect(copy).toHaveText('Copy the URL');
+  await copy.click();
+  await expect(copy).toHaveText('Copied');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(webhookUrl);
+  await expect(page.locator('#stripe-events')).toContainText('checkout.session.completed');
+  await expect(page.locator('#stripe-events')).toContainText('charge.refunded');
+
+  const secret = `whsec_${unique('e2e')}${unique('x')}`;
+  await page.getByLabel('Signing secret').fill(secret);
+  await page.getByRole('button', { name: 'Connect Stripe' }).click();
+  await expect(page.getByRole('status')).toHaveText(/^Stripe connected\./);
+  expect(page.url()).not.toContain('whsec');
+
+  const state = (await api.get(`/v1/programs/${program.id}/integrations/stripe`)).data;
+  expect(state).toMatchObject({ connected: true, webhook_url: webhookUrl, webhook_secret: `whsec_…${secret.slice(-4)}` });
+  await expect(page.getByText(state.webhook_secret!, { exact: true })).toBeVisible();
+  await expect(page.getByText(secret)).toHaveCount(0);
+  await expect(page.getByLabel('Signing secret')).toHaveValue('');
+  await expect(page.locator('#stripe-webhook-url')).toHaveText(webhookUrl);
+  await expect(page.getByText('No events yet.', { exact: false })).toBeVisible();
+  await page.context().close();
+});

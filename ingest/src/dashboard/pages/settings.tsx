@@ -1,0 +1,145 @@
+import type { Router } from 'express';
+import type { AppDeps } from '../../deps.js';
+import { currencyCode } from '../../http/fields.js';
+import { ATTRIBUTION_MODELS, ProgramUpdate } from '../../resources/programs/programs.schema.js';
+import { updateProgram } from '../../resources/programs/programs.service.js';
+import type { ContextOf } from '../dashboard.routes.js';
+import { majorUnits, money } from '../format.js';
+import { fromFields } from '../forms.js';
+import { Csrf, type PageContext, programPath } from '../layout.js';
+import { sendPage } from '../render.js';
+import { codeNotices, registerCodePages } from './settings-codes.js';
+import { flowNotices, registerFlowPages } from './settings-flows.js';
+import { groupNotices, registerGroupPages } from './settings-groups.js';
+import { amountField, listField, numberField, SettingsLayout } from './settings-shared.js';
+
+/**
+ * A program's settings (README, "Programs", "Commission flows", "Groups", "Promotion codes"):
+ * every form is read through the API's own schema and saved by the same service as the /v1
+ * route, so the dashboard has no rule of its own. This module has the program's terms and the
+ * sub-navigation; flows, groups and promotion codes have a module each (settings-*.tsx).
+ */
+
+export const settingsNotices: Record<string, string> = {
+  'settings-saved': 'Program settings saved.',
+  ...flowNotices,
+  ...groupNotices,
+  ...codeNotices,
+};
+
+export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
+  const { db, store } = deps;
+
+  router.get('/programs/:programId/settings', async (req, res) => {
+    const ctx = await contextOf(res, 'settings', req.params.programId);
+    sendPage(res, <GeneralSettingsPage ctx={ctx} />);
+  });
+
+  router.post('/programs/:programId/settings', async (req, res) => {
+    const ctx = await contextOf(res, 'settings', req.params.programId);
+    const program = ctx.program!;
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    // The minimum is typed in the major unit of the currency the form saves (a new one, when valid).
+    const currency = currencyCode.safeParse(body.currency_code);
+    const minimum = amountField(body.minimum_payout, currency.success ? currency.data : program.currency_code, 'minimum_payout');
+    const input = fromFields(
+      ProgramUpdate,
+      {
+        name: body.name,
+        cookie_duration: numberField(body.cookie_duration),
+        url_params: listField(body.url_params),
+        attribution_model: body.attribution_model,
+        currency_code: body.currency_code,
+        minimum_payout: minimum,
+      },
+      ['name', 'cookie_duration', 'url_params', 'attribution_model', 'currency_code', 'minimum_payout'],
+      'body',
+    );
+    await updateProgram(db, store, ctx.user.organization_id, program.id, input);
+    res.redirect(303, programPath(program, '/settings?notice=settings-saved'));
+  });
+
+  registerFlowPages(router, deps, contextOf);
+  registerGroupPages(router, deps, contextOf);
+  registerCodePages(router, deps, contextOf);
+}
+
+const ATTRIBUTION_LABELS: Record<(typeof ATTRIBUTION_MODELS)[number], string> = {
+  last_click: 'Last click: the latest partner link a visitor followed',
+  first_click: 'First click: the first partner link a visitor followed',
+};
+
+const CURRENCIES = Intl.supportedValuesOf('currency');
+
+function GeneralSettingsPage({ ctx }: { ctx: PageContext }) {
+  const program = ctx.program!;
+  const currency = program.currency_code;
+  return (
+    <SettingsLayout ctx={ctx} tab="" title="Settings">
+      <h2 id="general-title">Program</h2>
+      <form method="post" action={programPath(program, '/settings')} class="stack settings-form" aria-labelledby="general-title">
+        <Csrf ctx={ctx} />
+        <label for="program-name">Name</label>
+        <input id="program-name" name="name" value={program.name} required maxlength={200} />
+        <label for="cookie-duration">Cookie duration (days)</label>
+        <input
+          id="cookie-duration"
+          name="cookie_duration"
+          type="number"
+          inputmode="numeric"
+          min={1}
+          max={3650}
+          value={String(program.cookie_duration)}
+          required
+          aria-describedby="cookie-duration-hint"
+        />
+        <span id="cookie-duration-hint" class="hint">
+          How long after a click a signup still counts for the partner: 1 to 3650 days.
+        </span>
+        <label for="url-params">URL parameters</label>
+        <input id="url-params" name="url_params" value={program.url_params.join(', ')} required aria-describedby="url-params-hint" />
+        <span id="url-params-hint" class="hint">
+          The parameters partner links use, separated by commas, e.g. <code>ref, via</code> for <code>?ref=alice</code>.
+        </span>
+        <label for="attribution-model">Attribution</label>
+        <select id="attribution-model" name="attribution_model">
+          {ATTRIBUTION_MODELS.map((m) => (
+            <option value={m} selected={program.attribution_model === m}>
+              {ATTRIBUTION_LABELS[m]}
+            </option>
+          ))}
+        </select>
+        <label for="currency-code">Currency</label>
+        <select id="currency-code" name="currency_code" aria-describedby="currency-hint">
+          {CURRENCIES.map((c) => (
+            <option value={c} selected={c === currency}>
+              {c}
+            </option>
+          ))}
+        </select>
+        <span id="currency-hint" class="hint">
+          Of new payments reported without one, and of the amounts below.
+        </span>
+        <label for="minimum-payout">Minimum payout ({currency})</label>
+        <input
+          id="minimum-payout"
+          name="minimum_payout"
+          inputmode="decimal"
+          value={majorUnits(program.minimum_payout, currency)}
+          required
+          aria-describedby="minimum-payout-hint"
+        />
+        <span id="minimum-payout-hint" class="hint">
+          A partner is paid once they are owed at least this much ({money(program.minimum_payout, currency)} now); a group may set its own.
+        </span>
+        <button type="submit" class="primary">
+          Save settings
+        </button>
+      </form>
+      <h2>Tracking</h2>
+      <p class="muted">
+        Public key <code>{program.public_key}</code> · the script tag is on the Integrations page.
+      </p>
+    </SettingsLayout>
+  );
+}
