@@ -21,6 +21,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../resources/webhook-endpoints/webhook-endpoints.service.js';
+import { ShownOnce } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
 import { count, time } from '../format.js';
 import { fromFields, manyValues } from '../forms.js';
@@ -277,20 +278,14 @@ function EndpointPage(props: {
       </p>
 
       {secret ? (
-        <div class="once" role="status">
-          <p>
+        <>
+          <ShownOnce id="new-webhook-secret" secret={secret} copyLabel="Copy the secret">
             <strong>The signing secret of this endpoint.</strong> Copy it to your receiver now: it is shown this once.
-          </p>
-          <pre>
-            <code id="new-webhook-secret">{secret}</code>
-          </pre>
-          <button type="button" class="copy" data-copy={secret}>
-            Copy the secret
-          </button>
+          </ShownOnce>
           {endpoint.previous_secret_expires_at ? (
             <p class="muted">The previous secret keeps signing beside it until {time(endpoint.previous_secret_expires_at)}.</p>
           ) : null}
-        </div>
+        </>
       ) : null}
 
       {state === 'disabled' ? (

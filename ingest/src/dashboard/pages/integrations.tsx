@@ -12,6 +12,7 @@ import { retrieveStripeIntegration } from '../../resources/stripe/stripe.service
 import { createUser, listUsers, USER_ROLES } from '../../resources/users/users.service.js';
 import { WebhookEndpointListQuery, type WebhookEndpointObject } from '../../resources/webhook-endpoints/webhook-endpoints.schema.js';
 import { listEndpoints } from '../../resources/webhook-endpoints/webhook-endpoints.service.js';
+import { ShownOnce } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
 import { day } from '../format.js';
 import { fromFields } from '../forms.js';
@@ -122,17 +123,9 @@ function IntegrationsPage(props: {
           <a href="/docs">/docs</a>.
         </p>
         {once?.kind === 'key' ? (
-          <div class="once" role="status">
-            <p>
-              <strong>Your new key{once.key.name ? ` “${once.key.name}”` : ''}.</strong> Copy it now: it is shown this once.
-            </p>
-            <pre>
-              <code id="new-secret">{once.secret}</code>
-            </pre>
-            <button type="button" class="copy" data-copy={once.secret}>
-              Copy the key
-            </button>
-          </div>
+          <ShownOnce id="new-secret" secret={once.secret} copyLabel="Copy the key">
+            <strong>Your new key{once.key.name ? ` “${once.key.name}”` : ''}.</strong> Copy it now: it is shown this once.
+          </ShownOnce>
         ) : null}
         <div class="table-wrap">
           <table class="data">
@@ -191,17 +184,9 @@ function IntegrationsPage(props: {
         <h2 id="users-title">Users</h2>
         <p>Owners manage keys, integrations and users; members run the program (partners, commissions) but cannot open this page.</p>
         {once?.kind === 'user' ? (
-          <div class="once" role="status">
-            <p>
-              <strong>{once.user.email}</strong> can sign in at <code>/dashboard</code> with this password, shown this once:
-            </p>
-            <pre>
-              <code id="new-password">{once.password}</code>
-            </pre>
-            <button type="button" class="copy" data-copy={once.password}>
-              Copy the password
-            </button>
-          </div>
+          <ShownOnce id="new-password" secret={once.password} copyLabel="Copy the password">
+            <strong>{once.user.email}</strong> can sign in at <code>/dashboard</code> with this password, shown this once:
+          </ShownOnce>
         ) : null}
         <div class="table-wrap">
           <table class="data">

@@ -6,7 +6,7 @@ import { validate } from '../../http/validation.js';
 import type { EventObject } from '../../resources/events/events.schema.js';
 import { recentEvents } from '../../resources/events/events.service.js';
 import { addDays, daysBetween, type StatsFigures, type StatsObject, StatsQuery, todayUtc } from '../../resources/stats/stats.schema.js';
-import { programStats, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
+import { statsOf, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
 import { assetUrl } from '../assets.js';
 import type { ContextOf } from '../dashboard.routes.js';
 import { change, count, money, moneyList, partnerName, time } from '../format.js';
@@ -42,8 +42,8 @@ export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf
     const length = daysBetween(period.start, period.end);
     const org = ctx.user.organization_id;
     const [current, previous, top, activity] = await Promise.all([
-      programStats(db, org, program.id, { start: period.start, end: period.end }),
-      programStats(db, org, program.id, { start: addDays(period.start, -length), end: addDays(period.start, -1) }),
+      statsOf(db, program, { start: period.start, end: period.end }),
+      statsOf(db, program, { start: addDays(period.start, -length), end: addDays(period.start, -1) }),
       topPartners(db, program.id, program.currency_code, period.start, period.end),
       recentEvents(db, org, program.id, 8),
     ]);

@@ -27,6 +27,11 @@ function dropZeros(f: StatsFigures): StatsFigures {
 export async function programStats(db: Db, organizationId: string, programId: string, query: StatsPeriod): Promise<StatsObject> {
   const program = await requireProgram(db, organizationId, programId);
   if (query.partner_id) await requireProgramPartner(db, organizationId, program.id, query.partner_id);
+  return statsOf(db, program, query);
+}
+
+/** The figures of a program (and partner) already found to be the caller's: the dashboard's overview has its program. */
+export async function statsOf(db: Db, program: { id: string }, query: StatsPeriod): Promise<StatsObject> {
   const rows = await selectDailyFigures(db, program.id, query.start, query.end, query.partner_id);
   const days = Array.from({ length: daysBetween(query.start, query.end) }, (_, i) => ({ date: addDays(query.start, i), ...zero() }));
   const byDate = new Map(days.map((d) => [d.date, d]));
