@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { Db } from './db/database.js';
+import { advisoryLockId } from './ids.js';
 import { createApiKey } from './resources/api-keys/api-keys.service.js';
 import { someOrganizations } from './resources/organizations/organizations.repository.js';
 import { createOrganization } from './resources/organizations/organizations.service.js';
@@ -43,13 +45,25 @@ export async function initOrganization(db: Db, names: { org: string; program: st
   };
 }
 
+const BOOTSTRAP_LOCK = advisoryLockId('svc:bootstrap');
+
 /**
  * On an empty database, creates a first organization and program so that `npm start` is usable
- * at once. Returns the keys (shown once) or null when the database already had data.
+ * at once. Returns the keys (shown once) or null when the database already had data. Processes
+ * starting together on one empty database take turns (a session advisory lock on one
+ * connection): one bootstraps, the others then find its organization.
  */
 export async function bootstrapIfEmpty(db: Db, dataDir: string | null): Promise<{ result: InitResult; file: string | null } | null> {
-  if ((await someOrganizations(db, 1)).length > 0) return null;
-  const result = await initOrganization(db, { org: 'My organization', program: 'My program', ownerEmail: DEFAULT_OWNER_EMAIL });
+  const result = await db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${BOOTSTRAP_LOCK})`.execute(conn);
+    try {
+      if ((await someOrganizations(conn, 1)).length > 0) return null;
+      return await initOrganization(conn, { org: 'My organization', program: 'My program', ownerEmail: DEFAULT_OWNER_EMAIL });
+    } finally {
+      await sql`select pg_advisory_unlock(${BOOTSTRAP_LOCK})`.execute(conn);
+    }
+  });
+  if (!result) return null;
   let file: string | null = null;
   if (dataDir) {
     file = path.join(dataDir, 'bootstrap.json');

@@ -12,9 +12,6 @@ const run = promisify(scrypt) as (password: string, salt: Buffer, keylen: number
 const COST = { N: 2 ** 15, r: 8, p: 3 };
 const KEY_LENGTH = 32;
 
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 200;
-
 const maxmem = (c: { N: number; r: number }) => 256 * c.N * c.r;
 
 export async function hashPassword(password: string): Promise<string> {
