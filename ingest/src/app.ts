@@ -12,6 +12,7 @@ import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { RATE_WINDOW_SECONDS, rateLimit } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
+import { portalRouter } from './portal/portal.routes.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { createClickWriter } from './resources/clicks/click-writer.js';
 import { clickTestHooks, registerClickRoutes } from './resources/clicks/clicks.routes.js';
@@ -21,6 +22,7 @@ import { registerEventRoutes } from './resources/events/events.routes.js';
 import { registerFlowRoutes } from './resources/flows/flows.routes.js';
 import { registerGroupRoutes } from './resources/groups/groups.routes.js';
 import { registerLinkRoutes } from './resources/links/links.routes.js';
+import { partnerAccessTestHooks, registerPartnerAccessRoutes } from './resources/partner-access/partner-access.routes.js';
 import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerPayoutRoutes } from './resources/payouts/payouts.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
@@ -103,6 +105,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerCommissionRoutes(api, routeDeps);
   registerPayoutRoutes(api, routeDeps);
   registerStatsRoutes(api, routeDeps);
+  registerPartnerAccessRoutes(api, routeDeps);
   registerStripeRoutes(api, routeDeps);
   registerWebhookEndpointRoutes(api, routeDeps);
   registerEventRoutes(api, routeDeps);
@@ -115,11 +118,14 @@ export function createApp(deps: AppDeps): express.Express {
   app.get(SCRIPT_PATHS, serveScript());
   app.use('/docs', apiDocs());
   app.use('/dashboard', dashboardRouter(deps));
+  app.use('/p', portalRouter(deps));
   app.use(api.router);
   if (config.testHooks) {
     // For the browser tests (e2e/) only: outside /v1, without an API key, not in the OpenAPI document.
-    app.use('/__test', clickTestHooks(db));
-    logger.warn('test hooks on (SVC_TEST_HOOKS=1): POST /__test/clicks/:id/age changes clicks without an API key; never in production');
+    app.use('/__test', clickTestHooks(db), partnerAccessTestHooks(db));
+    logger.warn(
+      'test hooks on (SVC_TEST_HOOKS=1): POST /__test/clicks/:id/age and /__test/partners/:id/expire-access change records without an API key; never in production',
+    );
   }
   app.use(unknownRoute);
   app.use(errorHandler(logger));

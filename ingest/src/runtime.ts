@@ -6,6 +6,7 @@ import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { purgeOldEvents } from './resources/events/events.service.js';
+import { purgeExpiredPartnerAccess } from './resources/partner-access/partner-access.service.js';
 import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
 import { purgeExpiredSessions } from './resources/users/users.service.js';
 import { purgeOldDeliveries } from './resources/webhook-endpoints/webhook-endpoints.service.js';
@@ -55,8 +56,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     Promise.all([purgeOldDeliveries(db), purgeOldEvents(db)]).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging old events and webhook deliveries failed; will retry'),
     );
-    purgeExpiredSessions(db).catch((err) =>
-      logger.warn({ reason: (err as Error).message }, 'purging expired dashboard sessions failed; will retry'),
+    Promise.all([purgeExpiredSessions(db), purgeExpiredPartnerAccess(db)]).catch((err) =>
+      logger.warn({ reason: (err as Error).message }, 'purging expired dashboard and portal sessions failed; will retry'),
     );
   }, PURGE_INTERVAL_MS);
   purge.unref();

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import type { RequestHandler } from 'express';
 
 /**
- * The dashboard's static files, read once at start-up and served from memory (gzip-compressed when the browser takes it) under a URL that
+ * The static files of the dashboard and the partner portal, read once at start-up and served from memory (gzip-compressed when the browser takes it) under a URL that
  * carries their hash (cached for a year; a new build changes the URL). Its own stylesheet and
  * script, and uPlot (the chart library) straight from node_modules: no CDN, no build step.
  */
@@ -17,6 +17,7 @@ const uplot = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uP
 const FILES = {
   'dashboard.css': path.join(here, 'assets', 'dashboard.css'),
   'dashboard.js': path.join(here, 'assets', 'dashboard.js'),
+  'portal.css': path.join(here, 'assets', 'portal.css'),
   'uplot.js': path.join(uplot, 'uPlot.iife.min.js'),
   'uplot.css': path.join(uplot, 'uPlot.min.css'),
 } as const;

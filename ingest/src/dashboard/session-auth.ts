@@ -70,7 +70,8 @@ export function fromThisOrigin(req: Request): boolean {
   return origin === `${req.protocol}://${req.get('host')}`;
 }
 
-function sameToken(given: unknown, expected: string): boolean {
+/** A form's token against the session's, in constant time. */
+export function sameToken(given: unknown, expected: string): boolean {
   if (typeof given !== 'string') return false;
   const [a, b] = [Buffer.from(given), Buffer.from(expected)];
   return a.length === b.length && timingSafeEqual(a, b);

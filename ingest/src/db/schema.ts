@@ -38,6 +38,12 @@ export interface ProgramsTable {
   public_key: string;
   /** The least a payout of the program may be, in cents (migration 0010). */
   minimum_payout: Generated<number>;
+  /** Migration 0012 (README, "Partner portal"): a portal sign-up starts active instead of pending. */
+  auto_approve_partners: Generated<boolean>;
+  /** Shown on the portal's sign-up form, which must accept them when set. */
+  partner_terms: string | null;
+  /** The merchant's site: the base of the portal's link builder. */
+  website_url: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -216,6 +222,8 @@ export interface CommissionsTable {
   status: string;
   /** A refund entry that left the totals with its reward: the status it gets back with it. */
   status_before_void: string | null;
+  /** Why the merchant rejected it, shown to the partner; only a rejected commission has one (migration 0012). */
+  rejection_reason: string | null;
   amount: number;
   revenue: number | null;
   currency: string | null;
@@ -427,6 +435,27 @@ export interface SessionsTable {
   expires_at: Timestamp;
 }
 
+export const PARTNER_SESSION_KINDS = ['cookie', 'embed'] as const;
+
+/** A partner signed in to the portal; `id` is the SHA-256 of the token (a cookie's, or an embed token in a URL). */
+export interface PartnerSessionsTable {
+  id: string;
+  partner_id: string;
+  kind: (typeof PARTNER_SESSION_KINDS)[number];
+  csrf_token: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** A one-time sign-in link of the portal; `id` is the SHA-256 of its token. */
+export interface PartnerSignInLinksTable {
+  id: string;
+  partner_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+}
+
 /** Trigger-kept figures per program, UTC day, partner and currency ('' for counts), in shards (summed when read). */
 export interface DailyStatsTable {
   program_id: string;
@@ -469,6 +498,8 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   daily_stats: DailyStatsTable;
+  partner_sessions: PartnerSessionsTable;
+  partner_sign_in_links: PartnerSignInLinksTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;

@@ -112,6 +112,7 @@ describe('/v1/commissions', () => {
         charge_status: null,
         source: null,
         status: 'pending',
+        rejection_reason: null,
         type: 'reward',
         currency: 'USD',
         partner_id: alice.id,
@@ -439,6 +440,109 @@ describe('/v1/commissions', () => {
       });
     });
 
+    describe('rejection_reason', () => {
+      const reasonOf = async (id: string) => (await retrieve(id)).body.data.rejection_reason;
+
+      it('is set with status rejected, kept on later edits, replaced, cleared with null or an empty string', async () => {
+        const c = await create({ amount: 100, customer_id: aliceCustomer.id });
+        expect(c.rejection_reason).toBeNull();
+        const rejected = await update(c.id, { status: 'rejected', rejection_reason: '  Duplicate order  ' });
+        expect(sortedKeys(rejected)).toEqual(FULL);
+        expect(rejected).toMatchObject({ status: 'rejected', rejection_reason: 'Duplicate order' });
+        expect((await retrieve(c.id)).body.data).toMatchObject({ status: 'rejected', rejection_reason: 'Duplicate order' });
+        // Kept by a change that does not give it, status rejected again included.
+        expect(await update(c.id, { source: 'manual' })).toMatchObject({ rejection_reason: 'Duplicate order' });
+        expect(await update(c.id, { status: 'rejected' })).toMatchObject({ rejection_reason: 'Duplicate order' });
+        // On a commission already rejected, a reason alone replaces it.
+        expect(await update(c.id, { rejection_reason: 'Self-referral' })).toMatchObject({ rejection_reason: 'Self-referral' });
+        expect(await update(c.id, { rejection_reason: null })).toMatchObject({ status: 'rejected', rejection_reason: null });
+        await update(c.id, { rejection_reason: 'Again' });
+        expect(await update(c.id, { rejection_reason: '   ' })).toMatchObject({ rejection_reason: null });
+        // Listed too (the short field set carries it).
+        const listed = (await list(`program_id=${program.id}&status=rejected&limit=100`)).body.data.find((r: ApiObject) => r.id === c.id);
+        expect(listed).toMatchObject({ rejection_reason: null });
+      });
+
+      it.each([
+        ['a commission that stays pending', 'pending', {}],
+        ['a commission moved to approved', 'pending', { status: 'approved' }],
+        ['a commission moved to refunded', 'pending', { status: 'refunded' }],
+        ['a rejected commission moved out of rejected', 'rejected', { status: 'pending' }],
+      ] as const)('answers 400 naming rejection_reason for %s, and changes nothing', async (_name, start, extra) => {
+        const c = await create({ amount: 100, customer_id: aliceCustomer.id, status: start });
+        expectError(await put(c.id, { rejection_reason: 'No', amount: 5, ...extra }), 400, 'invalid_request_error', 'rejection_reason');
+        expect((await retrieve(c.id)).body.data).toMatchObject({
+          status: start,
+          amount: 100,
+          rejection_reason: null,
+          updated_at: c.updated_at,
+        });
+      });
+
+      it('is cleared when the commission leaves rejected (approved, pending, paid, refunded)', async () => {
+        for (const status of ['approved', 'pending', 'paid', 'refunded'] as const) {
+          const c = await create({ amount: 100, customer_id: aliceCustomer.id });
+          await update(c.id, { status: 'rejected', rejection_reason: 'Fraud suspected' });
+          const moved = await update(c.id, { status });
+          expect(moved, status).toMatchObject({ status, rejection_reason: null });
+          expect(await reasonOf(c.id), status).toBeNull();
+          // Rejected again without a reason: none comes back.
+          expect(await update(c.id, { status: 'rejected' })).toMatchObject({ rejection_reason: null });
+        }
+      });
+
+      it('may be given when creating a rejected commission, and only then', async () => {
+        const c = await create({ amount: 100, customer_id: aliceCustomer.id, status: 'rejected', rejection_reason: 'Test order' });
+        expect(c).toMatchObject({ status: 'rejected', rejection_reason: 'Test order' });
+        const before = (await list(`program_id=${program.id}&customer_id=${aliceCustomer.id}&limit=1`)).body.total_count;
+        expectError(
+          await post({ amount: 100, customer_id: aliceCustomer.id, rejection_reason: 'No' }),
+          400,
+          'invalid_request_error',
+          'rejection_reason',
+        );
+        expect((await list(`program_id=${program.id}&customer_id=${aliceCustomer.id}&limit=1`)).body.total_count).toBe(before);
+      });
+
+      it('answers 400 for a reason over 2000 characters (after trimming) or not a string, and changes nothing', async () => {
+        const c = await create({ amount: 100, customer_id: aliceCustomer.id, status: 'rejected' });
+        expectError(
+          await put(c.id, { status: 'rejected', rejection_reason: 'x'.repeat(2001) }),
+          400,
+          'invalid_request_error',
+          'rejection_reason',
+        );
+        expectError(await put(c.id, { rejection_reason: 42 }), 400, 'invalid_request_error', 'rejection_reason');
+        expect((await retrieve(c.id)).body.data).toMatchObject({ rejection_reason: null, updated_at: c.updated_at });
+        const longest = await update(c.id, { rejection_reason: ` ${'y'.repeat(2000)} ` });
+        expect(longest.rejection_reason).toBe('y'.repeat(2000));
+      });
+
+      it("leaves a reward's refund entries without a reason when they follow it out of rejected", async () => {
+        const p = await quietProgram(t, org);
+        await createFlow(t, org, { program_id: p.id });
+        const partner = await partnerIn(p);
+        const customer = await createCustomer(t, org, partner, { status: 'active' });
+        const txn = await createTransaction(t, org, customer, { amount: 10_000 });
+        const [reward] = await commissionsOf(t, org, txn);
+        expect((await t.request.put(`/v1/transactions/${txn.id}/refund`).set(org.auth).send({ amount: 5000 })).status).toBe(200);
+        const entry = (await commissionsOf(t, org, txn)).find((c) => c.amount < 0)!;
+        await update(reward.id, { status: 'rejected', rejection_reason: 'Fraud' });
+        // The entry followed its reward out; the reason is the reward's, not the entry's.
+        expect((await retrieve(entry.id)).body.data).toMatchObject({ status: 'rejected', rejection_reason: null });
+        // A reason given to the following entry goes when it follows the reward back.
+        expect(await update(entry.id, { rejection_reason: 'Goes with the reward' })).toMatchObject({
+          rejection_reason: 'Goes with the reward',
+        });
+        expect(await update(reward.id, { status: 'refunded' })).toMatchObject({ rejection_reason: null });
+        expect((await retrieve(entry.id)).body.data).toMatchObject({ status: 'refunded', rejection_reason: null });
+        await update(reward.id, { status: 'rejected' });
+        await update(entry.id, { rejection_reason: 'Again' });
+        await update(reward.id, { status: 'approved' });
+        expect((await retrieve(entry.id)).body.data).toMatchObject({ status: 'approved', rejection_reason: null });
+      });
+    });
+
     it('answers 400 naming customer_id, program_id or partner_id (not editable) and 404 for an unknown id', async () => {
       const c = await create({ amount: 100, customer_id: aliceCustomer.id });
       expectError(await put(c.id, { customer_id: bobCustomer.id }), 400, 'invalid_request_error', 'customer_id');
@@ -463,6 +567,7 @@ describe('/v1/commissions', () => {
         charge_id: 'ch_short',
         source: 'api',
         status: 'pending',
+        rejection_reason: null,
         revenue: 5678,
         created_at: c.created_at,
         updated_at: c.updated_at,
@@ -567,6 +672,7 @@ describe('/v1/commissions', () => {
         charge_id: txn1.charge_id,
         source: null,
         status: 'pending',
+        rejection_reason: null,
         revenue: 3000,
         created_at: '2025-01-01T10:00:00.000Z',
         updated_at: asc[0].updated_at,

@@ -293,7 +293,10 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   }),
   'GET /v1/commissions': (g) => ({ query: { program_id: g.ids.program, status: 'pending' } }),
   'GET /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission }, query: { expand: 'transaction' } }),
-  'PUT /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission }, body: { source: 'manual', created_at: '2026-01-01T00:00:00Z' } }),
+  'PUT /v1/commissions/{id}': (g) => ({
+    params: { id: g.ids.commission },
+    body: { source: 'manual', created_at: '2026-01-01T00:00:00Z', status: 'rejected', rejection_reason: 'Duplicate order' },
+  }),
   'DELETE /v1/commissions/{id}': (g) => ({ params: { id: g.ids.commission } }),
   // Options only: a new secret would leave the webhook's baseline signed with the old one.
   'PUT /v1/programs/{id}/integrations/stripe': (g) => ({ params: { id: g.ids.program }, body: { tax_counts_as_revenue: true } }),
@@ -333,6 +336,7 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   'PUT /v1/payouts/{id}': (g) => ({ params: { id: g.ids.payout }, body: { status: 'processing', reference: 'BATCH-1' } }),
   'GET /v1/payouts/{id}/commissions': (g) => ({ params: { id: g.ids.payout }, query: { limit: '5' } }),
   'GET /v1/programs/{id}/balances': (g) => ({ params: { id: g.ids.program }, query: { partner_id: g.ids.partner, expand: 'partner' } }),
+  'POST /v1/partners/{id}/embed-tokens': (g) => ({ params: { id: g.ids.partner }, body: { expires_in: 600 } }),
   'GET /v1/programs/{id}/stats': (g) => ({
     params: { id: g.ids.program },
     query: { start: '2026-01-01', end: '2026-01-31', partner_id: g.ids.partner },

@@ -111,6 +111,7 @@ const EXPECTED = [
   'get /v1/payouts/{id}/commissions',
   'get /v1/programs/{id}/balances',
   'get /v1/programs/{id}/stats',
+  'post /v1/partners/{id}/embed-tokens',
 ];
 
 /** POSTs that act on a record rather than create one: they answer 200. */
@@ -236,6 +237,22 @@ describe('OpenAPI document', () => {
       expect(doc.components?.schemas?.[match![1]], ref).toBeDefined();
     }
     for (const name of ['Program', 'Group', 'Partner', 'ApiKey', 'Error']) expect(doc.components?.schemas?.[name], name).toBeDefined();
+  });
+
+  it("documents a commission's rejection_reason: given on create and update (2000 characters at most, or null), shown in both field sets", () => {
+    type Schema = { $ref?: string; properties?: Record<string, { type?: unknown; maxLength?: number }>; required?: string[] };
+    const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
+    const resolve = (s: Schema): Schema => (s.$ref ? schemas[s.$ref.replace('#/components/schemas/', '')] : s);
+    const bodyOf = (path: string, method: string) =>
+      resolve((doc.paths[path][method].requestBody as { content: Record<string, { schema: Schema }> }).content['application/json'].schema);
+    for (const body of [bodyOf('/v1/commissions/{id}', 'put'), bodyOf('/v1/commissions', 'post')]) {
+      expect(body.properties?.rejection_reason).toMatchObject({ type: ['string', 'null'], maxLength: 2000 });
+      expect(body.required ?? []).not.toContain('rejection_reason');
+    }
+    for (const name of ['Commission', 'FullCommission']) {
+      expect(schemas[name].properties?.rejection_reason, name).toMatchObject({ type: ['string', 'null'] });
+      expect(schemas[name].required, name).toContain('rejection_reason');
+    }
   });
 
   it('GET /docs serves an HTML API reference that loads the document', async () => {

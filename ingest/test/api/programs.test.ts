@@ -39,6 +39,9 @@ describe('programs API', () => {
         payout_term: '30',
         payout_methods: ['paypal', 'wise', 'bank_transfer'],
         attribution_model: 'last_click',
+        auto_approve_partners: false,
+        partner_terms: null,
+        website_url: null,
         organization_id: a.organization_id,
       });
       expect(p.id).toMatch(/^prg_[0-9A-Za-z]{24}$/);
@@ -346,6 +349,64 @@ describe('programs API', () => {
 
     it('answers 404 for a missing program', async () => {
       expectError(await t.request.put('/v1/programs/prg_nope').set(a.auth).send({ name: 'x' }), 404, 'not_found_error');
+    });
+  });
+
+  describe('subdomains and the partner portal settings (README, "Partner portal")', () => {
+    it('keeps subdomains unique across organizations: a given one taken is 409, a derived one is numbered', async () => {
+      const taken = `taken-${Date.now()}`;
+      expect((await create({ name: 'First', subdomain: taken })).status).toBe(201);
+      const before = await countPrograms(b.organization_id);
+      expectError(
+        await t.request.post('/v1/programs').set(b.auth).send({ name: 'Second', subdomain: taken }),
+        409,
+        'conflict_error',
+        'subdomain',
+      );
+      expect(await countPrograms(b.organization_id)).toBe(before);
+
+      const name = `Numbered ${Date.now()}`;
+      const subdomains = [];
+      for (const org of [a, b, a]) {
+        const res = await t.request.post('/v1/programs').set(org.auth).send({ name });
+        expect(res.status).toBe(201);
+        subdomains.push(res.body.data[0].subdomain);
+      }
+      const base = name.toLowerCase().replace(' ', '-');
+      expect(subdomains).toEqual([base, `${base}-2`, `${base}-3`]);
+    });
+
+    it('refuses to move a program onto a taken subdomain (409, unchanged)', async () => {
+      const other = (await create({ name: 'Other', subdomain: `other-${Date.now()}` })).body.data[0];
+      const before = await get(a.program_id);
+      expectError(
+        await t.request.put(`/v1/programs/${a.program_id}`).set(a.auth).send({ subdomain: other.subdomain }),
+        409,
+        'conflict_error',
+        'subdomain',
+      );
+      expect((await get(a.program_id)).body.data).toEqual(before.body.data);
+      // Its own subdomain again is no conflict.
+      expect((await t.request.put(`/v1/programs/${a.program_id}`).set(a.auth).send({ subdomain: before.body.data.subdomain })).status).toBe(
+        200,
+      );
+    });
+
+    it('stores auto-approval, the terms and the site, and clears the last two with null', async () => {
+      const body = { auto_approve_partners: true, partner_terms: '  No spam.\n\nNo coupon sites.  ', website_url: 'https://acme.example/' };
+      const res = await t.request.put(`/v1/programs/${a.program_id}`).set(a.auth).send(body);
+      expect(res.status).toBe(200);
+      expect(res.body.data[0]).toMatchObject({ ...body, partner_terms: 'No spam.\n\nNo coupon sites.' });
+      const cleared = await t.request.put(`/v1/programs/${a.program_id}`).set(a.auth).send({ partner_terms: null, website_url: null });
+      expect(cleared.body.data[0]).toMatchObject({ auto_approve_partners: true, partner_terms: null, website_url: null });
+      for (const [bad, param] of [
+        [{ website_url: 'ftp://acme.example' }, 'website_url'],
+        [{ website_url: 'acme.example' }, 'website_url'],
+        [{ auto_approve_partners: 'yes' }, 'auto_approve_partners'],
+        [{ partner_terms: 'x'.repeat(20_001) }, 'partner_terms'],
+      ] as const) {
+        expectError(await t.request.put(`/v1/programs/${a.program_id}`).set(a.auth).send(bad), 400, 'invalid_request_error', param);
+      }
     });
   });
 });

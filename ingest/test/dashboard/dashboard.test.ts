@@ -300,6 +300,61 @@ describe('dashboard', () => {
     expect(unknownAction.status).toBe(400);
   });
 
+  it('rejects several commissions with a reason for the partner, in one transaction, and shows it with their status', async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await signedIn(t, org);
+    const program = await createProgram(t, org);
+    const partner = await createPartner(t, org, { program_id: program.id });
+    const customer = await createCustomer(t, org, partner);
+    const chosen = [];
+    for (let i = 0; i < 3; i++) chosen.push(...(await commissionsOf(t, org, await createTransaction(t, org, customer))));
+    const ids = chosen.map((c) => c.id);
+    const url = `/dashboard/programs/${program.id}/commissions/bulk`;
+    const get = async (id: string) => (await t.request.get(`/v1/commissions/${id}`).set(org.auth)).body.data;
+
+    const page = await agent.get(`/dashboard/programs/${program.id}/commissions`);
+    expect(page.text).toContain('<label for="rejection-reason">Reason (shown to the partner)</label>');
+    expect(page.text).toMatch(/<input id="rejection-reason" name="rejection_reason" maxlength="2000"/);
+
+    // Too long: refused, and none of them changes.
+    const tooLong = await agent
+      .post(url)
+      .type('form')
+      .send({ action: 'reject', ids, rejection_reason: 'x'.repeat(2001), _csrf: csrf });
+    expect(tooLong.status).toBe(400);
+    for (const id of ids) expect(await get(id)).toMatchObject({ status: 'pending', rejection_reason: null });
+
+    const reason = 'Orders <cancelled> by the customer';
+    const rejected = await agent
+      .post(url)
+      .type('form')
+      .send({ action: 'reject', ids: ids.slice(0, 2), rejection_reason: reason, _csrf: csrf });
+    expect(rejected.status).toBe(303);
+    for (const id of ids.slice(0, 2)) expect(await get(id)).toMatchObject({ status: 'rejected', rejection_reason: reason });
+    // Rejected with the field left empty: no reason.
+    expect((await agent.post(url).type('form').send({ action: 'reject', ids: ids[2], rejection_reason: '', _csrf: csrf })).status).toBe(
+      303,
+    );
+    expect(await get(ids[2])).toMatchObject({ status: 'rejected', rejection_reason: null });
+
+    // The list shows the reason under the status, escaped.
+    const list = await agent.get(`/dashboard/programs/${program.id}/commissions?status=rejected`);
+    const rows = list.text.split('</tr>').filter((r) => ids.some((id) => r.includes(`value="${id}"`)));
+    expect(rows).toHaveLength(3);
+    const rowOf = (id: string) => rows.find((r) => r.includes(`value="${id}"`))!;
+    expect(rowOf(ids[0])).toContain('<span class="sub">Reason: Orders &lt;cancelled> by the customer</span>');
+    expect(rowOf(ids[2])).not.toContain('Reason:');
+    // So do the partner's and the payment's pages.
+    expect((await agent.get(`/dashboard/programs/${program.id}/partners/${partner.id}`)).text).toContain('Reason: Orders &lt;cancelled>');
+    const txnPage = await agent.get(`/dashboard/programs/${program.id}/transactions/${chosen[0].transaction_id}`);
+    expect(txnPage.text).toContain('Reason: Orders &lt;cancelled>');
+
+    // Approving them again clears the reason; a reason typed before approving is not given.
+    const approved = await agent.post(url).type('form').send({ action: 'approve', ids: ids[0], rejection_reason: 'ignored', _csrf: csrf });
+    expect(approved.status).toBe(303);
+    expect(await get(ids[0])).toMatchObject({ status: 'approved', rejection_reason: null });
+  });
+
   it('loads under 100 KB of JavaScript (gzip) on any page, every script from this origin, cached for good', async () => {
     const [org] = orgs;
     const { agent } = await signedIn(t, org);

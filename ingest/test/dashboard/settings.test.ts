@@ -85,6 +85,43 @@ describe('dashboard settings', () => {
     expect(await programOf(org, program.id)).toMatchObject({ currency_code: 'EUR', minimum_payout: 4950, name: 'Renamed program' });
   });
 
+  it('sets the partner portal\'s sign-up: who can join, auto-approval, the site and the terms (README, "Partner portal")', async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await signedIn(t, org);
+    const program = await createProgram(t, org);
+    const url = `/dashboard/programs/${program.id}/settings`;
+    const page = await agent.get(url);
+    expect(page.text).toContain(`/p/${program.subdomain}</a>`);
+    const base = { _csrf: csrf, name: program.name, cookie_duration: '30', url_params: 'ref', currency_code: 'USD', minimum_payout: '0' };
+    const saved = await agent
+      .post(url)
+      .type('form')
+      .send({ ...base, type: 'private', auto_approve_partners: 'on', website_url: 'https://shop.example/', partner_terms: 'Be fair.' });
+    expect(saved.status, saved.text).toBe(303);
+    expect(await programOf(org, program.id)).toMatchObject({
+      type: 'private',
+      auto_approve_partners: true,
+      website_url: 'https://shop.example/',
+      partner_terms: 'Be fair.',
+    });
+    // Unticked and emptied: auto-approval off, the site and terms cleared.
+    await agent
+      .post(url)
+      .type('form')
+      .send({ ...base, type: 'public', website_url: '', partner_terms: '' });
+    expect(await programOf(org, program.id)).toMatchObject({
+      type: 'public',
+      auto_approve_partners: false,
+      website_url: null,
+      partner_terms: null,
+    });
+    const bad = await agent
+      .post(url)
+      .type('form')
+      .send({ ...base, website_url: 'not a url' });
+    expect(bad.status).toBe(400);
+  });
+
   it('refuses bad values with a 400 page and changes nothing', async () => {
     const [org] = orgs;
     const { agent, csrf } = await signedIn(t, org);

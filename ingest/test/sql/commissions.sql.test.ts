@@ -185,6 +185,10 @@ describe('commissions repository SQL', () => {
     expect(await sqlOf((db) => moveVoidedRefundEntries(db, ['com_1'], 'refunded', at))).toMatchSnapshot();
   });
 
+  it('moveVoidedRefundEntries to rejected (their rejection reasons stay)', async () => {
+    expect(await sqlOf((db) => moveVoidedRefundEntries(db, ['com_1'], 'rejected', at))).toMatchSnapshot();
+  });
+
   it('restoreRefundEntries', async () => {
     expect(await sqlOf((db) => restoreRefundEntries(db, ['com_1'], at))).toMatchSnapshot();
   });

@@ -9,6 +9,7 @@ import {
   selectCustomerList,
   selectCustomers,
   softDeleteCustomer,
+  sumCustomerRevenues,
   sumCustomerStats,
   updateCustomerRow,
 } from '../../src/resources/customers/customers.repository.js';
@@ -84,6 +85,10 @@ describe('customers repository SQL', () => {
 
   it('sumCustomerStats', async () => {
     expect(await sqlOf((db) => sumCustomerStats(db, 'cus_1'))).toMatchSnapshot();
+  });
+
+  it('sumCustomerRevenues, a page of customers in one statement', async () => {
+    expect(await sqlOf((db) => sumCustomerRevenues(db, 'org_1', ['cus_1', 'cus_2']))).toMatchSnapshot();
   });
 
   it('hasOtherCustomers', async () => {

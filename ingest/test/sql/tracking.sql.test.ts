@@ -30,6 +30,9 @@ const program: ProgramRow = {
   attribution_model: 'last_click',
   public_key: 'pk_1',
   minimum_payout: 0,
+  auto_approve_partners: false,
+  partner_terms: null,
+  website_url: null,
   created_at: AT,
   updated_at: AT,
 };

@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { badRequest } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
-import { COMMISSION_STATUSES, type CommissionObject } from '../../resources/commissions/commissions.schema.js';
+import { COMMISSION_STATUSES, type CommissionObject, CommissionUpdate } from '../../resources/commissions/commissions.schema.js';
 import { listCommissions, MAX_BULK_COMMISSIONS, updateCommissions } from '../../resources/commissions/commissions.service.js';
 import { requireProgramPartner } from '../../resources/partners/partners.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
@@ -70,14 +70,10 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
     const ctx = await contextOf(res, 'commissions', req.params.programId);
     const action = Object.hasOwn(BULK_ACTIONS, req.body?.action) ? BULK_ACTIONS[req.body.action as keyof typeof BULK_ACTIONS] : null;
     if (!action) throw badRequest('Choose approve or reject', 'action');
-    await updateCommissions(
-      db,
-      ctx.user.organization_id,
-      ctx.program!.id,
-      manyValues(req.body?.ids),
-      { status: action.status },
-      mailer.kick,
-    );
+    // The reason goes with a rejection only (an approval clears any); left empty, it is not given.
+    const fields = action.status === 'rejected' ? ['status', 'rejection_reason'] : ['status'];
+    const input = fromFields(CommissionUpdate, { ...req.body, status: action.status }, fields, 'body');
+    await updateCommissions(db, ctx.user.organization_id, ctx.program!.id, manyValues(req.body?.ids), input, mailer.kick);
     const back = typeof req.body?.back === 'string' && req.body.back.startsWith('?') ? req.body.back : '?';
     const params = new URLSearchParams(back.slice(1));
     params.set('notice', action.notice);
@@ -102,6 +98,18 @@ export async function withCurrencies<P extends { rows: CommissionObject[] }>(
     page.rows.map((c) => c.id),
   );
   return { ...page, rows: page.rows.map((c) => ({ ...c, currency: stored.get(c.id)?.currency ?? '' })) };
+}
+
+/** A commission's status, with the reason given to the partner when it was rejected with one. */
+export function CommissionStatus({ commission }: { commission: { status: string; rejection_reason: string | null } }) {
+  return (
+    <>
+      <StatusBadge status={commission.status} />
+      {commission.status === 'rejected' && commission.rejection_reason ? (
+        <span class="sub">{`Reason: ${commission.rejection_reason}`}</span>
+      ) : null}
+    </>
+  );
 }
 
 /** The rows of a commissions table, with a checkbox per row where they can be chosen for a bulk change. */
@@ -154,7 +162,7 @@ export function CommissionRows({
             ) : null}
             <td>{c.customer?.email ?? c.customer?.name ?? c.customer_id ?? '—'}</td>
             <td>
-              <StatusBadge status={c.status} />
+              <CommissionStatus commission={c} />
             </td>
             <td class="num">{c.revenue === null ? '—' : money(c.revenue, c.currency || program.currency_code)}</td>
             <td class="num">{money(c.amount, c.currency || program.currency_code)}</td>
@@ -208,6 +216,8 @@ function CommissionsPage({ ctx, page, filters }: { ctx: PageContext; page: Page<
             <button type="submit" name="action" value="approve" class="primary">
               Approve
             </button>
+            <label for="rejection-reason">Reason (shown to the partner)</label>
+            <input id="rejection-reason" name="rejection_reason" maxlength={2000} placeholder="Optional, for a rejection" />
             <button type="submit" name="action" value="reject" class="danger">
               Reject
             </button>

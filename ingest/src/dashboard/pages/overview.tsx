@@ -5,34 +5,18 @@ import type { AppDeps } from '../../deps.js';
 import { validate } from '../../http/validation.js';
 import type { EventObject } from '../../resources/events/events.schema.js';
 import { recentEvents } from '../../resources/events/events.service.js';
-import { addDays, daysBetween, type StatsFigures, type StatsObject, StatsQuery, todayUtc } from '../../resources/stats/stats.schema.js';
+import { addDays, daysBetween, type StatsFigures, type StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
-import { assetUrl } from '../assets.js';
 import type { ContextOf } from '../dashboard.routes.js';
 import { change, count, money, moneyList, partnerName, time } from '../format.js';
 import { Layout, type PageContext, programPath, scriptTag } from '../layout.js';
 import { sendPage } from '../render.js';
-
-const PRESETS = [7, 30, 90] as const;
+import { DailyChart, type Period, PeriodPicker, periodFields, periodFrom } from '../stats-view.js';
 
 /** `?days=7|30|90` (default 30, ending today) or a custom `?start=&end=`: the stats API's own rules. */
-const PeriodQuery = z.strictObject({
-  days: z.enum(['7', '30', '90']).optional(),
-  start: z.string().optional(),
-  end: z.string().optional(),
-  notice: z.string().optional(),
-});
+const PeriodQuery = z.strictObject({ ...periodFields, notice: z.string().optional() });
 
-function periodOf(query: unknown): { start: string; end: string; days: number | null } {
-  const q = validate(PeriodQuery, query, 'query');
-  if (q.start || q.end) {
-    const { start, end } = validate(StatsQuery, { start: q.start, end: q.end }, 'query');
-    return { start, end, days: null };
-  }
-  const days = Number(q.days ?? 30);
-  const end = todayUtc();
-  return { start: addDays(end, 1 - days), end, days };
-}
+const periodOf = (query: unknown): Period => periodFrom(validate(PeriodQuery, query, 'query'));
 
 export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf: ContextOf): void {
   router.get('/programs/:programId', async (req, res) => {
@@ -77,7 +61,7 @@ const inCurrency = (f: StatsFigures, field: 'revenue' | 'commissions', currency:
 
 function OverviewPage(props: {
   ctx: PageContext;
-  period: { start: string; end: string; days: number | null };
+  period: Period;
   current: StatsObject;
   previous: StatsObject;
   top: TopPartner[];
@@ -90,33 +74,11 @@ function OverviewPage(props: {
   const now = current.totals;
   const before = previous.totals;
   const empty = now.clicks === 0 && now.leads === 0 && now.customers === 0 && Object.keys(now.revenue).length === 0;
-  const series = {
-    dates: current.days.map((d) => d.date),
-    clicks: current.days.map((d) => d.clicks),
-    leads: current.days.map((d) => d.leads),
-    customers: current.days.map((d) => d.customers),
-    revenue: current.days.map((d) => inCurrency(d, 'revenue', currency)),
-    digits: money(0, currency).replace(/[^0-9]/g, '').length - 1,
-  };
   return (
     <Layout ctx={ctx} title={`${program.name} overview`}>
       <div class="page-head">
         <h1>Overview</h1>
-        <form class="period" method="get" action={programPath(program)}>
-          <fieldset>
-            <legend class="visually-hidden">Period</legend>
-            {PRESETS.map((days) => (
-              <a class="chip" href={programPath(program, `?days=${days}`)} aria-current={period.days === days ? 'true' : undefined}>
-                {days} days
-              </a>
-            ))}
-            <label for="start">From</label>
-            <input id="start" name="start" type="date" value={period.start} required />
-            <label for="end">to</label>
-            <input id="end" name="end" type="date" value={period.end} required />
-            <button type="submit">Show</button>
-          </fieldset>
-        </form>
+        <PeriodPicker period={period} action={programPath(program)} href={(days) => programPath(program, `?days=${days}`)} />
       </div>
       <p class="period-label">
         {period.start} – {period.end} (UTC days), compared with the {daysBetween(period.start, period.end)} days before.
@@ -153,47 +115,7 @@ function OverviewPage(props: {
           </p>
         </section>
       ) : null}
-      <section aria-labelledby="chart-title" class="chart-card">
-        <h2 id="chart-title">Per day</h2>
-        <div
-          class="chart"
-          id="chart"
-          data-series={JSON.stringify(series)}
-          role="img"
-          aria-label={`Clicks, leads, customers and revenue per day from ${period.start} to ${period.end}`}
-        >
-          <noscript>The chart needs JavaScript; the table below has the same figures.</noscript>
-        </div>
-        <link rel="stylesheet" href={assetUrl('uplot.css')} />
-        <script defer src={assetUrl('uplot.js')} />
-        <details>
-          <summary>Figures per day as a table</summary>
-          <table class="data">
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col">Clicks</th>
-                <th scope="col">Leads</th>
-                <th scope="col">Customers</th>
-                <th scope="col">Revenue</th>
-                <th scope="col">Commissions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {current.days.map((d) => (
-                <tr>
-                  <th scope="row">{d.date}</th>
-                  <td>{count(d.clicks)}</td>
-                  <td>{count(d.leads)}</td>
-                  <td>{count(d.customers)}</td>
-                  <td>{moneyList(d.revenue, currency)}</td>
-                  <td>{moneyList(d.commissions, currency)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      </section>
+      <DailyChart stats={current} currency={currency} />
       <div class="columns">
         <section aria-labelledby="top-title">
           <h2 id="top-title">Top partners by revenue</h2>

@@ -51,9 +51,26 @@ export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: 
         attribution_model: body.attribution_model,
         currency_code: body.currency_code,
         minimum_payout: minimum,
+        type: body.type,
+        // A checkbox sends nothing when unticked, and this form always shows it.
+        auto_approve_partners: body.auto_approve_partners === 'on',
+        website_url: body.website_url,
+        partner_terms: body.partner_terms,
       },
-      ['name', 'cookie_duration', 'url_params', 'attribution_model', 'currency_code', 'minimum_payout'],
+      [
+        'name',
+        'cookie_duration',
+        'url_params',
+        'attribution_model',
+        'currency_code',
+        'minimum_payout',
+        'type',
+        'auto_approve_partners',
+        'website_url',
+        'partner_terms',
+      ],
       'body',
+      ['website_url', 'partner_terms'],
     );
     await updateProgram(db, store, ctx.user.organization_id, program.id, input);
     res.redirect(303, programPath(program, '/settings?notice=settings-saved'));
@@ -74,6 +91,7 @@ const CURRENCIES = Intl.supportedValuesOf('currency');
 function GeneralSettingsPage({ ctx }: { ctx: PageContext }) {
   const program = ctx.program!;
   const currency = program.currency_code;
+  const portalPath = `/p/${program.subdomain}`;
   return (
     <SettingsLayout ctx={ctx} tab="" title="Settings">
       <h2 id="general-title">Program</h2>
@@ -132,6 +150,51 @@ function GeneralSettingsPage({ ctx }: { ctx: PageContext }) {
         <span id="minimum-payout-hint" class="hint">
           A partner is paid once they are owed at least this much ({money(program.minimum_payout, currency)} now); a group may set its own.
         </span>
+        <fieldset>
+          <legend>Partner portal</legend>
+          <p class="hint">
+            Partners join, sign in and follow their earnings at{' '}
+            <a href={portalPath} id="portal-url">
+              {ctx.origin}
+              {portalPath}
+            </a>{' '}
+            <button type="button" class="copy" data-copy={`${ctx.origin}${portalPath}`}>
+              Copy
+            </button>
+          </p>
+          <label for="program-type">Who can join</label>
+          <select id="program-type" name="type">
+            <option value="public" selected={program.type === 'public'}>
+              Anyone, through the portal's sign-up page
+            </option>
+            <option value="private" selected={program.type === 'private'}>
+              Only partners you add (invitation only)
+            </option>
+          </select>
+          <label class="check">
+            <input type="checkbox" name="auto_approve_partners" checked={program.auto_approve_partners} /> Approve partners who sign up at
+            once (otherwise they wait as pending for you)
+          </label>
+          <label for="website-url">Your site</label>
+          <input
+            id="website-url"
+            name="website_url"
+            type="url"
+            value={program.website_url ?? ''}
+            placeholder="https://example.com"
+            aria-describedby="website-url-hint"
+          />
+          <span id="website-url-hint" class="hint">
+            Partners' links start here, and their link builder takes any page of it.
+          </span>
+          <label for="partner-terms">Terms partners accept when they join</label>
+          <textarea id="partner-terms" name="partner_terms" rows={6} maxlength={20000} aria-describedby="partner-terms-hint">
+            {program.partner_terms ?? ''}
+          </textarea>
+          <span id="partner-terms-hint" class="hint">
+            Plain text; blank lines separate paragraphs. Left empty, the sign-up form shows no terms.
+          </span>
+        </fieldset>
         <button type="submit" class="primary">
           Save settings
         </button>

@@ -24,6 +24,7 @@ import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
 import { type Children, sendPage } from '../render.js';
+import { CommissionStatus } from './commissions.js';
 
 const PAGE_SIZE = 25;
 
@@ -384,7 +385,7 @@ function TransactionPage({
                     </th>
                     <td>{kindOf(c)}</td>
                     <td>
-                      <StatusBadge status={c.status} />
+                      <CommissionStatus commission={c} />
                     </td>
                     <td class="num">{c.revenue === null ? '—' : money(c.revenue, c.currency ?? t.currency)}</td>
                     <td class="num">{money(c.amount, c.currency ?? t.currency)}</td>

@@ -10,6 +10,7 @@ import * as m0008 from './0008_email_html.js';
 import * as m0009 from './0009_events_webhooks.js';
 import * as m0010 from './0010_payouts.js';
 import * as m0011 from './0011_dashboard.js';
+import * as m0012 from './0012_partner_portal.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_events_webhooks': m0009,
   '0010_payouts': m0010,
   '0011_dashboard': m0011,
+  '0012_partner_portal': m0012,
 };

@@ -136,12 +136,18 @@ export async function voidRefundEntries(db: Db, rewardIds: string[], status: Com
 
 /** Rewards going from one void status to the other: the entries that followed them go along. */
 export async function moveVoidedRefundEntries(db: Db, rewardIds: string[], status: CommissionStatus, now: Date): Promise<void> {
-  await followersOf(db, rewardIds).set({ status, updated_at: now }).execute();
+  // A reason given to an entry while it was rejected goes when it leaves that status.
+  const reason = status === 'rejected' ? {} : { rejection_reason: null };
+  await followersOf(db, rewardIds)
+    .set({ status, ...reason, updated_at: now })
+    .execute();
 }
 
 /** Rewards counting again: the entries that followed them out get their status back. */
 export async function restoreRefundEntries(db: Db, rewardIds: string[], now: Date): Promise<void> {
-  await followersOf(db, rewardIds).set({ status: sql<string>`status_before_void`, status_before_void: null, updated_at: now }).execute();
+  await followersOf(db, rewardIds)
+    .set({ status: sql<string>`status_before_void`, status_before_void: null, rejection_reason: null, updated_at: now })
+    .execute();
 }
 
 /**

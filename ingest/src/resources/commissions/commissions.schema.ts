@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { centsField, externalId, idField, isoString, storedTimestampField } from '../../http/fields.js';
+import { centsField, externalId, idField, isoString, optionalText, storedTimestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
 import { ExpandedCustomer } from '../customers/customers.schema.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
@@ -18,6 +18,10 @@ const editableFields = {
   status: z.enum(COMMISSION_STATUSES).meta({ description: 'Default pending. Moving to paid assigns a payout_id; leaving paid clears it.' }),
   revenue: centsField.nullable(),
   created_at: storedTimestampField,
+  rejection_reason: optionalText(2000).meta({
+    description:
+      'Why the commission is rejected, shown to the partner. Only with status rejected (given with it, or on a commission already rejected); null or empty clears it; leaving rejected clears it.',
+  }),
 };
 
 export const CommissionCreate = z
@@ -58,7 +62,12 @@ const expansions = {
   transaction: ExpandedTransaction.optional(),
 };
 
-/** The commission as list and retrieve show it: the spec's short field set. */
+const rejectionReason = z
+  .string()
+  .nullable()
+  .meta({ description: 'Why the merchant rejected the commission, shown to the partner; null unless status is rejected' });
+
+/** The commission as list and retrieve show it: the spec's short field set, and the rejection reason. */
 export const Commission = z
   .object({
     id: z.string(),
@@ -68,6 +77,7 @@ export const Commission = z
     charge_id: z.string().nullable(),
     source: z.string().nullable(),
     status: z.enum(COMMISSION_STATUSES),
+    rejection_reason: rejectionReason,
     revenue: z.number().int().nullable(),
     created_at: isoString,
     updated_at: isoString,
@@ -95,6 +105,7 @@ export const FullCommission = z
     charge_status: z.string().nullable(),
     source: z.string().nullable(),
     status: z.enum(COMMISSION_STATUSES),
+    rejection_reason: rejectionReason,
     type: z.string().nullable().meta({ description: 'reward, or refund for an entry offsetting a refunded payment' }),
     currency: z.string().nullable(),
     partner_id: z.string(),
@@ -113,10 +124,10 @@ export type FullCommissionObject = z.output<typeof FullCommission>;
 /** The OpenAPI descriptions of the commission operations. */
 export const commissionDocs = {
   create:
-    'For a customer (`customer_id`: its partner and program are used), or without one (`program_id` and `partner_id` are then required). Any status may be given (default pending); `paid` assigns a `payout_id`. The response shows every field, with `amount` and `revenue` as strings.',
-  list: 'Shows the short field set of the spec. Refund entries (negative amounts) are commissions too.',
-  retrieve: 'Shows the short field set of the spec.',
+    'For a customer (`customer_id`: its partner and program are used), or without one (`program_id` and `partner_id` are then required). Any status may be given (default pending); `paid` assigns a `payout_id`; `rejection_reason` only with `rejected` (400 otherwise). The response shows every field, with `amount` and `revenue` as strings.',
+  list: 'Shows the short field set of the spec, with `rejection_reason`. Refund entries (negative amounts) are commissions too.',
+  retrieve: 'Shows the short field set of the spec, with `rejection_reason`.',
   update:
-    "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. A refund entry's `amount` and `transaction_id`, and a flow commission's `transaction_id`, cannot change (400). The response shows every field, with `amount` and `revenue` as strings.",
+    "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. `rejection_reason` (shown to the partner) only on a commission rejected by this request or already rejected (400 otherwise); leaving `rejected` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. A refund entry's `amount` and `transaction_id`, and a flow commission's `transaction_id`, cannot change (400). The response shows every field, with `amount` and `revenue` as strings.",
   delete: "Soft delete: hidden from the API and from partner and customer totals, with the reward's refund entries that are not paid.",
 } as const;

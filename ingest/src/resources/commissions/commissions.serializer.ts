@@ -17,6 +17,8 @@ export function toCommission(c: CommissionRow): CommissionObject {
     charge_id: c.charge_id,
     source: c.source,
     status: c.status as CommissionObject['status'],
+    // An event snapshot made before migration 0012 has no such key.
+    rejection_reason: c.rejection_reason ?? null,
     revenue: c.revenue,
     created_at: toIso(c.created_at),
     updated_at: toIso(c.updated_at),
@@ -37,6 +39,7 @@ export function toFullCommission(c: CommissionRow): FullCommissionObject {
     charge_status: c.charge_status,
     source: c.source,
     status: c.status as FullCommissionObject['status'],
+    rejection_reason: c.rejection_reason ?? null,
     type: c.type,
     currency: c.currency,
     partner_id: c.partner_id,

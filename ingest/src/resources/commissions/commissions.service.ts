@@ -101,6 +101,23 @@ function checkEditable(current: CommissionRow, input: CommissionUpdateInput): vo
   }
 }
 
+/**
+ * The rejection reason a commission has after a change (README, Commissions), or undefined when
+ * it keeps its own. A reason may be given only to a commission rejected after the change (given
+ * with `status: rejected`, or already rejected): 400 naming `rejection_reason` otherwise. Null or
+ * an empty reason clears it; leaving `rejected` clears it too.
+ */
+function rejectionReasonAfter(status: string, given: string | null | undefined, current: string | null): string | null | undefined {
+  if (given) {
+    if (status !== 'rejected') {
+      throw badRequest('rejection_reason can only be given to a rejected commission (status rejected)', 'rejection_reason');
+    }
+    return given;
+  }
+  if (given !== undefined) return null;
+  return status === 'rejected' || current === null ? undefined : null;
+}
+
 /** Who a manual commission is for: the customer's partner and program, or the given ones. */
 async function ownerOf(db: Db, organizationId: string, input: CommissionCreateInput) {
   if (input.customer_id) {
@@ -125,6 +142,7 @@ export async function createCommission(db: Db, organizationId: string, input: Co
   const transaction = input.transaction_id ? await checkTransaction(db, organizationId, input.transaction_id, owner) : null;
   const currency = transaction?.currency ?? (await requireProgram(db, organizationId, owner.programId)).currency_code;
   const status = input.status ?? 'pending';
+  const rejectionReason = rejectionReasonAfter(status, input.rejection_reason, null) ?? null;
   const now = new Date();
   const [created] = await insertCommissions(db, [
     {
@@ -138,6 +156,7 @@ export async function createCommission(db: Db, organizationId: string, input: Co
       refund_of: null,
       type: 'reward',
       status,
+      rejection_reason: rejectionReason,
       amount: input.amount,
       revenue: input.revenue ?? null,
       currency,
@@ -212,6 +231,7 @@ async function updateLocked(
   // A bulk change names its program: another program's commission is not found there.
   if (!current || (programId !== undefined && current.program_id !== programId)) throw notFound('commission', id);
   checkEditable(current, input);
+  const rejectionReason = rejectionReasonAfter(input.status ?? current.status, input.rejection_reason, current.rejection_reason);
   const changesMoney = ['status', 'amount', 'transaction_id'] as const;
   const changed = changesMoney.find((field) => input[field] !== undefined && input[field] !== current[field]);
   const inPayout = changed && (await inPayoutProblem(trx, current));
@@ -226,6 +246,7 @@ async function updateLocked(
   const now = new Date();
   const updated = await updateCommissionRow(trx, current.id, {
     ...input,
+    rejection_reason: rejectionReason,
     ...(chargeStatus !== undefined ? { charge_status: chargeStatus } : {}),
     // A status given by hand is the entry's own: it no longer follows its reward.
     ...(input.status ? { payout_id: payoutIdFor(input.status, current), status_before_void: null } : {}),

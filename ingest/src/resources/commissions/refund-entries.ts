@@ -107,6 +107,7 @@ function refundEntryRows(
       type: 'refund',
       status: entry.status,
       status_before_void: null,
+      rejection_reason: null,
       amount: entry.amount,
       revenue: at.revenue,
       charge_status: at.chargeStatus,

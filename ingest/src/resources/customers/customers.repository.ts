@@ -103,6 +103,28 @@ export async function sumCustomerStats(db: Db, customerId: string): Promise<Cust
   return { ...orders, total_commission: commission.total };
 }
 
+/**
+ * The revenue of each of these customers net of refunds, per currency (deleted transactions
+ * left out, as in sumCustomerStats): a page of customers in one statement, on the customer index.
+ */
+export async function sumCustomerRevenues(
+  db: Db,
+  organizationId: string,
+  customerIds: string[],
+): Promise<{ customer_id: string; currency: string; revenue: number }[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .selectFrom('transactions')
+    .select(['customer_id', 'currency', sql<number>`sum(amount - refunded_amount)::int8`.as('revenue')])
+    .where('organization_id', '=', organizationId)
+    .where('customer_id', 'in', customerIds)
+    .where('deleted_at', 'is', null)
+    .groupBy(['customer_id', 'currency'])
+    .orderBy('customer_id')
+    .orderBy('currency')
+    .execute();
+}
+
 /** The live customer a click became, if any. */
 export function findCustomerOfClick(db: Db, clickId: string): Promise<{ id: string } | undefined> {
   return db.selectFrom('customers').select('id').where('click_id', '=', clickId).where('deleted_at', 'is', null).executeTakeFirst();

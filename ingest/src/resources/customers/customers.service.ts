@@ -23,6 +23,7 @@ import {
   insertCustomer,
   selectCustomerList,
   softDeleteCustomer,
+  sumCustomerRevenues,
   sumCustomerStats,
   updateCustomerRow,
 } from './customers.repository.js';
@@ -64,6 +65,19 @@ export async function retrieveCustomer(db: Db, organizationId: string, id: strin
     query.include?.includes('stats') ? sumCustomerStats(db, customer.id) : undefined,
   ]);
   return stats ? { ...presented, stats: toCustomerStats(stats) } : presented;
+}
+
+/** The revenue (net of refunds) of each of these customers of the caller, per currency: `{currency: cents}` by customer id. */
+export async function customerRevenues(
+  db: Db,
+  organizationId: string,
+  customerIds: string[],
+): Promise<Map<string, Record<string, number>>> {
+  const revenues = new Map<string, Record<string, number>>();
+  for (const row of await sumCustomerRevenues(db, organizationId, customerIds)) {
+    revenues.set(row.customer_id, { ...revenues.get(row.customer_id), [row.currency]: row.revenue });
+  }
+  return revenues;
 }
 
 export interface CustomerWrite {

@@ -124,3 +124,49 @@ export function payoutPaidEmail(partner: PartnerRow, program: ProgramRow, payout
     ],
   });
 }
+
+/**
+ * A one-time link into the partner's portal (README, "Partner portal"): asked for on its sign-in
+ * page, or sent instead of a second application by someone who is a partner already.
+ */
+export function signInLinkEmail(
+  partner: PartnerRow,
+  program: ProgramRow,
+  url: string,
+  minutes: number,
+  reason: 'sign-in' | 'already-a-partner',
+): OutgoingEmail {
+  return message({
+    organizationId: partner.organization_id,
+    kind: 'partner_sign_in_link',
+    to: partner.email,
+    subject: `Sign in to the ${program.name} partner portal`,
+    paragraphs: [
+      `Hi ${partner.first_name},`,
+      reason === 'already-a-partner'
+        ? `Someone asked to join the ${program.name} partner program with this address, which is a partner already. To see your links and earnings, sign in:`
+        : `Here is your link to sign in to the ${program.name} partner portal:`,
+      url,
+      `It works once, within ${minutes} minutes. If you did not ask for it, ignore this e-mail: nobody can sign in without it.`,
+      signOff(program),
+    ],
+  });
+}
+
+/** The answer to a sign-up in the portal: approved at once, or waiting for the merchant. */
+export function applicationEmail(partner: PartnerRow, program: ProgramRow, portalUrl: string): OutgoingEmail {
+  const active = partner.status === 'active';
+  return message({
+    organizationId: partner.organization_id,
+    kind: 'partner_application',
+    to: partner.email,
+    subject: active ? `Welcome to the ${program.name} partner program` : `Your application to the ${program.name} partner program`,
+    paragraphs: [
+      `Hi ${partner.first_name},`,
+      active
+        ? `You are now a partner of ${program.name}. Sign in to your portal for your referral link, and earn a commission on the customers you bring: ${portalUrl}`
+        : `Thank you for applying to the ${program.name} partner program. We will look at your application and write to you; meanwhile your portal shows where it stands: ${portalUrl}`,
+      signOff(program),
+    ],
+  });
+}

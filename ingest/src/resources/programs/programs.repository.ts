@@ -24,6 +24,21 @@ export function findProgramByPublicKey(db: Db, publicKey: string): Promise<Progr
   return db.selectFrom('programs').selectAll().where('public_key', '=', publicKey).executeTakeFirst();
 }
 
+/** A program by its subdomain (unique across the service: the partner portal's address). */
+export function findProgramBySubdomain(db: Db, subdomain: string): Promise<ProgramRow | undefined> {
+  return db.selectFrom('programs').selectAll().where('subdomain', '=', subdomain).executeTakeFirst();
+}
+
+/** The subdomains taken among `base` and `base-<n>`. */
+export async function selectSubdomainsLike(db: Db, base: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('programs')
+    .select('subdomain')
+    .where((eb) => eb.or([eb('subdomain', '=', base), eb('subdomain', 'like', `${base}-%`)]))
+    .execute();
+  return rows.map((r) => r.subdomain);
+}
+
 export async function insertProgram(db: Db, program: Insertable<ProgramsTable>): Promise<void> {
   await db.insertInto('programs').values(program).execute();
 }

@@ -31,6 +31,7 @@ export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards
     body: ProgramCreate,
     status: 201,
     response: manyResponse(Program),
+    errors: [409],
     handler: async ({ res, body }) => envelope.many(toProgram(await createProgram(db, authOf(res).organizationId, body))),
   });
 
@@ -51,10 +52,11 @@ export function registerProgramRoutes(api: ApiBuilder, { db, store, secretGuards
     method: 'put',
     path: '/v1/programs/:id',
     summary: 'Update a program',
+    description: programDocs.update,
     body: ProgramUpdate,
     status: 200,
     response: manyResponse(Program),
-    errors: [404],
+    errors: [404, 409],
     handler: async ({ res, params, body }) =>
       envelope.many(toProgram(await updateProgram(db, store, authOf(res).organizationId, params.id, body))),
   });

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { centsField, currencyCode, idField, isoString, PAYOUT_METHODS, payoutMethod, shortText } from '../../http/fields.js';
+import {
+  centsField,
+  currencyCode,
+  idField,
+  isoString,
+  optionalText,
+  PAYOUT_METHODS,
+  payoutMethod,
+  shortText,
+  urlField,
+} from '../../http/fields.js';
 import { listQuery } from '../../http/list.js';
 
 export const PROGRAM_STATUSES = ['active', 'inactive'] as const;
@@ -16,6 +26,7 @@ export const PROGRAM_DEFAULTS = {
   payout_methods: ['paypal', 'wise', 'bank_transfer'],
   attribution_model: 'last_click',
   minimum_payout: 0,
+  auto_approve_partners: false,
 } as const;
 
 const urlParam = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1–32 characters of a-z, 0-9, _ or -');
@@ -29,7 +40,10 @@ const uniqueArray = <T extends z.ZodType>(item: T, max: number) =>
 const programFields = {
   name: shortText(200),
   product_name: shortText(200),
-  subdomain: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: a-z, 0-9 and -, at most 63 characters'),
+  subdomain: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: a-z, 0-9 and -, at most 63 characters')
+    .meta({ description: 'Unique across the service: the partner portal is at /p/{subdomain} (README, "Partner portal")' }),
   type: z.enum(PROGRAM_TYPES),
   status: z.enum(PROGRAM_STATUSES),
   currency_code: currencyCode,
@@ -39,6 +53,11 @@ const programFields = {
   payout_methods: uniqueArray(payoutMethod, PAYOUT_METHODS.length),
   attribution_model: z.enum(ATTRIBUTION_MODELS),
   minimum_payout: centsField.meta({ description: 'The least a payout may be, in cents; a group may set its own (README, "Payouts")' }),
+  auto_approve_partners: z.boolean().meta({ description: 'Partners who sign up in the portal start active instead of pending' }),
+  partner_terms: optionalText(20_000).meta({
+    description: "The program's terms, shown on the portal's sign-up form, which must accept them",
+  }),
+  website_url: urlField.nullable().meta({ description: "The merchant's site: the portal's link builder starts from it" }),
 };
 
 export const ProgramCreate = z
@@ -55,7 +74,8 @@ export const ProgramListQuery = listQuery({});
 /** The operations' descriptions in the OpenAPI document. */
 export const programDocs = {
   create:
-    'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script.',
+    'Creates the program with its default group, its default commission flow (20 % of every payment, approved after 30 days) and a public key for the tracking script. A subdomain taken by another program answers 409; one derived from the name gets a number when taken (`acme-2`).',
+  update: 'A subdomain taken by another program answers 409.',
 } as const;
 
 export const Program = z
@@ -73,6 +93,9 @@ export const Program = z
     payout_methods: z.array(payoutMethod),
     attribution_model: z.enum(ATTRIBUTION_MODELS),
     minimum_payout: z.number().int(),
+    auto_approve_partners: z.boolean(),
+    partner_terms: z.string().nullable(),
+    website_url: z.string().nullable(),
     public_key: z.string().meta({ description: 'Public key for the tracking script (`data-key`)' }),
     default_group_id: z.string(),
     organization_id: z.string(),

@@ -1,0 +1,132 @@
+import { assetUrl } from '../dashboard/assets.js';
+import type { Children } from '../dashboard/render.js';
+import type { ProgramRow } from '../db/schema.js';
+import type { PortalSession } from './portal-auth.js';
+
+/**
+ * The partner portal's pages (README, "Partner portal"): server-rendered like the dashboard's,
+ * with its stylesheet and script (copy buttons, the chart), and working without JavaScript.
+ */
+
+export type PortalSection = 'home' | 'referrals' | 'settings';
+
+/** What a signed-in portal page is given: the session, the section and a confirmation of the last form. */
+export interface PortalContext extends PortalSession {
+  section: PortalSection | null;
+  notice?: string | null;
+  /** This server as the browser reached it. */
+  origin: string;
+}
+
+/** The hidden field that proves a form comes from this session's pages (portal-auth.ts). */
+export const PortalCsrf = ({ ctx }: { ctx: PortalContext }) => <input type="hidden" name="_csrf" value={ctx.session.csrf_token} />;
+
+export function PortalDocument({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="no-referrer" />
+        <title>{`${title} · ${program.name} partners`}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href={assetUrl('dashboard.css')} />
+        <link rel="stylesheet" href={assetUrl('portal.css')} />
+        <script defer src={assetUrl('dashboard.js')} />
+      </head>
+      <body class="portal">{children}</body>
+    </html>
+  );
+}
+
+function NavLink({ href, current, children }: { href: string; current: boolean; children: Children }) {
+  return (
+    <a href={href} aria-current={current ? 'page' : undefined}>
+      {children}
+    </a>
+  );
+}
+
+/** A signed-in page: the program, the partner's sections and, outside an iframe, sign-out. */
+export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; title: string; children: Children }) {
+  const active = ctx.partner.status === 'active';
+  return (
+    <PortalDocument program={ctx.program} title={title}>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={`${ctx.base}/`}>
+          {ctx.program.name}
+        </a>
+        {active ? (
+          <nav aria-label="Main">
+            <NavLink href={`${ctx.base}/`} current={ctx.section === 'home'}>
+              Home
+            </NavLink>
+            <NavLink href={`${ctx.base}/referrals`} current={ctx.section === 'referrals'}>
+              Referrals
+            </NavLink>
+            <NavLink href={`${ctx.base}/settings`} current={ctx.section === 'settings'}>
+              Settings
+            </NavLink>
+          </nav>
+        ) : null}
+        {ctx.embedded ? null : (
+          <form class="sign-out" method="post" action={`${ctx.base}/sign-out`}>
+            <PortalCsrf ctx={ctx} />
+            <span class="who">{ctx.partner.email}</span>
+            <button type="submit">Sign out</button>
+          </form>
+        )}
+      </header>
+      <main id="main">
+        {ctx.notice ? (
+          <p class="notice" role="status">
+            {ctx.notice}
+          </p>
+        ) : null}
+        {children}
+      </main>
+    </PortalDocument>
+  );
+}
+
+/** A page of the portal shown before sign-in (join, sign-in, messages): narrow, with the program's name. */
+export function PublicPage({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
+  return (
+    <PortalDocument program={program} title={title}>
+      <main id="main" class="narrow sign-in">
+        <p class="brand-line">{program.name} partner program</p>
+        {children}
+      </main>
+    </PortalDocument>
+  );
+}
+
+/** What went wrong, in the portal's words (404 for an unknown program or another partner's record). */
+export function PortalErrorPage({ status, message, home }: { status: number; message: string; home?: string }) {
+  const heading =
+    status === 404
+      ? 'Not found'
+      : status === 403
+        ? 'Not allowed'
+        : status === 401
+          ? 'Signed out'
+          : status >= 500
+            ? 'Something went wrong'
+            : 'Cannot do that';
+  return (
+    <PortalDocument program={{ name: 'svc' }} title={heading}>
+      <main id="main" class="narrow">
+        <h1>{heading}</h1>
+        <p>{message}</p>
+        {home ? (
+          <p>
+            <a href={home}>Back to the portal</a>
+          </p>
+        ) : null}
+      </main>
+    </PortalDocument>
+  );
+}

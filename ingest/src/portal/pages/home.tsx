@@ -1,0 +1,634 @@
+import type { Request, Response, Router } from 'express';
+import { count, money, moneyList } from '../../dashboard/format.js';
+import { fromFields } from '../../dashboard/forms.js';
+import { sendPage } from '../../dashboard/render.js';
+import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../dashboard/stats-view.js';
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../http/errors.js';
+import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
+import { createLink, listLinks } from '../../resources/links/links.service.js';
+import { linkValueFrom } from '../../resources/partner-access/portal-sign-up.js';
+import type { BalanceObject } from '../../resources/payouts/payouts.schema.js';
+import { listBalances } from '../../resources/payouts/payouts.service.js';
+import type { StatsObject } from '../../resources/stats/stats.schema.js';
+import { statsOf } from '../../resources/stats/stats.service.js';
+import { type PortalContext, PortalCsrf, PortalLayout } from '../layout.js';
+import type { PortalContextOf } from '../portal.routes.js';
+import { payoutLabel } from './join.js';
+
+/**
+ * The partner's home in the portal (README, "Partner portal"): their links with copy buttons, a
+ * link builder for any page of the merchant's site (a GET form: it works without JavaScript),
+ * their first link when they have none, their figures for a period (the stats API's, narrowed to
+ * them) with the chart, and their balance with what the next payout will bring.
+ */
+
+export const homeNotices: Record<string, string> = {
+  'link-created': 'Your link is ready: share it, or build a link to any page of the site below.',
+};
+
+/** The longest page address the builder takes (as the API's URL fields). */
+const MAX_PAGE = 2048;
+
+export function registerHomePages(router: Router, { db, store }: AppDeps, contextOf: PortalContextOf): void {
+  /** The partner's live links, oldest first (a partner has a handful at most). */
+  async function linksOf(ctx: PortalContext): Promise<LinkObject[]> {
+    const page = await listLinks(db, ctx.program.organization_id, {
+      program_id: ctx.program.id,
+      partner_id: ctx.partner.id,
+      order: 'asc',
+      limit: 100,
+    });
+    return page.rows;
+  }
+
+  /** A value for the partner's first link that no link of the program has yet: their first name, numbered when taken. */
+  async function suggestedValue(ctx: PortalContext): Promise<string> {
+    const base = linkValueFrom(ctx.partner.first_name);
+    const param = ctx.program.url_params[0];
+    for (let n = 1; n <= 5; n++) {
+      const value = n === 1 ? base : `${base}${n}`;
+      const taken = await listLinks(db, ctx.program.organization_id, { program_id: ctx.program.id, param, value, limit: 1 });
+      if (taken.rows.length === 0) return value;
+    }
+    return `${base}${Math.floor(100 + Math.random() * 900)}`;
+  }
+
+  /** Renders the page; `status` and `create` come from a refused link creation. */
+  async function showHome(req: Request, res: Response, ctx: PortalContext, create: CreateState | null = null): Promise<void> {
+    const query = req.method === 'GET' ? (req.query as Record<string, unknown>) : {};
+    const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
+    let status = create?.status ?? 200;
+
+    let period: Period;
+    let periodError: string | null = null;
+    try {
+      period = periodFrom({ days: text('days'), start: text('start'), end: text('end') });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      periodError = `${err.message}. Showing the last 30 days instead.`;
+      period = periodFrom({});
+      status = 400;
+    }
+    const periodShown = periodError ? null : period;
+
+    const [links, stats, balances] = await Promise.all([
+      linksOf(ctx),
+      statsOf(db, ctx.program, { start: period.start, end: period.end, partner_id: ctx.partner.id }),
+      listBalances(db, ctx.program.organization_id, ctx.program.id, { partner_id: ctx.partner.id, limit: 1 }),
+    ]);
+    const site = siteOf(ctx.program.website_url);
+
+    const pageAsked = (text('page') ?? '').trim();
+    const chosen = links.find((l) => l.id === text('link')) ?? links[0];
+    let builder: BuilderState = { page: pageAsked.slice(0, MAX_PAGE), linkId: chosen?.id ?? null, url: null, error: null };
+    if (pageAsked && chosen) {
+      const built = buildLink(pageAsked, site, chosen);
+      builder = { ...builder, ...built };
+      if (built.error) status = 400;
+    }
+
+    const suggestion = links.length === 0 && !create ? await suggestedValue(ctx) : null;
+    sendPage(
+      res,
+      <HomePage
+        ctx={ctx}
+        site={site}
+        links={links}
+        builder={builder}
+        period={period}
+        periodShown={periodShown}
+        periodError={periodError}
+        stats={stats}
+        balance={balances.rows[0] ?? null}
+        create={create ?? { value: suggestion ?? '', error: null, status: 200 }}
+      />,
+      status,
+    );
+  }
+
+  router.get('/', async (req, res) => {
+    await showHome(req, res, contextOf(res, 'home'));
+  });
+
+  // The partner's first link, with a value of their choice; a partner with a live link gets no second one here.
+  router.post('/links', async (req, res) => {
+    const ctx = contextOf(res, 'home');
+    const value = typeof req.body?.value === 'string' ? req.body.value.trim().slice(0, 100) : '';
+    const refuse = (status: number, error: string) => showHome(req, res, ctx, { value, error, status });
+    if ((await linksOf(ctx)).length > 0) {
+      return refuse(409, 'You have a link already: share it, or build your link to any page of the site with the form below.');
+    }
+    try {
+      const input = fromFields(
+        LinkCreate,
+        { value, param: ctx.program.url_params[0], partner_id: ctx.partner.id },
+        ['param', 'value', 'partner_id'],
+        'body',
+      );
+      await createLink(db, store, ctx.program.organization_id, input);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      if (err.status === 409) return refuse(409, `“${value}” is taken by another partner: choose another value.`);
+      return refuse(
+        err.status,
+        err.options.param === 'value' ? `Choose another value: it ${err.message.replace(/^Invalid value: /, '')}.` : err.message,
+      );
+    }
+    res.redirect(303, `${ctx.base}/?notice=link-created`);
+  });
+}
+
+type LinkValue = Pick<LinkObject, 'param' | 'value'>;
+
+interface CreateState {
+  value: string;
+  error: string | null;
+  status: number;
+}
+
+interface BuilderState {
+  page: string;
+  linkId: string | null;
+  url: string | null;
+  error: string | null;
+}
+
+/** The merchant's site as the builder's base, and the domain its links may point to (`www.` taken off: acme.com and its subdomains). */
+interface Site {
+  url: URL;
+  domain: string;
+}
+
+function siteOf(websiteUrl: string | null): Site | null {
+  if (!websiteUrl) return null;
+  try {
+    const url = new URL(websiteUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    return { url, domain: url.hostname.replace(/^www\./, '') };
+  } catch {
+    return null;
+  }
+}
+
+/** The page's address with the link's parameter set: the rest of its query, in its order and encoding, and its #hash kept. */
+function withParam(page: URL, link: LinkValue): string {
+  const url = new URL(page.href);
+  const keyOf = (pair: string) => {
+    const key = pair.split('=', 1)[0].replace(/\+/g, ' ');
+    try {
+      return decodeURIComponent(key);
+    } catch {
+      return key;
+    }
+  };
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair !== '' && keyOf(pair) !== link.param);
+  // Link values are unreserved characters (links.schema.ts): nothing to encode.
+  url.search = `?${[...kept, `${link.param}=${link.value}`].join('&')}`;
+  return url.href;
+}
+
+/** A link's full address: the site's home page with it, or only `?param=value` when the program has not said where its site is. */
+const fullLink = (link: LinkValue, site: Site | null) => (site ? withParam(site.url, link) : `?${link.param}=${link.value}`);
+
+/**
+ * The partner's link to a page of the merchant's site: `page` is a full address (on the site's
+ * domain or a subdomain of it), or a path of the site like `/pricing` when the program set its site.
+ */
+function buildLink(page: string, site: Site | null, link: LinkValue): { url: string | null; error: string | null } {
+  const refuse = (error: string) => ({ url: null, error });
+  const where = site ? site.domain : 'the site';
+  if (page.length > MAX_PAGE) return refuse(`That address is too long: at most ${MAX_PAGE} characters.`);
+  let candidate: string;
+  let relative = false;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(page)) candidate = page;
+  else if (page.startsWith('//')) candidate = `https:${page}`;
+  else if (/^[/?#]/.test(page)) {
+    candidate = page;
+    relative = true;
+  } else if (/[.:]/.test(page.split(/[/?#]/, 1)[0])) candidate = `https://${page}`;
+  else {
+    candidate = `/${page}`;
+    relative = true;
+  }
+  if (relative && !site) {
+    return refuse('The program has not given the address of its site, so enter the full address of the page, starting with https://.');
+  }
+  let url: URL;
+  try {
+    url = new URL(candidate, site?.url);
+  } catch {
+    return refuse(
+      `That is not a web address: enter a path like /pricing or a full address like https://${site?.domain ?? 'example.com'}/pricing.`,
+    );
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return refuse('Enter a web address: one that starts with https:// or http://.');
+  if (url.username || url.password) return refuse('Enter the address of the page without a user name or password in it.');
+  if (site && url.hostname !== site.domain && !url.hostname.endsWith(`.${site.domain}`)) {
+    return refuse(`${url.hostname} is not ${where}: your links can only lead to pages of ${where} (or its subdomains).`);
+  }
+  return { url: withParam(url, link), error: null };
+}
+
+/** The page's address with these query parameters (the period, the builder's page and link), for the period links. */
+function homeHref(base: string, params: Record<string, string | null | undefined>): string {
+  const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
+  const text = query.toString();
+  return `${base}/${text ? `?${text}` : ''}`;
+}
+
+function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
+  return (
+    <div class="figure">
+      <dt>{label}</dt>
+      <dd>
+        <span class="value">{value}</span>
+        {hint ? <span class="delta">{hint}</span> : null}
+      </dd>
+    </div>
+  );
+}
+
+function HomePage(props: {
+  ctx: PortalContext;
+  site: Site | null;
+  links: LinkObject[];
+  builder: BuilderState;
+  period: Period;
+  periodShown: Period | null;
+  periodError: string | null;
+  stats: StatsObject;
+  balance: BalanceObject | null;
+  create: CreateState;
+}) {
+  const { ctx, links } = props;
+  return (
+    <PortalLayout ctx={ctx} title="Home">
+      <h1>Welcome, {ctx.partner.first_name || ctx.partner.email}</h1>
+      <p class="muted">Your {ctx.program.name} partner links, results and earnings.</p>
+      {links.length === 0 ? (
+        <CreateLinkSection ctx={ctx} site={props.site} create={props.create} />
+      ) : (
+        <LinksSection {...props} error={props.create.error} />
+      )}
+      <BuilderSection {...props} />
+      <ResultsSection {...props} />
+      <EarningsSection ctx={ctx} balance={props.balance} />
+    </PortalLayout>
+  );
+}
+
+function SiteNote({ ctx, site }: { ctx: PortalContext; site: Site | null }) {
+  if (site) return null;
+  return (
+    <p class="hint">
+      {ctx.program.name} has not given the address of its site here yet, so your link is only its ending: add it to the address of any page
+      of their site (https://their-site.example/pricing{`?${ctx.program.url_params[0]}=…`}), or paste the page's address into the builder
+      below.
+    </p>
+  );
+}
+
+function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: Site | null; links: LinkObject[]; error: string | null }) {
+  return (
+    <section aria-labelledby="links-title">
+      <h2 id="links-title">{links.length === 1 ? 'Your link' : 'Your links'}</h2>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <SiteNote ctx={ctx} site={site} />
+      <p class="hint">
+        {site
+          ? `Share it anywhere your audience is: visitors who arrive through it are counted as yours. It leads to ${site.url.href}; to link to another page, use the builder below.`
+          : 'Share a page of the site with it: visitors who arrive through it are counted as yours.'}
+      </p>
+      <ul class="links partner-links">
+        {links.map((l) => {
+          const full = fullLink(l, site);
+          return (
+            <li>
+              <code class="url" id={`link-${l.id}`}>
+                {full}
+              </code>
+              <button type="button" class="copy" data-copy={full} aria-describedby={`link-${l.id}`}>
+                Copy
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function CreateLinkSection({ ctx, site, create }: { ctx: PortalContext; site: Site | null; create: CreateState }) {
+  const param = ctx.program.url_params[0];
+  const example = site ? withParam(site.url, { param, value: create.value || 'you' }) : `?${param}=${create.value || 'you'}`;
+  return (
+    <section aria-labelledby="links-title">
+      <h2 id="links-title">Create your link</h2>
+      <SiteNote ctx={ctx} site={site} />
+      <p>
+        You do not have a link yet. Choose the word that ends it; your link will look like this: <code class="url">{example}</code>
+      </p>
+      {create.error ? (
+        <p class="error" role="alert" id="link-error">
+          {create.error}
+        </p>
+      ) : null}
+      <form method="post" action={`${ctx.base}/links`} class="stack">
+        <PortalCsrf ctx={ctx} />
+        <label for="link-value">The end of your link</label>
+        <input
+          id="link-value"
+          name="value"
+          value={create.value}
+          required
+          maxlength={64}
+          autocomplete="off"
+          spellcheck={false}
+          aria-describedby={create.error ? 'link-error link-value-hint' : 'link-value-hint'}
+        />
+        <span class="hint" id="link-value-hint">
+          Letters, digits, “.”, “_”, “~” or “-”, up to 64.
+        </span>
+        <button type="submit" class="primary">
+          Create my link
+        </button>
+      </form>
+    </section>
+  );
+}
+
+function BuilderSection({
+  ctx,
+  site,
+  links,
+  builder,
+  periodShown,
+}: {
+  ctx: PortalContext;
+  site: Site | null;
+  links: LinkObject[];
+  builder: BuilderState;
+  periodShown: Period | null;
+}) {
+  return (
+    <section aria-labelledby="builder-title">
+      <h2 id="builder-title">Link to any page</h2>
+      {links.length === 0 ? (
+        <p class="muted">Once you have your link, build your link to any page of the site here.</p>
+      ) : (
+        <>
+          <p class="hint">
+            {site
+              ? `Enter the address of a page of ${site.domain} (or just its path, like /pricing) to get your link to that page.`
+              : 'Enter the full address of a page of the site to get your link to that page.'}
+          </p>
+          <form method="get" action={`${ctx.base}/`} class="stack builder">
+            <label for="page">Page</label>
+            <input
+              id="page"
+              name="page"
+              type="text"
+              inputmode="url"
+              value={builder.page}
+              required
+              maxlength={MAX_PAGE}
+              autocomplete="off"
+              spellcheck={false}
+              placeholder={site ? `${site.url.origin}/pricing` : 'https://…'}
+              aria-invalid={builder.error ? 'true' : undefined}
+              aria-describedby={builder.error ? 'page-error' : undefined}
+            />
+            {links.length > 1 ? (
+              <>
+                <label for="link">With your link</label>
+                <select id="link" name="link">
+                  {links.map((l) => (
+                    <option value={l.id} selected={l.id === builder.linkId}>
+                      {`?${l.param}=${l.value}`}
+                    </option>
+                  ))}
+                </select>
+              </>
+            ) : null}
+            <PeriodFields period={periodShown} />
+            <button type="submit">Build my link</button>
+          </form>
+          {builder.error ? (
+            <p class="error" role="alert" id="page-error">
+              {builder.error}
+            </p>
+          ) : null}
+          {builder.url ? (
+            <div class="built" role="status">
+              <p>Your link to this page:</p>
+              <pre>
+                <code id="built-link">{builder.url}</code>
+              </pre>
+              <button type="button" class="copy" data-copy={builder.url} aria-describedby="built-link">
+                Copy this link
+              </button>
+            </div>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The period as hidden fields of the builder's form, so that building a link keeps the figures' period. */
+function PeriodFields({ period }: { period: Period | null }) {
+  if (!period) return null;
+  if (period.days !== null) return <input type="hidden" name="days" value={String(period.days)} />;
+  return (
+    <>
+      <input type="hidden" name="start" value={period.start} />
+      <input type="hidden" name="end" value={period.end} />
+    </>
+  );
+}
+
+function ResultsSection({
+  ctx,
+  site,
+  links,
+  builder,
+  period,
+  periodError,
+  stats,
+}: {
+  ctx: PortalContext;
+  site: Site | null;
+  links: LinkObject[];
+  builder: BuilderState;
+  period: Period;
+  periodError: string | null;
+  stats: StatsObject;
+}) {
+  const currency = ctx.program.currency_code;
+  const totals = stats.totals;
+  const keep = { page: builder.page || null, link: builder.page && links.length > 1 ? builder.linkId : null };
+  const empty = totals.clicks === 0 && totals.leads === 0 && totals.customers === 0 && Object.keys(totals.revenue).length === 0;
+  const first = links[0];
+  return (
+    <section aria-labelledby="results-title">
+      <div class="page-head">
+        <h2 id="results-title">Your results</h2>
+        <PeriodPicker period={period} action={`${ctx.base}/`} href={(days) => homeHref(ctx.base, { days: String(days), ...keep })}>
+          {keep.page ? <input type="hidden" name="page" value={keep.page} /> : null}
+          {keep.link ? <input type="hidden" name="link" value={keep.link} /> : null}
+        </PeriodPicker>
+      </div>
+      {periodError ? (
+        <p class="error" role="alert">
+          {periodError}
+        </p>
+      ) : null}
+      <p class="period-label">
+        {period.start} – {period.end} (UTC days)
+      </p>
+      <dl class="figures" data-testid="figures">
+        <Figure label="Clicks" value={count(totals.clicks)} hint="visits through your links" />
+        <Figure label="Leads" value={count(totals.leads)} hint="sign-ups you referred" />
+        <Figure label="Paying customers" value={count(totals.customers)} hint="by the day of their first payment" />
+        <Figure label="Revenue" value={moneyList(totals.revenue, currency)} hint="their payments, net of refunds" />
+        <Figure label="Commissions" value={moneyList(totals.commissions, currency)} hint="earned in these days" />
+      </dl>
+      {empty ? (
+        <div class="empty">
+          <h3>{period.days !== null ? `No clicks yet in the last ${period.days} days` : 'No clicks in these days'}</h3>
+          {first ? (
+            <>
+              <p>
+                Share your link where your audience is (your site, a newsletter, a video description, social media): each visit, sign-up and
+                payment it brings shows here.
+              </p>
+              <p>
+                <code class="url">{fullLink(first, site)}</code>{' '}
+                <button type="button" class="copy" data-copy={fullLink(first, site)}>
+                  Copy your link
+                </button>
+              </p>
+            </>
+          ) : (
+            <p>Create your link above, then share it: each visit, sign-up and payment it brings shows here.</p>
+          )}
+        </div>
+      ) : null}
+      <DailyChart stats={stats} currency={currency} />
+    </section>
+  );
+}
+
+/** What the next payout will bring in one currency, or why it brings nothing yet. */
+function NextPayout({ ctx, balance, amounts }: { ctx: PortalContext; balance: BalanceObject; amounts: BalanceObject['amounts'][number] }) {
+  const { currency, payable, pending, in_payouts } = amounts;
+  const minimum = balance.minimum_payout;
+  const settings = <a href={`${ctx.base}/settings`}>Settings</a>;
+  const method = balance.payout_method;
+  const details = (ctx.partner.payout_details ?? {}) as Record<string, string>;
+  if (payable < 0) {
+    return (
+      <>
+        Refunds exceed your approved commissions by {money(-payable, currency)}: it is taken off your next payout in {currency}.
+      </>
+    );
+  }
+  if (payable === 0) {
+    if (pending > 0) return <>Nothing is approved yet: {money(pending, currency)} pending becomes payable once it is approved.</>;
+    if (in_payouts > 0) return <>Nothing more to pay for now: {money(in_payouts, currency)} is on its way to you.</>;
+    return <>Nothing to pay for now.</>;
+  }
+  if (method === 'none') {
+    return (
+      <>
+        {money(payable, currency)} is approved: choose how you are paid in {settings} to receive it.
+      </>
+    );
+  }
+  if ((method === 'paypal' || method === 'wise') && !details.email) {
+    return (
+      <>
+        {money(payable, currency)} is approved: add your {payoutLabel(method)} e-mail address in {settings} to receive it.
+      </>
+    );
+  }
+  if (payable >= minimum) return <>You will be paid {money(payable, currency)} in the next payout.</>;
+  return (
+    <>
+      {money(minimum - payable, currency)} more to reach the minimum payout of {money(minimum, currency)} ({money(payable, currency)}{' '}
+      approved so far).
+    </>
+  );
+}
+
+function EarningsSection({ ctx, balance }: { ctx: PortalContext; balance: BalanceObject | null }) {
+  const amounts = balance?.amounts ?? [];
+  return (
+    <section aria-labelledby="earnings-title">
+      <h2 id="earnings-title">Your earnings</h2>
+      {!balance || amounts.length === 0 ? (
+        <p class="muted">
+          No commissions yet. When a customer you referred pays, your commission shows here: pending at first, then approved, then paid to
+          you.
+        </p>
+      ) : (
+        <>
+          <p class="hint">All time, per currency.</p>
+          <div class="table-wrap">
+            <table class="data">
+              <caption class="visually-hidden">Your commissions by status</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Currency</th>
+                  <th scope="col" class="num">
+                    Pending
+                  </th>
+                  <th scope="col" class="num">
+                    Approved
+                  </th>
+                  <th scope="col" class="num">
+                    In payouts
+                  </th>
+                  <th scope="col" class="num">
+                    Paid
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {amounts.map((a) => (
+                  <tr>
+                    <th scope="row">{a.currency}</th>
+                    <td class="num">{money(a.pending, a.currency)}</td>
+                    <td class="num">{money(a.payable, a.currency)}</td>
+                    <td class="num">{money(a.in_payouts, a.currency)}</td>
+                    <td class="num">{money(a.paid, a.currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p class="hint">
+            Pending: not approved yet (a refund can still cancel it). Approved: ready for the next payout. In payouts: on its way to you.
+          </p>
+          <h3>Next payout</h3>
+          <ul class="next-payout">
+            {amounts.map((a) => (
+              <li data-currency={a.currency}>
+                <NextPayout ctx={ctx} balance={balance} amounts={a} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,482 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import { StatusBadge } from '../../dashboard/components.js';
+import { count, day, money, moneyList } from '../../dashboard/format.js';
+import { fromFields } from '../../dashboard/forms.js';
+import { type Cursor, Pager } from '../../dashboard/pager.js';
+import { withCurrencies } from '../../dashboard/pages/commissions.js';
+import { sendPage } from '../../dashboard/render.js';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { AppDeps } from '../../deps.js';
+import { ApiError } from '../../http/errors.js';
+import { idField } from '../../http/fields.js';
+import { listParams, type Page } from '../../http/list.js';
+import type { CommissionObject } from '../../resources/commissions/commissions.schema.js';
+import { listCommissions } from '../../resources/commissions/commissions.service.js';
+import type { CustomerObject } from '../../resources/customers/customers.schema.js';
+import { toExpandedCustomer } from '../../resources/customers/customers.serializer.js';
+import { customerRevenues, listCustomers } from '../../resources/customers/customers.service.js';
+import { maskEmail } from '../../resources/partners/partner-emails.js';
+import type { BalanceObject, PayoutObject } from '../../resources/payouts/payouts.schema.js';
+import { listBalances, listPayoutCommissions, listPayouts, retrievePayout } from '../../resources/payouts/payouts.service.js';
+import { type PortalContext, PortalLayout } from '../layout.js';
+import { notFoundPage, type PortalContextOf } from '../portal.routes.js';
+import { payoutLabel } from './join.js';
+
+/**
+ * The partner's referrals (README, "Partner portal"): what they are owed next, their customers
+ * (e-mails masked: a partner learns that someone signed up, not who), their commissions and
+ * their payouts, each payout with a page of its own. Every list is read through the services
+ * with the signed-in partner as its filter, so no other partner's record can show; a payout id
+ * that is not theirs is the portal's 404, the same as one that does not exist.
+ */
+
+export const referralsNotices: Record<string, string> = {};
+
+const PAGE_SIZE = 10;
+const PAYOUT_PAGE_SIZE = 50;
+
+/** The three lists page on their own: `customers_after`, `commissions_before` … (the API's cursors: an id of the list). */
+const LISTS = ['customers', 'commissions', 'payouts'] as const;
+type ListName = (typeof LISTS)[number];
+const cursorFields = LISTS.flatMap((l) => [`${l}_after`, `${l}_before`]);
+const ReferralsQuery = z.strictObject(Object.fromEntries(cursorFields.map((f) => [f, idField.optional()])));
+const PageCursor = z.strictObject({ starting_after: listParams.starting_after, ending_before: listParams.ending_before });
+
+/** A partner's commission as these pages show it: in its own currency, with its customer, and whether its payment was deleted since. */
+type PartnerCommission = CommissionObject & { currency: string; withdrawn?: boolean };
+
+export function registerReferralsPages(router: Router, { db }: AppDeps, contextOf: PortalContextOf): void {
+  router.get('/referrals', async (req, res) => {
+    const ctx = contextOf(res, 'referrals');
+    const { program, partner } = ctx;
+    const org = program.organization_id;
+    const query = fromFields(ReferralsQuery, req.query, cursorFields, 'query') as Record<string, string | undefined>;
+    const cursors = Object.fromEntries(LISTS.map((l) => [l, cursorOf(query, l)])) as Record<ListName, Cursor>;
+    const scope = { program_id: program.id, partner_id: partner.id, limit: PAGE_SIZE };
+    const [customers, commissions, payouts, balances] = await Promise.all([
+      listCustomers(db, org, { ...scope, ...cursors.customers }),
+      listCommissions(db, org, { ...scope, ...cursors.commissions, expand: ['customer', 'transaction'] })
+        .then((page) => withCurrencies(db, page))
+        // A payment deleted since: its commissions were rejected for that (README, Transactions).
+        .then((page) => ({ ...page, rows: page.rows.map((c) => ({ ...c, withdrawn: Boolean(c.transaction_id && !c.transaction) })) })),
+      listPayouts(db, org, { ...scope, ...cursors.payouts }),
+      listBalances(db, org, program.id, { partner_id: partner.id, limit: 1 }),
+    ]);
+    const revenues = await customerRevenues(
+      db,
+      org,
+      customers.rows.map((c) => c.id),
+    );
+    sendPage(
+      res,
+      <ReferralsPage
+        ctx={ctx}
+        customers={customers}
+        revenues={revenues}
+        commissions={commissions}
+        payouts={payouts}
+        balance={balances.rows[0]}
+        cursors={cursors}
+      />,
+    );
+  });
+
+  router.get('/payouts/:payoutId', async (req, res) => {
+    const ctx = contextOf(res, 'referrals');
+    const org = ctx.program.organization_id;
+    const payout = await partnerPayout(ctx, String(req.params.payoutId));
+    const cursor = fromFields(PageCursor, req.query, ['starting_after', 'ending_before'], 'query');
+    const commissions = await withCurrencies(db, await listPayoutCommissions(db, org, payout.id, { ...cursor, limit: PAYOUT_PAGE_SIZE }));
+    const customers = await loadByIds(
+      db,
+      'customers',
+      commissions.rows.flatMap((c) => (c.customer_id ? [c.customer_id] : [])),
+    );
+    const rows = commissions.rows.map((c) => {
+      const customer = c.customer_id ? customers.get(c.customer_id) : undefined;
+      return customer ? { ...c, customer: toExpandedCustomer(customer) } : c;
+    });
+    sendPage(res, <PayoutPage ctx={ctx} payout={payout} commissions={{ ...commissions, rows }} cursor={cursor} />);
+  });
+
+  /** The signed-in partner's payout; any other id (unknown, another partner's, another organization's) is the portal's 404. */
+  async function partnerPayout(ctx: PortalContext, id: string): Promise<PayoutObject> {
+    const payout = await retrievePayout(db, ctx.program.organization_id, id).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 404) throw notFoundPage();
+      throw err;
+    });
+    if (payout.partner_id !== ctx.partner.id || payout.program_id !== ctx.program.id) throw notFoundPage();
+    return payout;
+  }
+}
+
+function cursorOf(query: Record<string, string | undefined>, list: ListName): Cursor {
+  const after = query[`${list}_after`];
+  const before = query[`${list}_before`];
+  return after ? { starting_after: after } : before ? { ending_before: before } : {};
+}
+
+/** A customer as a partner may see them: the e-mail masked (j•••@example.com), else the masked id the merchant gave. */
+function customerLabel(customer: { email: string | null; customer_id?: string | null } | undefined): string {
+  if (!customer) return '—';
+  const shown = customer.email ?? customer.customer_id;
+  return shown ? maskEmail(shown) : 'A customer';
+}
+
+/** A customer's revenue in each currency, the program's first ("$100.00 · €5.00"). */
+function revenueText(amounts: Record<string, number>, currency: string): string {
+  const { [currency]: own, ...others } = amounts;
+  return moneyList(own === undefined ? others : { [currency]: own, ...others }, currency);
+}
+
+/** Why a commission is where it is, where its status alone does not say (a rejection, with the merchant's reason when given; a refund). */
+function commissionNote(c: PartnerCommission, program: PortalContext['program']): string | null {
+  if (c.status === 'rejected') {
+    if (c.rejection_reason) return `Not approved by the ${program.name} team: ${c.rejection_reason}`;
+    return c.withdrawn ? 'Not paid: the payment was withdrawn, so it earns no commission.' : `Not approved by the ${program.name} team.`;
+  }
+  if (c.status === 'refunded') return "Not paid: the customer's payment was refunded.";
+  if (c.amount < 0) return 'A refund: takes back part of an earlier commission, from your next payout.';
+  if (c.status === 'pending') return 'Waiting for approval.';
+  return null;
+}
+
+/** Newer / older links of one list of the page, keeping the page's place in nothing else (the other lists start over). */
+function ListPager({ ctx, list, page, cursor }: { ctx: PortalContext; list: ListName; page: Page<{ id: string }>; cursor: Cursor }) {
+  const rows = page.rows;
+  const backwards = cursor.ending_before !== undefined;
+  const newer = rows.length > 0 && (backwards ? page.has_more : cursor.starting_after !== undefined);
+  const older = rows.length > 0 && (backwards || page.has_more);
+  if (!newer && !older) return null;
+  const href = (param: 'after' | 'before', id: string) =>
+    `${ctx.base}/referrals?${new URLSearchParams({ [`${list}_${param}`]: id })}#${list}`;
+  return (
+    <nav class="pager" aria-label={`Pages of your ${list}`}>
+      <span>{count(page.total_count)} in all</span>
+      {newer ? <a href={href('before', rows[0].id)}>← Newer</a> : null}
+      {older ? <a href={href('after', rows[rows.length - 1].id)}>Older →</a> : null}
+    </nav>
+  );
+}
+
+function ReferralsPage(props: {
+  ctx: PortalContext;
+  customers: Page<CustomerObject>;
+  revenues: Map<string, Record<string, number>>;
+  commissions: Page<PartnerCommission>;
+  payouts: Page<PayoutObject>;
+  balance: BalanceObject | undefined;
+  cursors: Record<ListName, Cursor>;
+}) {
+  const { ctx, customers, revenues, commissions, payouts, balance, cursors } = props;
+  const { program } = ctx;
+  return (
+    <PortalLayout ctx={ctx} title="Referrals">
+      <h1>Referrals</h1>
+      <NextPayout ctx={ctx} balance={balance} />
+
+      <section aria-labelledby="customers-title" id="customers">
+        <h2 id="customers-title">Customers</h2>
+        {customers.rows.length === 0 && !cursors.customers.starting_after && !cursors.customers.ending_before ? (
+          <p class="empty">
+            No customers yet: share your link from <a href={`${ctx.base}/`}>Home</a>. Someone who signs up for {program.product_name} within{' '}
+            {program.cookie_duration} days of following it shows here.
+          </p>
+        ) : (
+          <div class="table-wrap">
+            <table class="data">
+              <caption class="visually-hidden">Customers you referred, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Customer</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" class="num">
+                    Revenue
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {customers.rows.map((c) => (
+                  <tr>
+                    <th scope="row">
+                      {customerLabel(c)}
+                      <span class="sub">{`signed up ${day(c.lead_at)}`}</span>
+                    </th>
+                    <td>
+                      <StatusBadge status={c.status} />
+                    </td>
+                    <td class="num">{revenueText(revenues.get(c.id) ?? {}, program.currency_code)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <ListPager ctx={ctx} list="customers" page={customers} cursor={cursors.customers} />
+      </section>
+
+      <section aria-labelledby="commissions-title" id="commissions">
+        <h2 id="commissions-title">Commissions</h2>
+        {commissions.rows.length === 0 && !cursors.commissions.starting_after && !cursors.commissions.ending_before ? (
+          <p class="empty">No commissions yet: you earn one when a customer you referred pays.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="data">
+              <caption class="visually-hidden">Your commissions, newest first</caption>
+              <CommissionHead />
+              <tbody>
+                {commissions.rows.map((c) => (
+                  <CommissionRow c={c} program={program} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <ListPager ctx={ctx} list="commissions" page={commissions} cursor={cursors.commissions} />
+      </section>
+
+      <section aria-labelledby="payouts-title" id="payouts">
+        <h2 id="payouts-title">Payouts</h2>
+        {payouts.rows.length === 0 && !cursors.payouts.starting_after && !cursors.payouts.ending_before ? (
+          <p class="empty">No payouts yet: approved commissions are paid out together, once they reach the minimum.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="data">
+              <caption class="visually-hidden">Your payouts, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Made</th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Reference</th>
+                </tr>
+              </thead>
+              <tbody>
+                {payouts.rows.map((p) => (
+                  <tr>
+                    <th scope="row">
+                      <a href={`${ctx.base}/payouts/${p.id}`}>{day(p.created_at)}</a>
+                      <span class="sub">{`${count(p.commission_count)} commission${p.commission_count === 1 ? '' : 's'}`}</span>
+                    </th>
+                    <td class="num">{money(p.amount, p.currency)}</td>
+                    <td>
+                      <StatusBadge status={p.status} />
+                      {p.paid_at ? <span class="sub">{`paid ${day(p.paid_at)}`}</span> : null}
+                    </td>
+                    <td>{p.reference ?? <span class="muted">—</span>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <ListPager ctx={ctx} list="payouts" page={payouts} cursor={cursors.payouts} />
+      </section>
+    </PortalLayout>
+  );
+}
+
+function CommissionHead() {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">Customer</th>
+        <th scope="col" class="num">
+          Amount
+        </th>
+        <th scope="col">Status</th>
+      </tr>
+    </thead>
+  );
+}
+
+/** A commission: its customer and day, its amount, its status and, where the status alone does not say, why. */
+function CommissionRow({ c, program }: { c: PartnerCommission; program: PortalContext['program'] }) {
+  const note = commissionNote(c, program);
+  return (
+    <tr>
+      <th scope="row">
+        {c.customer_id ? customerLabel(c.customer ?? { email: null }) : 'No customer'}
+        <span class="sub">{`earned ${day(c.created_at)}`}</span>
+      </th>
+      <td class="num">{money(c.amount, c.currency || program.currency_code)}</td>
+      <td>
+        <StatusBadge status={c.status} />
+        {note ? <span class="sub">{note}</span> : null}
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * What the next payout would pay, per currency: the balance the payouts service keeps (payable:
+ * approved and in no payout yet) against the partner's minimum, and what stands in the way.
+ */
+function NextPayout({ ctx, balance }: { ctx: PortalContext; balance: BalanceObject | undefined }) {
+  const { partner } = ctx;
+  const amounts = balance?.amounts ?? [];
+  const minimum = balance?.minimum_payout ?? ctx.program.minimum_payout;
+  const method = partner.payout_method;
+  const details = (partner.payout_details ?? {}) as Record<string, string>;
+  const settings = <a href={`${ctx.base}/settings`}>Settings</a>;
+  const methodProblem =
+    method === 'none' ? (
+      <p class="error">Choose how you want to be paid in {settings}: payouts leave out partners without a payout method.</p>
+    ) : (method === 'paypal' || method === 'wise') && !details.email ? (
+      <p class="error">
+        Add your {payoutLabel(method)} e-mail address in {settings}: a payout by {payoutLabel(method)} needs it.
+      </p>
+    ) : null;
+  return (
+    <section aria-labelledby="next-payout-title" id="next-payout">
+      <h2 id="next-payout-title">Next payout</h2>
+      {amounts.length === 0 ? (
+        <p class="empty">
+          Nothing earned yet. Commissions are paid out once they are approved
+          {minimum > 0 ? ` and add up to at least ${money(minimum, ctx.program.currency_code)}` : ''}.
+        </p>
+      ) : (
+        amounts.map((a) => {
+          const m = (cents: number) => money(cents, a.currency);
+          return (
+            <div data-currency={a.currency}>
+              {amounts.length > 1 ? <h3>{a.currency}</h3> : null}
+              <p>{nextPayoutLine(a, minimum)}</p>
+              <dl class="figures">
+                <div class="figure">
+                  <dt>Payable</dt>
+                  <dd class="value">{m(a.payable)}</dd>
+                  <dd class="delta">{minimum > 0 ? `payouts start at ${m(minimum)}` : 'no minimum'}</dd>
+                </div>
+                <div class="figure">
+                  <dt>Waiting for approval</dt>
+                  <dd class="value">{m(a.pending)}</dd>
+                </div>
+                <div class="figure">
+                  <dt>In payouts on their way</dt>
+                  <dd class="value">{m(a.in_payouts)}</dd>
+                </div>
+                <div class="figure">
+                  <dt>Paid to you</dt>
+                  <dd class="value">{m(a.paid)}</dd>
+                </div>
+              </dl>
+            </div>
+          );
+        })
+      )}
+      {methodProblem}
+      {method === 'none' ? null : <p class="muted">{`Paid by ${payoutLabel(method)}.`}</p>}
+    </section>
+  );
+}
+
+/** One currency's next payout in words. */
+function nextPayoutLine(a: BalanceObject['amounts'][number], minimum: number): string {
+  const m = (cents: number) => money(cents, a.currency);
+  const parts: string[] = [];
+  if (a.payable > 0 && a.payable >= minimum) {
+    parts.push(`${m(a.payable)} is ready for your next payout.`);
+  } else if (a.payable > 0) {
+    parts.push(`${m(a.payable)} is payable: payouts start at ${m(minimum)}, so ${m(minimum - a.payable)} more to go.`);
+  } else if (a.payable < 0) {
+    parts.push(`Refunds took back ${m(-a.payable)} more than is payable: your next payout is that much smaller.`);
+  } else {
+    parts.push('Nothing payable yet.');
+  }
+  if (a.in_payouts > 0) parts.push(`${m(a.in_payouts)} is in a payout on its way to you.`);
+  if (a.pending > 0) parts.push(`${m(a.pending)} is waiting for approval.`);
+  return parts.join(' ');
+}
+
+function PayoutPage({
+  ctx,
+  payout,
+  commissions,
+  cursor,
+}: {
+  ctx: PortalContext;
+  payout: PayoutObject;
+  commissions: Page<PartnerCommission>;
+  cursor: Cursor;
+}) {
+  const base = `${ctx.base}/payouts/${payout.id}`;
+  const amount = money(payout.amount, payout.currency);
+  const details = Object.entries(payout.payout_details);
+  const what: Record<PayoutObject['status'], string> = {
+    pending: 'Being prepared: it is sent with the next batch of payouts.',
+    processing: 'On its way: the payment has been sent for processing.',
+    paid: `Paid${payout.paid_at ? ` on ${day(payout.paid_at)}` : ''}.`,
+    failed: 'The payment did not go through. Its commissions are payable again and go into your next payout.',
+    canceled: 'Canceled. Its commissions are payable again and go into your next payout.',
+  };
+  return (
+    <PortalLayout ctx={ctx} title={`Payout of ${amount}`}>
+      <p class="crumbs">
+        <a href={`${ctx.base}/referrals#payouts`}>Referrals</a> /
+      </p>
+      <h1>
+        Payout of {amount} <StatusBadge status={payout.status} />
+      </h1>
+      <p>{what[payout.status]}</p>
+      <dl class="payout-details">
+        <div>
+          <dt>Amount</dt>
+          <dd>{amount}</dd>
+        </div>
+        <div>
+          <dt>Made</dt>
+          <dd>{day(payout.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Paid by</dt>
+          <dd>
+            {payoutLabel(payout.payout_method)}
+            {details.map(([k, v]) => (
+              <span class="sub">{`${k.replace(/_/g, ' ')}: ${v}`}</span>
+            ))}
+          </dd>
+        </div>
+        <div>
+          <dt>Commissions</dt>
+          <dd>
+            {count(payout.commission_count)} earned {day(payout.period_start)} – {day(payout.period_end)}
+          </dd>
+        </div>
+        <div>
+          <dt>Reference</dt>
+          <dd>{payout.reference ?? '—'}</dd>
+        </div>
+      </dl>
+      <section aria-labelledby="payout-commissions-title">
+        <h2 id="payout-commissions-title">{payout.status === 'paid' ? 'Commissions it paid' : 'Commissions in it'}</h2>
+        {commissions.rows.length === 0 ? (
+          <p class="empty">
+            {payout.status === 'failed' || payout.status === 'canceled'
+              ? 'None any more: its commissions went back to payable, for your next payout.'
+              : 'None.'}
+          </p>
+        ) : (
+          <div class="table-wrap">
+            <table class="data">
+              <caption class="visually-hidden">The commissions of this payout, newest first</caption>
+              <CommissionHead />
+              <tbody>
+                {commissions.rows.map((c) => (
+                  <CommissionRow c={c} program={ctx.program} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <Pager page={commissions} base={base} filters={{}} cursor={cursor} />
+      </section>
+      <p>
+        <a href={`${ctx.base}/referrals#payouts`}>Back to your referrals</a>
+      </p>
+    </PortalLayout>
+  );
+}

@@ -1,0 +1,250 @@
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import helmet from 'helmet';
+import { sendPage } from '../dashboard/render.js';
+import { fromThisOrigin } from '../dashboard/session-auth.js';
+import type { AppDeps } from '../deps.js';
+import { toApiError } from '../http/error-handler.js';
+import { ApiError } from '../http/errors.js';
+import {
+  closePartnerSession,
+  portalProgram,
+  readPartnerSession,
+  redeemSignInLink,
+  sendSignInLink,
+  signInLinkUsable,
+} from '../resources/partner-access/partner-access.service.js';
+import { signUpPartner } from '../resources/partner-access/portal-sign-up.js';
+import { type PortalContext, PortalErrorPage, type PortalSection } from './layout.js';
+import { homeNotices, registerHomePages } from './pages/home.js';
+import { HONEYPOT, JoinedPage, JoinPage } from './pages/join.js';
+import { referralsNotices, registerReferralsPages } from './pages/referrals.js';
+import { registerSettingsPages, settingsNotices } from './pages/settings.js';
+import { CheckEmailPage, LinkUsedPage, SignInPage, UseLinkPage } from './pages/sign-in.js';
+import { StatusPage } from './pages/status.js';
+import {
+  checkPortalCsrf,
+  clearPortalCookie,
+  portalCookieToken,
+  portalOf,
+  programOf,
+  requireEmbedToken,
+  requirePortalCookie,
+  setPortalCookie,
+} from './portal-auth.js';
+
+/**
+ * The partner portal at `/p/:subdomain` (README, "Partner portal"): sign-up, sign-in by e-mail
+ * link, and the partner's own pages, in a browser tab (cookie session) or in the merchant's app
+ * (`/p/:subdomain/embed/:token/…`, an embed token from the API).
+ */
+const policy = (frameAncestors: string[]) => ({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:'],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors,
+  },
+});
+const common = {
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
+  crossOriginResourcePolicy: { policy: 'same-origin' as const },
+  // Embed pages carry their token in the URL: no page of the portal tells another site its address.
+  referrerPolicy: { policy: 'no-referrer' as const },
+};
+/** The portal in a tab: never in a frame. */
+const portalHeaders = helmet({ ...common, contentSecurityPolicy: policy(["'none'"]), xFrameOptions: { action: 'deny' } });
+/**
+ * The embedded portal: any site may frame it, since only the merchant's server can make its token
+ * (the service-wide X-Frame-Options: DENY is taken off; CSP's frame-ancestors is what browsers obey).
+ */
+const embedPolicy = helmet({ ...common, contentSecurityPolicy: policy(['*']), xFrameOptions: false });
+const embedHeaders: RequestHandler = (req, res, next) => {
+  res.removeHeader('X-Frame-Options');
+  embedPolicy(req, res, next);
+};
+
+const NOTICES: Record<string, string> = { ...homeNotices, ...referralsNotices, ...settingsNotices };
+
+const WINDOW_SECONDS = 15 * 60;
+/** Sign-in links asked for per e-mail address and per client address, and sign-ups per client address, in WINDOW_SECONDS. */
+const LIMITS = { linkPerEmail: 5, linkPerClient: 100, joinPerClient: 10 };
+
+/** The signed-in pages' context: the session, the section and the notice of the last form. */
+export type PortalContextOf = (res: Response, section: PortalSection | null) => PortalContext;
+
+const contextOf: PortalContextOf = (res, section) => {
+  const code = res.req.query.notice;
+  const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
+  return { ...portalOf(res), section, notice, origin: `${res.req.protocol}://${res.req.get('host')}` };
+};
+
+export function portalRouter(deps: AppDeps): Router {
+  const { db, store, mailer, logger } = deps;
+  const router = express.Router();
+  const portal = express.Router({ mergeParams: true });
+
+  const loadProgram: RequestHandler = async (req, res, next) => {
+    const program = await portalProgram(db, String(req.params.subdomain));
+    if (!program) throw notFoundPage();
+    res.locals.program = program;
+    next();
+  };
+  router.use(express.urlencoded({ extended: false, limit: '50kb', parameterLimit: 200 }));
+  router.use('/:subdomain', loadProgram, portal);
+
+  const limiter = (name: string, points: number) => store.createRateLimiter({ name, points, windowSeconds: WINDOW_SECONDS });
+  const linkPerEmail = limiter('portal-link-email', LIMITS.linkPerEmail);
+  const linkPerClient = limiter('portal-link-client', LIMITS.linkPerClient);
+  const joinPerClient = limiter('portal-join-client', LIMITS.joinPerClient);
+  /** 429 with Retry-After when any limiter refuses; true when the request may go on. */
+  async function allowed(res: Response, checks: Promise<{ allowed: boolean; resetMs: number }>[], again: (error: string) => void) {
+    const refused = (await Promise.all(checks)).filter((d) => !d.allowed);
+    if (refused.length === 0) return true;
+    const minutes = Math.max(1, Math.ceil(Math.max(...refused.map((d) => d.resetMs)) / 60_000));
+    res.set('Retry-After', String(minutes * 60)).status(429);
+    again(`Too many attempts from here. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    return false;
+  }
+
+  // The partner's own pages, the same in a tab and in an iframe.
+  const partnerPages = express.Router({ mergeParams: true });
+  partnerPages.use((req, res, next) => {
+    if (portalOf(res).partner.status === 'active') return next();
+    if (req.method === 'GET' || req.method === 'HEAD') return sendPage(res, <StatusPage ctx={contextOf(res, null)} />);
+    res.status(403);
+    throw new PortalForbidden('Only active partners can do that.');
+  });
+  registerHomePages(partnerPages, deps, contextOf);
+  registerReferralsPages(partnerPages, deps, contextOf);
+  registerSettingsPages(partnerPages, deps, contextOf);
+
+  const embedExpired: RequestHandler = (_req, res) =>
+    sendPage(
+      res,
+      <PortalErrorPage status={401} message="This view has expired. Reload the page of the app it is shown in to open it again." />,
+      401,
+    );
+  portal.use('/embed/:token', embedHeaders, requireEmbedToken(db, embedExpired), checkPortalCsrf, partnerPages);
+
+  portal.use(portalHeaders);
+
+  portal.get('/join', (_req, res) => {
+    const program = programOf(res);
+    sendPage(res, <JoinPage program={program} />, program.type === 'public' ? 200 : 403);
+  });
+
+  portal.post('/join', async (req, res) => {
+    const program = programOf(res);
+    const values = Object.fromEntries(
+      Object.entries(req.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== HONEYPOT),
+    );
+    const again = (error: string) => sendPage(res, <JoinPage program={program} values={values} error={error} />, res.statusCode);
+    if (program.type !== 'public') return sendPage(res, <JoinPage program={program} />, 403);
+    if (!fromThisOrigin(req)) {
+      res.status(403);
+      return again('This form was sent from another site.');
+    }
+    if (!(await allowed(res, [joinPerClient.consume(req.ip ?? '')], again))) return;
+    // A bot fills the hidden field: it is told what a person would be, and nothing is made.
+    if (typeof req.body?.[HONEYPOT] === 'string' && req.body[HONEYPOT] !== '') {
+      logger.info({ program_id: program.id }, 'portal sign-up refused: the hidden field was filled');
+      return sendPage(res, <JoinedPage program={program} outcome="applied" />);
+    }
+    try {
+      const outcome = await signUpPartner(db, store, program, values, `${req.protocol}://${req.get('host')}`);
+      mailer.kick();
+      // An address that is a partner already is answered like a new application: the page tells no one who is a partner.
+      sendPage(
+        res,
+        <JoinedPage
+          program={program}
+          outcome={outcome === 'already-a-partner' ? (program.auto_approve_partners ? 'approved' : 'applied') : outcome}
+        />,
+      );
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      res.status(err.status);
+      again(err.message);
+    }
+  });
+
+  portal.get('/sign-in', async (req, res) => {
+    const program = programOf(res);
+    // Signed in already (a live session, not just a cookie: an ended one would send the
+    // partner back and forth): straight to the portal.
+    const token = portalCookieToken(req);
+    if (token && (await readPartnerSession(db, token, program.id, 'cookie'))) return res.redirect(303, `/p/${program.subdomain}/`);
+    sendPage(res, <SignInPage program={program} />);
+  });
+
+  portal.post('/sign-in', async (req, res) => {
+    const program = programOf(res);
+    const email = typeof req.body?.email === 'string' ? req.body.email.trim().slice(0, 254) : '';
+    const again = (error: string) => sendPage(res, <SignInPage program={program} email={email} error={error} />, res.statusCode);
+    if (!fromThisOrigin(req)) {
+      res.status(403);
+      return again('This form was sent from another site.');
+    }
+    if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
+      res.status(400);
+      return again('Enter the e-mail address you joined with.');
+    }
+    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), linkPerClient.consume(req.ip ?? '')], again))) return;
+    if (await sendSignInLink(db, program, email, `${req.protocol}://${req.get('host')}`)) mailer.kick();
+    sendPage(res, <CheckEmailPage program={program} />);
+  });
+
+  portal.get('/sign-in/:token', async (req, res) => {
+    const program = programOf(res);
+    const token = String(req.params.token);
+    if (!(await signInLinkUsable(db, program.id, token))) return sendPage(res, <LinkUsedPage program={program} />, 410);
+    sendPage(res, <UseLinkPage program={program} token={token} />);
+  });
+
+  portal.post('/sign-in/:token', async (req, res) => {
+    const program = programOf(res);
+    if (!fromThisOrigin(req)) return sendPage(res, <LinkUsedPage program={program} />, 403);
+    const session = await redeemSignInLink(db, program.id, String(req.params.token));
+    if (!session) return sendPage(res, <LinkUsedPage program={program} />, 410);
+    setPortalCookie(req, res, program, session);
+    res.redirect(303, `/p/${program.subdomain}/`);
+  });
+
+  const signedIn = express.Router({ mergeParams: true });
+  signedIn.use(requirePortalCookie(db), checkPortalCsrf);
+  signedIn.post('/sign-out', async (req, res) => {
+    const program = programOf(res);
+    const token = portalCookieToken(req);
+    if (token) await closePartnerSession(db, token);
+    clearPortalCookie(req, res, program);
+    res.redirect(303, `/p/${program.subdomain}/sign-in`);
+  });
+  signedIn.use(partnerPages);
+  portal.use(signedIn);
+
+  router.use(() => {
+    throw notFoundPage();
+  });
+  router.use((err: unknown, req: Request, res: Response, next: (err?: unknown) => void) => {
+    if (res.headersSent) return next(err);
+    if (!res.get('Content-Security-Policy')) portalHeaders(req, res, () => undefined);
+    const home = res.locals.portal ? `${portalOf(res).base}/` : undefined;
+    if (err instanceof PortalForbidden) return sendPage(res, <PortalErrorPage status={403} message={err.message} home={home} />, 403);
+    const apiError = toApiError(err, req, logger);
+    if (apiError.options.headers) res.set(apiError.options.headers);
+    sendPage(res, <PortalErrorPage status={apiError.status} message={apiError.message} home={home} />, apiError.status);
+  });
+  return router;
+}
+
+class PortalForbidden extends Error {}
+
+/** The same 404 for a program, a page or a record that does not exist and for one that is not the partner's. */
+export function notFoundPage(): ApiError {
+  return new ApiError('not_found_error', 'There is no such page in this partner portal.');
+}
