@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiCallError, apiClient } from '../../ingest/client/api-client.js';
-import { accountPage, homePage, type PartnerLink, partnerPage, partnersPage, pricingPage, type ScriptTag, signupPage } from './pages.js';
+import {
+  accountPage,
+  homePage,
+  type PartnerLink,
+  partnerPage,
+  partnerPortalPage,
+  partnersPage,
+  pricingPage,
+  type ScriptTag,
+  signupPage,
+} from './pages.js';
 
 export interface DemoSettings {
   /** Where ingest listens, e.g. http://localhost:8787. */
@@ -71,6 +81,19 @@ export function createDemoApp(settings: DemoSettings): express.Express {
       const commissions = (await svc.get(`/v1/commissions?program_id=${settings.programId}&partner_id=${encodeURIComponent(id)}&limit=100`))
         .data;
       res.send(partnerPage(tagFor(req), { partner, commissions }));
+    } catch (err) {
+      res.status(err instanceof ApiCallError ? err.status : 502).send(`Partner not found: ${err instanceof Error ? err.message : ''}`);
+    }
+  });
+
+  // The partner's svc portal in Acme's page, through an embed token made here with the secret key.
+  app.get('/partner-portal', async (req, res) => {
+    const id = String(req.query.id ?? '');
+    try {
+      const partner = (await svc.get(`/v1/partners/${encodeURIComponent(id)}`)).data;
+      const made = await svc.post(`/v1/partners/${encodeURIComponent(id)}/embed-tokens`, { expires_in: 3600 });
+      const embed = (made as { data: { url: string }[] }).data[0];
+      res.send(partnerPortalPage(tagFor(req), `${partner.first_name} ${partner.last_name}`, embed.url));
     } catch (err) {
       res.status(err instanceof ApiCallError ? err.status : 502).send(`Partner not found: ${err instanceof Error ? err.message : ''}`);
     }

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { apiClient } from '../../ingest/client/api-client.js';
 import { createApp } from '../../ingest/src/app.js';
 import { initOrganization } from '../../ingest/src/bootstrap.js';
 import { loadConfig } from '../../ingest/src/config.js';
@@ -52,7 +53,8 @@ async function main(): Promise<void> {
   });
   const demo = await listen(demoApp, demoPort);
 
-  const state = { ingestUrl, demoUrl: `http://${host}:${demoPort}`, ...keys, partners };
+  const portalUrl = `${ingestUrl}/p/${(await apiClient(ingestUrl, keys.api_key).get(`/v1/programs/${keys.program_id}`)).data.subdomain}`;
+  const state = { ingestUrl, demoUrl: `http://${host}:${demoPort}`, portalUrl, outboxDir: config.outboxDir, ...keys, partners };
   if (process.env.DEMO_STATE_FILE) await fs.writeFile(process.env.DEMO_STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
   process.stdout.write(
     [
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
       `  partner pages     ${state.demoUrl}/partners`,
       `svc API             ${ingestUrl}/docs   (secret key ${keys.api_key})`,
       `svc dashboard       ${ingestUrl}/dashboard   (sign in as ${keys.owner_email}, password ${keys.owner_password})`,
+      `partner portal      ${portalUrl}   (sign in as alice@partners.example: the link is e-mailed, written to ${config.outboxDir})`,
       `bot filter          ${config.botFilter ? 'on: clicks from bot User-Agents (headless browsers too) are not recorded' : 'off: headless browsers are tracked too (SVC_BOT_FILTER=on to filter them, as deployments do)'}`,
       ...(config.testHooks ? [`test hooks          on: ${ingestUrl}/__test/… (SVC_TEST_HOOKS=1, for the browser tests)`] : []),
       '',

@@ -166,8 +166,8 @@ export const partnersPage = (tag: ScriptTag, links: PartnerLink[]) =>
     tag,
     `<h1>Our partners</h1>
 <p>Visit the site through a partner's link, sign up and pay: the partner's commission appears on their page.</p>
-<table><tr><th>Partner</th><th>Link</th><th></th></tr>
-${links.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td><a href="${escapeHtml(l.url)}">${escapeHtml(l.url)}</a></td><td><a href="/partner?id=${escapeHtml(l.partnerId)}">commissions</a></td></tr>`).join('\n')}
+<table><tr><th>Partner</th><th>Link</th><th></th><th></th></tr>
+${links.map((l) => `<tr><td>${escapeHtml(l.name)}</td><td><a href="${escapeHtml(l.url)}">${escapeHtml(l.url)}</a></td><td><a href="/partner?id=${escapeHtml(l.partnerId)}">commissions</a></td><td><a href="/partner-portal?id=${escapeHtml(l.partnerId)}">portal, embedded</a></td></tr>`).join('\n')}
 </table>`,
   );
 
@@ -196,4 +196,17 @@ export const partnerPage = (tag: ScriptTag, report: PartnerReport) =>
 ${report.commissions.map((c) => `<tr data-commission="${escapeHtml(c.id)}"><td>${escapeHtml(c.id)}</td><td>${cents(c.amount)}</td><td>${cents(c.revenue)}</td><td>${escapeHtml(c.status)}</td></tr>`).join('\n')}
 </table>
 ${report.commissions.length ? '' : '<p class="muted">No commission yet.</p>'}</div>`,
+  );
+
+/**
+ * The partner's svc portal inside Acme's own page: Acme's server made an embed token with its
+ * secret key (POST /v1/partners/:id/embed-tokens), and the iframe opens the portal with it.
+ */
+export const partnerPortalPage = (tag: ScriptTag, name: string, portalUrl: string) =>
+  layout(
+    'Partner portal',
+    tag,
+    `<h1>Partner area of ${escapeHtml(name)}</h1>
+<p class="muted">svc's partner portal, embedded in Acme's page: no second sign-in.</p>
+<iframe title="Partner portal" src="${escapeHtml(portalUrl)}" style="width:100%;height:900px;border:1px solid #ddd;border-radius:6px"></iframe>`,
   );

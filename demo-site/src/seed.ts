@@ -13,9 +13,13 @@ const DEMO_PARTNERS = [
   { first_name: 'Bob', last_name: 'Baker', email: 'bob@partners.example', param: 'via', value: 'bob' },
 ];
 
-/** Two partners with one link each (?ref=alice, ?via=bob), made through the public API. */
+/**
+ * Two partners with one link each (?ref=alice, ?via=bob), made through the public API; the
+ * program's site is the demo site, where the partner portal's link builder starts.
+ */
 export async function seedDemo(ingestUrl: string, secretKey: string, programId: string, demoUrl: string): Promise<SeededPartner[]> {
   const svc = apiClient(ingestUrl, secretKey);
+  await svc.put(`/v1/programs/${programId}`, { website_url: `${demoUrl}/` });
   const seeded: SeededPartner[] = [];
   for (const p of DEMO_PARTNERS) {
     const partner = (

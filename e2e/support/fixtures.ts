@@ -19,6 +19,9 @@ export interface DemoState {
   group_id: string;
   api_key: string;
   public_key: string;
+  /** The demo program's partner portal (README, "Partner portal"), and where ingest writes e-mails as .eml files. */
+  portalUrl: string;
+  outboxDir: string;
   /** The dashboard's seeded owner (README, "Dashboard"). */
   owner_email: string | null;
   owner_password: string | null;
