@@ -16,7 +16,7 @@ import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
 import { SignInPage } from './pages/sign-in.js';
 import { registerTransactionsPages, transactionNotices } from './pages/transactions.js';
-import { sendPage } from './render.js';
+import { pagePolicy, sendPage } from './render.js';
 import {
   checkCsrf,
   clearSessionCookie,
@@ -33,19 +33,7 @@ import {
  * never in a frame (README, "Dashboard"). Replaces the API's `default-src 'none'`.
  */
 const dashboardHeaders = helmet({
-  contentSecurityPolicy: {
-    useDefaults: false,
-    directives: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
-      imgSrc: ["'self'", 'data:'],
-      objectSrc: ["'none'"],
-      baseUri: ["'none'"],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-    },
-  },
+  contentSecurityPolicy: pagePolicy(["'none'"]),
   xFrameOptions: { action: 'deny' },
   strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
   crossOriginResourcePolicy: { policy: 'same-origin' },

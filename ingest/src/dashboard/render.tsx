@@ -15,3 +15,21 @@ export function sendPage(res: Response, page: VNode, status = 200): void {
 }
 
 export type Children = ComponentChildren;
+
+/**
+ * The Content-Security-Policy of every page of the dashboard and the partner portal: everything
+ * from this origin only, no inline script or style; `frameAncestors` says who may frame the page.
+ */
+export const pagePolicy = (frameAncestors: string[]) => ({
+  useDefaults: false,
+  directives: {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'", 'data:'],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors,
+  },
+});

@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import helmet from 'helmet';
-import { sendPage } from '../dashboard/render.js';
+import { pagePolicy, sendPage } from '../dashboard/render.js';
 import { fromThisOrigin } from '../dashboard/session-auth.js';
 import type { AppDeps } from '../deps.js';
 import { toApiError } from '../http/error-handler.js';
@@ -37,19 +37,6 @@ import {
  * link, and the partner's own pages, in a browser tab (cookie session) or in the merchant's app
  * (`/p/:subdomain/embed/:token/…`, an embed token from the API).
  */
-const policy = (frameAncestors: string[]) => ({
-  useDefaults: false,
-  directives: {
-    defaultSrc: ["'self'"],
-    scriptSrc: ["'self'"],
-    styleSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:'],
-    objectSrc: ["'none'"],
-    baseUri: ["'none'"],
-    formAction: ["'self'"],
-    frameAncestors,
-  },
-});
 const common = {
   strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
   crossOriginResourcePolicy: { policy: 'same-origin' as const },
@@ -57,12 +44,12 @@ const common = {
   referrerPolicy: { policy: 'no-referrer' as const },
 };
 /** The portal in a tab: never in a frame. */
-const portalHeaders = helmet({ ...common, contentSecurityPolicy: policy(["'none'"]), xFrameOptions: { action: 'deny' } });
+const portalHeaders = helmet({ ...common, contentSecurityPolicy: pagePolicy(["'none'"]), xFrameOptions: { action: 'deny' } });
 /**
  * The embedded portal: any site may frame it, since only the merchant's server can make its token
  * (the service-wide X-Frame-Options: DENY is taken off; CSP's frame-ancestors is what browsers obey).
  */
-const embedPolicy = helmet({ ...common, contentSecurityPolicy: policy(['*']), xFrameOptions: false });
+const embedPolicy = helmet({ ...common, contentSecurityPolicy: pagePolicy(['*']), xFrameOptions: false });
 const embedHeaders: RequestHandler = (req, res, next) => {
   res.removeHeader('X-Frame-Options');
   embedPolicy(req, res, next);
