@@ -32,6 +32,8 @@ async function main(): Promise<void> {
     // HeadlessChrome): the bot filter would drop those clicks without a word. Real deployments
     // keep it on (the default of ingest); SVC_BOT_FILTER=on here turns it back on.
     SVC_BOT_FILTER: 'off',
+    // Its links (the portal's sign-in e-mails, the script tag) point where the demo serves ingest.
+    SVC_PUBLIC_URL: `http://${host}:${ingestPort}`,
     ...process.env,
     PORT: String(ingestPort),
   });

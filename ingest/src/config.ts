@@ -35,10 +35,24 @@ const envSchema = z.object({
   SVC_TEST_HOOKS: z.enum(['0', '1']).default('0'),
   SVC_WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   SVC_WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
+  SVC_PUBLIC_URL: z
+    .string()
+    .refine(isPublicOrigin, 'must be an http:// or https:// origin with no path, query or credentials, e.g. https://svc.example.com')
+    .optional(),
+  NODE_ENV: z.string().optional(),
 });
 
 export type Config = {
   port: number;
+  /**
+   * The address partners and merchants reach svc at (`https://svc.example.com`), the only source
+   * of the absolute URLs svc writes (e-mails, API answers, pages, the script tag) and the origin
+   * its forms must come from. Never taken from a request: `Host` and `X-Forwarded-*` are the
+   * sender's to choose (README, "Configuration").
+   */
+  publicUrl: string;
+  /** Whether SVC_PUBLIC_URL was set (else publicUrl is http://localhost:PORT, for local use). */
+  publicUrlSet: boolean;
   host: string;
   database: { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string | typeof MEMORY };
   redisUrl?: string;
@@ -82,10 +96,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (!e.SVC_PUBLIC_URL && (e.SMTP_URL || e.NODE_ENV === 'production')) {
+    const why = e.SMTP_URL ? 'e-mails leave through SMTP_URL' : 'NODE_ENV is production';
+    throw new ConfigError(
+      `Set SVC_PUBLIC_URL to the address partners and merchants reach svc at (e.g. https://svc.example.com): ${why}, and its links must not point at localhost`,
+    );
+  }
   const inMemory = e.SVC_DATA_DIR === MEMORY;
   const dataDir = inMemory ? null : path.resolve(e.SVC_DATA_DIR);
   return {
     port: e.PORT,
+    publicUrl: e.SVC_PUBLIC_URL ? new URL(e.SVC_PUBLIC_URL).origin : `http://localhost:${e.PORT}`,
+    publicUrlSet: Boolean(e.SVC_PUBLIC_URL),
     host: e.HOST,
     database: e.DATABASE_URL
       ? { kind: 'postgres', url: e.DATABASE_URL }
@@ -108,6 +130,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowPrivate: e.SVC_WEBHOOKS_ALLOW_PRIVATE === 'true',
     webhookDelivery: e.SVC_WEBHOOK_DELIVERY === 'on',
   };
+}
+
+/** An origin and nothing else: svc serves its pages at the root, so a path would make links that miss them. */
+function isPublicOrigin(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    url.username === '' &&
+    url.password === '' &&
+    (url.pathname === '/' || url.pathname === '') &&
+    url.search === '' &&
+    url.hash === ''
+  );
 }
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {

@@ -20,11 +20,16 @@ export async function serve(config: Config): Promise<Server> {
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  if (boot) printBootstrap(boot.result, boot.file, port);
+  if (boot) printBootstrap(boot.result, boot.file, config.publicUrl);
   else if (!(await anyUser(runtime.db))) {
     logger.warn('no dashboard user yet: create the first owner with `npm run svc -- users create --email you@example.com --role owner`');
   }
-  logger.info({ port, sql: config.database.kind, sharedState: runtime.store.kind }, `svc listening on http://localhost:${port}`);
+  logger.info(
+    { port, publicUrl: config.publicUrl, sql: config.database.kind, sharedState: runtime.store.kind },
+    config.publicUrlSet
+      ? `svc listening on port ${port} as ${config.publicUrl}`
+      : `svc listening on ${config.publicUrl} (SVC_PUBLIC_URL unset: e-mails, pages and API answers link here; set it to the address partners and merchants reach svc at)`,
+  );
   runtime.mailer.kick();
 
   let stopping = false;
@@ -47,7 +52,7 @@ export async function serve(config: Config): Promise<Server> {
   return server;
 }
 
-function printBootstrap(result: InitResult, file: string | null, port: number) {
+function printBootstrap(result: InitResult, file: string | null, publicUrl: string) {
   const lines = [
     '',
     'svc: created your first organization and program. These keys are shown once:',
@@ -55,7 +60,7 @@ function printBootstrap(result: InitResult, file: string | null, port: number) {
     `  public key       ${result.public_key}   (for the script tag: data-key)`,
     `  organization     ${result.organization_id}`,
     `  program          ${result.program_id}`,
-    `  dashboard        http://localhost:${port}/dashboard   sign in as ${result.owner_email} with ${result.owner_password}`,
+    `  dashboard        ${publicUrl}/dashboard   sign in as ${result.owner_email} with ${result.owner_password}`,
     file ? `  also written to ${file} (mode 0600)` : '  (in-memory data: nothing written to disk)',
     '',
   ];

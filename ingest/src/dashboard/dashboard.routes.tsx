@@ -88,7 +88,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     const password = typeof req.body?.password === 'string' ? req.body.password.slice(0, 1000) : '';
     const next = safeNext(req.body?.next);
     const again = (status: number, error: string) => sendPage(res, <SignInPage email={email} error={error} next={next} />, status);
-    if (!fromThisOrigin(req)) return again(403, 'This sign-in form was sent from another site.');
+    if (!fromThisOrigin(req, deps.config.publicUrl)) return again(403, 'This sign-in form was sent from another site.');
     if (!email || !password) return again(400, 'Enter your e-mail and password.');
     // Every attempt takes a point before the password is checked (so that parallel guesses cannot
     // all pass a check made before any of them failed), and a success gives it back: only failures
@@ -110,7 +110,7 @@ export function dashboardRouter(deps: AppDeps): Router {
   });
 
   const signedIn = express.Router();
-  signedIn.use(requireSignIn(db), checkCsrf);
+  signedIn.use(requireSignIn(db), checkCsrf(deps.config.publicUrl));
 
   signedIn.post('/sign-out', async (req, res) => {
     const token = sessionToken(req);
@@ -127,7 +127,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     if (programId !== undefined && !program) throw notFoundPage();
     const code = res.req.query.notice;
     const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
-    return { user, programs, program, section, notice, origin: `${res.req.protocol}://${res.req.get('host')}` };
+    return { user, programs, program, section, notice, publicUrl: deps.config.publicUrl };
   };
 
   signedIn.get('/', async (req: Request, res) => {

@@ -13,14 +13,15 @@ export interface PageContext {
   section: Section | null;
   /** A one-line confirmation of what the last form did. */
   notice?: string | null;
-  /** This server as the browser reached it (where the script tag loads svc.js from). */
-  origin: string;
+  /** svc's public address, SVC_PUBLIC_URL (where the script tag loads svc.js from); never the request's Host. */
+  publicUrl: string;
 }
 
 export const programPath = (program: { id: string }, rest = '') => `/dashboard/programs/${program.id}${rest}`;
 
 /** The tag a program's pages load svc.js with (README, "The script tag"). */
-export const scriptTag = (origin: string, publicKey: string) => `<script async src="${origin}/svc.js" data-key="${publicKey}"></script>`;
+export const scriptTag = (publicUrl: string, publicKey: string) =>
+  `<script async src="${publicUrl}/svc.js" data-key="${publicKey}"></script>`;
 
 /** The hidden field that proves a form comes from this session's pages (session-auth.ts). */
 export const Csrf = ({ ctx }: { ctx: PageContext }) => <input type="hidden" name="_csrf" value={ctx.user.csrf_token} />;

@@ -61,13 +61,17 @@ export function requireSignIn(db: Db): RequestHandler {
   };
 }
 
-/** Whether the browser says the request comes from this very origin (or says nothing, as non-browser clients do). */
-export function fromThisOrigin(req: Request): boolean {
+/**
+ * Whether the browser says the request comes from svc's own pages (or says nothing, as
+ * non-browser clients do). A browser that sends no Sec-Fetch-Site names the page's origin, which
+ * must be svc's public address (SVC_PUBLIC_URL): the request's own Host is the sender's to choose.
+ */
+export function fromThisOrigin(req: Request, publicUrl: string): boolean {
   const site = req.get('sec-fetch-site');
   if (site !== undefined) return site === 'same-origin';
   const origin = req.get('origin');
   if (origin === undefined) return true;
-  return origin === `${req.protocol}://${req.get('host')}`;
+  return origin === publicUrl;
 }
 
 /** A form's token against the session's, in constant time. */
@@ -78,14 +82,16 @@ export function sameToken(given: unknown, expected: string): boolean {
 }
 
 /** CSRF: refuses a state-changing request that does not come from a dashboard page of this session. */
-export const checkCsrf: RequestHandler = (req, res, next) => {
-  if (req.method === 'GET' || req.method === 'HEAD') return next();
-  if (!fromThisOrigin(req) || !sameToken(req.body?._csrf, userOf(res).csrf_token)) {
-    res.status(403).type('text').send('This form did not come from a page of this dashboard session; reload the page and try again.');
-    return;
-  }
-  next();
-};
+export const checkCsrf =
+  (publicUrl: string): RequestHandler =>
+  (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (!fromThisOrigin(req, publicUrl) || !sameToken(req.body?._csrf, userOf(res).csrf_token)) {
+      res.status(403).type('text').send('This form did not come from a page of this dashboard session; reload the page and try again.');
+      return;
+    }
+    next();
+  };
 
 /** Only owners manage API keys, integrations and users. */
 export const requireOwner: RequestHandler = (_req, res, next) => {

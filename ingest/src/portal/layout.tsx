@@ -14,8 +14,6 @@ export type PortalSection = 'home' | 'referrals' | 'settings';
 export interface PortalContext extends PortalSession {
   section: PortalSection | null;
   notice?: string | null;
-  /** This server as the browser reached it. */
-  origin: string;
 }
 
 /** The hidden field that proves a form comes from this session's pages (portal-auth.ts). */

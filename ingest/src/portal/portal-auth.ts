@@ -100,11 +100,13 @@ export function requireEmbedToken(db: Db, expired: RequestHandler): RequestHandl
 }
 
 /** CSRF: refuses a state-changing request that does not come from a portal page of this session. */
-export const checkPortalCsrf: RequestHandler = (req, res, next) => {
-  if (req.method === 'GET' || req.method === 'HEAD') return next();
-  if (!fromThisOrigin(req) || !sameToken(req.body?._csrf, portalOf(res).session.csrf_token)) {
-    res.status(403).type('text').send('This form did not come from a page of your portal session; reload the page and try again.');
-    return;
-  }
-  next();
-};
+export const checkPortalCsrf =
+  (publicUrl: string): RequestHandler =>
+  (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (!fromThisOrigin(req, publicUrl) || !sameToken(req.body?._csrf, portalOf(res).session.csrf_token)) {
+      res.status(403).type('text').send('This form did not come from a page of your portal session; reload the page and try again.');
+      return;
+    }
+    next();
+  };

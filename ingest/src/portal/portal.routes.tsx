@@ -67,7 +67,7 @@ export type PortalContextOf = (res: Response, section: PortalSection | null) => 
 const contextOf: PortalContextOf = (res, section) => {
   const code = res.req.query.notice;
   const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
-  return { ...portalOf(res), section, notice, origin: `${res.req.protocol}://${res.req.get('host')}` };
+  return { ...portalOf(res), section, notice };
 };
 
 export function portalRouter(deps: AppDeps): Router {
@@ -116,7 +116,7 @@ export function portalRouter(deps: AppDeps): Router {
       <PortalErrorPage status={401} message="This view has expired. Reload the page of the app it is shown in to open it again." />,
       401,
     );
-  portal.use('/embed/:token', embedHeaders, requireEmbedToken(db, embedExpired), checkPortalCsrf, partnerPages);
+  portal.use('/embed/:token', embedHeaders, requireEmbedToken(db, embedExpired), checkPortalCsrf(deps.config.publicUrl), partnerPages);
 
   portal.use(portalHeaders);
 
@@ -132,7 +132,7 @@ export function portalRouter(deps: AppDeps): Router {
     );
     const again = (error: string) => sendPage(res, <JoinPage program={program} values={values} error={error} />, res.statusCode);
     if (program.type !== 'public') return sendPage(res, <JoinPage program={program} />, 403);
-    if (!fromThisOrigin(req)) {
+    if (!fromThisOrigin(req, deps.config.publicUrl)) {
       res.status(403);
       return again('This form was sent from another site.');
     }
@@ -143,7 +143,7 @@ export function portalRouter(deps: AppDeps): Router {
       return sendPage(res, <JoinedPage program={program} outcome="applied" />);
     }
     try {
-      const outcome = await signUpPartner(db, store, program, values, `${req.protocol}://${req.get('host')}`);
+      const outcome = await signUpPartner(db, store, program, values, deps.config.publicUrl);
       mailer.kick();
       // An address that is a partner already is answered like a new application: the page tells no one who is a partner.
       sendPage(
@@ -173,7 +173,7 @@ export function portalRouter(deps: AppDeps): Router {
     const program = programOf(res);
     const email = typeof req.body?.email === 'string' ? req.body.email.trim().slice(0, 254) : '';
     const again = (error: string) => sendPage(res, <SignInPage program={program} email={email} error={error} />, res.statusCode);
-    if (!fromThisOrigin(req)) {
+    if (!fromThisOrigin(req, deps.config.publicUrl)) {
       res.status(403);
       return again('This form was sent from another site.');
     }
@@ -182,7 +182,7 @@ export function portalRouter(deps: AppDeps): Router {
       return again('Enter the e-mail address you joined with.');
     }
     if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), linkPerClient.consume(req.ip ?? '')], again))) return;
-    if (await sendSignInLink(db, program, email, `${req.protocol}://${req.get('host')}`)) mailer.kick();
+    if (await sendSignInLink(db, program, email, deps.config.publicUrl)) mailer.kick();
     sendPage(res, <CheckEmailPage program={program} />);
   });
 
@@ -195,7 +195,7 @@ export function portalRouter(deps: AppDeps): Router {
 
   portal.post('/sign-in/:token', async (req, res) => {
     const program = programOf(res);
-    if (!fromThisOrigin(req)) return sendPage(res, <LinkUsedPage program={program} />, 403);
+    if (!fromThisOrigin(req, deps.config.publicUrl)) return sendPage(res, <LinkUsedPage program={program} />, 403);
     const session = await redeemSignInLink(db, program.id, String(req.params.token));
     if (!session) return sendPage(res, <LinkUsedPage program={program} />, 410);
     setPortalCookie(req, res, program, session);
@@ -203,7 +203,7 @@ export function portalRouter(deps: AppDeps): Router {
   });
 
   const signedIn = express.Router({ mergeParams: true });
-  signedIn.use(requirePortalCookie(db), checkPortalCsrf);
+  signedIn.use(requirePortalCookie(db), checkPortalCsrf(deps.config.publicUrl));
   signedIn.post('/sign-out', async (req, res) => {
     const program = programOf(res);
     const token = portalCookieToken(req);

@@ -48,7 +48,7 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
     ) as EventFilters;
     const org = ctx.user.organization_id;
     const [integration, events] = await Promise.all([
-      retrieveStripeIntegration(db, org, program.id, ctx.origin),
+      retrieveStripeIntegration(db, org, program.id, ctx.publicUrl),
       listStripeEvents(db, org, program.id, { ...filters, limit: PAGE_SIZE }),
     ]);
     sendPage(res, <StripePage ctx={ctx} integration={integration} events={events} filters={filters} />);
@@ -64,8 +64,8 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
       ['webhook_secret', 'tax_counts_as_revenue'],
       'body',
     );
-    const before = await retrieveStripeIntegration(db, ctx.user.organization_id, program.id, ctx.origin);
-    await connectStripe(db, ctx.user.organization_id, program.id, input, ctx.origin);
+    const before = await retrieveStripeIntegration(db, ctx.user.organization_id, program.id, ctx.publicUrl);
+    await connectStripe(db, ctx.user.organization_id, program.id, input, ctx.publicUrl);
     // The secret is never shown again, nor put in the URL: the page shows it redacted.
     res.redirect(303, `${stripePath(program.id)}?notice=${before.connected ? 'stripe-saved' : 'stripe-connected'}`);
   });

@@ -46,7 +46,7 @@ export function registerIntegrationPages(router: Router, deps: AppDeps, contextO
     const [keys, users, stripe, endpoints] = await Promise.all([
       allApiKeys(db, org),
       listUsers(db, org),
-      Promise.all(ctx.programs.map((p) => retrieveStripeIntegration(db, org, p.id, ctx.origin))),
+      Promise.all(ctx.programs.map((p) => retrieveStripeIntegration(db, org, p.id, ctx.publicUrl))),
       listEndpoints(db, org, { ...cursor, limit: ENDPOINTS_PAGE_SIZE }),
     ]);
     sendPage(
@@ -101,7 +101,7 @@ function IntegrationsPage(props: {
         <h2 id="script-title">The script tag</h2>
         <p>Paste it into the &lt;head&gt; of every page of the program's site. It records partners' clicks and your signups.</p>
         {ctx.programs.map((p) => {
-          const tag = scriptTag(ctx.origin, p.public_key);
+          const tag = scriptTag(ctx.publicUrl, p.public_key);
           return (
             <div class="snippet">
               <h3>{p.name}</h3>

@@ -105,10 +105,10 @@ function OverviewPage(props: {
           <h2 id="empty-title">No clicks yet</h2>
           <p>Paste this tag into the &lt;head&gt; of every page of your site, then share a partner's link:</p>
           <pre>
-            <code>{scriptTag(ctx.origin, program.public_key)}</code>
+            <code>{scriptTag(ctx.publicUrl, program.public_key)}</code>
           </pre>
           <p>
-            <button type="button" class="copy" data-copy={scriptTag(ctx.origin, program.public_key)}>
+            <button type="button" class="copy" data-copy={scriptTag(ctx.publicUrl, program.public_key)}>
               Copy the tag
             </button>{' '}
             <a href={programPath(program, '/partners')}>Add partners and their links</a>

@@ -155,10 +155,10 @@ function GeneralSettingsPage({ ctx }: { ctx: PageContext }) {
           <p class="hint">
             Partners join, sign in and follow their earnings at{' '}
             <a href={portalPath} id="portal-url">
-              {ctx.origin}
+              {ctx.publicUrl}
               {portalPath}
             </a>{' '}
-            <button type="button" class="copy" data-copy={`${ctx.origin}${portalPath}`}>
+            <button type="button" class="copy" data-copy={`${ctx.publicUrl}${portalPath}`}>
               Copy
             </button>
           </p>

@@ -10,7 +10,7 @@ import { expirePartnerAccess } from './partner-access.repository.js';
 import { EmbedToken, EmbedTokenCreate, embedTokenDocs } from './partner-access.schema.js';
 import { createEmbedToken } from './partner-access.service.js';
 
-export function registerPartnerAccessRoutes(api: ApiBuilder, { db, secretGuards }: RouteDeps): void {
+export function registerPartnerAccessRoutes(api: ApiBuilder, { db, config, secretGuards }: RouteDeps): void {
   api.route({
     tag: 'Partners',
     security: 'secret',
@@ -24,8 +24,8 @@ export function registerPartnerAccessRoutes(api: ApiBuilder, { db, secretGuards 
     status: 201,
     carriesSecret: true,
     response: manyResponse(EmbedToken),
-    handler: async ({ req, res, params, body }) =>
-      envelope.many(await createEmbedToken(db, authOf(res).organizationId, params.id, body, `${req.protocol}://${req.get('host')}`)),
+    handler: async ({ res, params, body }) =>
+      envelope.many(await createEmbedToken(db, authOf(res).organizationId, params.id, body, config.publicUrl)),
   });
 }
 

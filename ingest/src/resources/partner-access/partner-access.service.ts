@@ -92,17 +92,17 @@ export const purgeExpiredPartnerAccess = (db: Db) => deleteExpiredPartnerAccess(
 export const portalProgram = (db: Db, subdomain: string): Promise<ProgramRow | undefined> => findProgramBySubdomain(db, subdomain);
 
 /** The portal's address of a program, e.g. `https://svc.example.com/p/acme`. */
-export const portalUrl = (origin: string, program: Pick<ProgramRow, 'subdomain'>) => `${origin}/p/${program.subdomain}`;
+export const portalUrl = (publicUrl: string, program: Pick<ProgramRow, 'subdomain'>) => `${publicUrl}/p/${program.subdomain}`;
 
 /**
  * Sends a one-time sign-in link to the program's partner with this e-mail, if there is one (the
  * caller answers the same either way, so the form tells no one who is a partner). True when an
  * e-mail was queued, so the caller kicks the mailer.
  */
-export async function sendSignInLink(db: Db, program: ProgramRow, email: string, origin: string): Promise<boolean> {
+export async function sendSignInLink(db: Db, program: ProgramRow, email: string, publicUrl: string): Promise<boolean> {
   const partner = await findPartnerByEmail(db, program.id, email.trim());
   if (!partner) return false;
-  await queueSignInLink(db, partner, program, origin, 'sign-in');
+  await queueSignInLink(db, partner, program, publicUrl, 'sign-in');
   return true;
 }
 
@@ -111,13 +111,13 @@ export async function queueSignInLink(
   db: Db,
   partner: PartnerRow,
   program: ProgramRow,
-  origin: string,
+  publicUrl: string,
   reason: 'sign-in' | 'already-a-partner',
 ): Promise<void> {
   const token = newToken();
   const now = new Date();
   const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_MINUTES * 60_000);
-  const url = `${portalUrl(origin, program)}/sign-in/${token}`;
+  const url = `${portalUrl(publicUrl, program)}/sign-in/${token}`;
   await inTransaction(db, async (trx) => {
     await insertSignInLink(trx, { id: sha256(token), partner_id: partner.id, created_at: now, expires_at: expiresAt });
     await queueEmail(trx, signInLinkEmail(partner, program, url, SIGN_IN_LINK_MINUTES, reason));
@@ -148,7 +148,7 @@ export async function createEmbedToken(
   organizationId: string,
   partnerId: string,
   input: EmbedTokenCreateInput,
-  origin: string,
+  publicUrl: string,
 ): Promise<EmbedTokenObject> {
   const partner = await requirePartner(db, organizationId, partnerId);
   const program = await requireProgram(db, organizationId, partner.program_id);
@@ -156,7 +156,7 @@ export async function createEmbedToken(
   const session = await openPartnerSession(db, partner.id, 'embed', expiresAt);
   return {
     token: session.token,
-    url: `${portalUrl(origin, program)}/embed/${session.token}`,
+    url: `${portalUrl(publicUrl, program)}/embed/${session.token}`,
     partner_id: partner.id,
     program_id: program.id,
     expires_at: expiresAt.toISOString(),

@@ -37,7 +37,7 @@ export async function signUpPartner(
   store: SharedStore,
   program: ProgramRow,
   fields: Record<string, unknown>,
-  origin: string,
+  publicUrl: string,
 ): Promise<SignUpOutcome> {
   const input = validate(PortalSignUp, fields, 'body');
   if (!portalPayoutMethods(program).includes(input.payout_method)) {
@@ -50,7 +50,7 @@ export async function signUpPartner(
   // anyone: it must not tell who is a partner of the program.
   const existing = await findPartnerByEmail(db, program.id, input.email);
   if (existing) {
-    await queueSignInLink(db, existing, program, origin, 'already-a-partner');
+    await queueSignInLink(db, existing, program, publicUrl, 'already-a-partner');
     return 'already-a-partner';
   }
   const { accept_terms: _accepted, ...partnerFields } = input;
@@ -66,7 +66,7 @@ export async function signUpPartner(
     () => undefined,
   );
   await createDefaultLink(db, store, program, partner);
-  await queueEmail(db, applicationEmail(partner, program, portalUrl(origin, program)));
+  await queueEmail(db, applicationEmail(partner, program, portalUrl(publicUrl, program)));
   return partner.status === 'active' ? 'approved' : 'applied';
 }
 

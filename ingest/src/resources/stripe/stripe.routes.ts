@@ -1,4 +1,4 @@
-import express, { type Request, type RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 import type { RouteDeps } from '../../deps.js';
 import type { ApiBuilder } from '../../http/api.js';
 import { authOf } from '../../http/auth.js';
@@ -42,7 +42,6 @@ const rawBody: RequestHandler = (req, res, next) => {
 };
 
 /** Where this server is reached, as the caller reached it (behind a proxy: as `trust proxy` allows). */
-const originOf = (req: Request) => `${req.protocol}://${req.get('host')}`;
 
 export function registerStripeRoutes(api: ApiBuilder, { db, store, config, mailer, secretGuards }: RouteDeps): void {
   const flowsOf = cachedFlows(db, store);
@@ -64,8 +63,8 @@ export function registerStripeRoutes(api: ApiBuilder, { db, store, config, maile
     body: StripeConnect,
     status: 200,
     response: oneResponse(StripeIntegration),
-    handler: async ({ req, res, params, body }) =>
-      envelope.one(await connectStripe(db, authOf(res).organizationId, params.id, body, originOf(req))),
+    handler: async ({ res, params, body }) =>
+      envelope.one(await connectStripe(db, authOf(res).organizationId, params.id, body, config.publicUrl)),
   });
 
   api.route({
@@ -76,8 +75,8 @@ export function registerStripeRoutes(api: ApiBuilder, { db, store, config, maile
     description: stripeDocs.retrieve,
     status: 200,
     response: oneResponse(StripeIntegration),
-    handler: async ({ req, res, params }) =>
-      envelope.one(await retrieveStripeIntegration(db, authOf(res).organizationId, params.id, originOf(req))),
+    handler: async ({ res, params }) =>
+      envelope.one(await retrieveStripeIntegration(db, authOf(res).organizationId, params.id, config.publicUrl)),
   });
 
   api.route({

@@ -21,18 +21,18 @@ async function present(
   db: Db,
   programId: string,
   integration: StripeIntegrationRow | undefined,
-  origin: string,
+  publicUrl: string,
 ): Promise<StripeIntegrationObject> {
-  return toStripeIntegration(programId, integration, await summarizeEvents(db, programId), `${origin}${webhookPath(programId)}`);
+  return toStripeIntegration(programId, integration, await summarizeEvents(db, programId), `${publicUrl}${webhookPath(programId)}`);
 }
 
-export async function retrieveStripeIntegration(db: Db, organizationId: string, programId: string, origin: string) {
+export async function retrieveStripeIntegration(db: Db, organizationId: string, programId: string, publicUrl: string) {
   const program = await requireProgram(db, organizationId, programId);
-  return present(db, program.id, await findIntegration(db, organizationId, program.id), origin);
+  return present(db, program.id, await findIntegration(db, organizationId, program.id), publicUrl);
 }
 
 /** Connects with a signing secret, or changes the options of a connection (the secret may then be left out). */
-export async function connectStripe(db: Db, organizationId: string, programId: string, input: StripeConnectInput, origin: string) {
+export async function connectStripe(db: Db, organizationId: string, programId: string, input: StripeConnectInput, publicUrl: string) {
   const program = await requireProgram(db, organizationId, programId);
   const current = await findIntegration(db, organizationId, program.id);
   const secret = input.webhook_secret ?? current?.webhook_secret;
@@ -47,7 +47,7 @@ export async function connectStripe(db: Db, organizationId: string, programId: s
     },
     new Date(),
   );
-  return present(db, program.id, integration, origin);
+  return present(db, program.id, integration, publicUrl);
 }
 
 export async function disconnectStripe(db: Db, organizationId: string, programId: string): Promise<void> {
