@@ -46,6 +46,11 @@ export function createLocalCache<V extends {}>(store: SharedStore, { name, max, 
 
 const channelOf = (name: string) => `cache:${name}`;
 
+/** Calls `listener` with each key forgotten in the caches named `name`, and with null when some may have been missed. */
+export function onForget(store: SharedStore, name: string, listener: (key: string | null) => void): () => void {
+  return store.subscribe(channelOf(name), listener);
+}
+
 /**
  * Forgets `key` in the caches named `name` of every process, once the change is committed
  * (after the commit of the request's transaction, when there is one). This process forgets at

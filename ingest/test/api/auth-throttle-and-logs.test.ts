@@ -1,11 +1,17 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { statementCounter } from '../../bench/statement-counter.js';
+import { createApp } from '../../src/app.js';
 import { loggerOptions } from '../../src/logger.js';
 import { createOrganization, createPartner } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 
-/** Failed authentication is throttled per client address; no secret key ever reaches a log line. */
+/**
+ * Failed authentication is throttled per client address, and a valid key is served all the same
+ * (README, "Rate limits"); no secret key ever reaches a log line.
+ */
 
 const LIMIT = 4;
 
@@ -16,8 +22,14 @@ describe('failed authentication is throttled per client address', () => {
   } = useTestApp({ orgs: 1, env: { SVC_AUTH_FAILURE_LIMIT: String(LIMIT), SVC_TRUST_PROXY: 'true' } });
 
   const from = (address: string) => ({ 'X-Forwarded-For': address });
+  const createPartnerFrom = (address: Record<string, string>) =>
+    t.request
+      .post('/v1/partners')
+      .set(address)
+      .set(org.auth)
+      .send({ program_id: org.program_id, first_name: 'Nat', last_name: 'Shared', email: `nat-${Date.now()}@example.com` });
 
-  it(`answers 401 to the first ${LIMIT} failures of an address a minute, then 429 with Retry-After, without checking the key`, async () => {
+  it(`answers 401 to the first ${LIMIT} failures of an address a minute, then 429 with Retry-After`, async () => {
     const attacker = from('203.0.113.7');
     for (let i = 0; i < LIMIT; i++) {
       const res = await t.request.get('/v1/programs').set(attacker).set('Authorization', `Bearer sk_guess${i}`);
@@ -31,10 +43,40 @@ describe('failed authentication is throttled per client address', () => {
     });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
-    // Past the limit even a valid key is not looked at: guessing gains nothing.
-    expect((await t.request.get('/v1/programs').set(attacker).set(org.auth)).status).toBe(429);
-    // A missing or malformed header counts as a failure too.
+    // A missing or malformed header is refused the same way.
     expect((await t.request.get('/v1/programs').set(attacker)).status).toBe(429);
+  });
+
+  it('serves a valid key from an address past the limit: 100 wrong keys, then the valid key reads and writes', async () => {
+    const shared = from('203.0.113.50'); // one NAT for a broken job and a working integration
+    const statuses = new Set<number>();
+    for (let i = 0; i < 100; i++)
+      statuses.add((await t.request.get('/v1/partners').set(shared).set('Authorization', `Bearer sk_wrong${i}`)).status);
+    expect([...statuses].sort()).toEqual([401, 429]);
+    expect((await t.request.get('/v1/programs').set(shared).set(org.auth)).status).toBe(200);
+    const created = await createPartnerFrom(shared);
+    expect(created.status, created.text).toBe(201);
+    // A key made now is served at once; a revoked one is refused like any wrong key.
+    const fresh = await t.request.post('/v1/api-keys').set(shared).set(org.auth).send({ name: 'fresh' });
+    const freshAuth = { Authorization: `Bearer ${fresh.body.data[0].secret}` };
+    expect((await t.request.get('/v1/programs').set(shared).set(freshAuth)).status).toBe(200);
+    expect((await t.request.delete(`/v1/api-keys/${fresh.body.data[0].id}`).set(shared).set(org.auth)).status).toBe(200);
+    expect((await t.request.get('/v1/programs').set(shared).set(freshAuth)).status).toBe(429);
+    // The throttle holds for wrong keys all along.
+    expect((await t.request.get('/v1/programs').set(shared).set('Authorization', 'Bearer sk_wrongAgain')).status).toBe(429);
+  });
+
+  it('refuses wrong keys past the limit without a SQL lookup each (at most one read of the key directory)', async () => {
+    const counter = statementCounter();
+    const counted = supertest(createApp({ ...t.deps, db: t.deps.db.withPlugin(counter.plugin) }));
+    const guesser = from('203.0.113.60');
+    for (let i = 0; i < LIMIT; i++) await counted.get('/v1/programs').set(guesser).set('Authorization', `Bearer sk_first${i}`);
+    expect((await counted.get('/v1/programs').set(guesser).set('Authorization', 'Bearer sk_over')).status).toBe(429);
+    counter.reset();
+    for (let i = 0; i < 50; i++) {
+      expect((await counted.get('/v1/programs').set(guesser).set('Authorization', `Bearer sk_guess${i}`)).status).toBe(429);
+    }
+    expect(counter.count).toBeLessThanOrEqual(1);
   });
 
   it('other addresses, and valid keys from them, are not affected', async () => {

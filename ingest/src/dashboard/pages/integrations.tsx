@@ -61,7 +61,7 @@ export function registerIntegrationPages(router: Router, deps: AppDeps, contextO
 
   router.post(`${base}/api-keys`, requireOwner, async (req, res) => {
     const input = fromFields(ApiKeyCreate, req.body, ['name'], 'body');
-    const { key, secret } = await createApiKey(db, res.locals.user.organization_id, input.name ?? null);
+    const { key, secret } = await createApiKey(db, res.locals.user.organization_id, input.name ?? null, store);
     // The secret is on this page only: never in a URL, never cached.
     await render(res, { kind: 'key', key: toApiKey(key), secret });
   });

@@ -33,3 +33,9 @@ export function insertApiKey(db: Db, key: Insertable<ApiKeysTable>): Promise<Api
 export async function markApiKeyRevoked(db: Db, keyId: string, at: Date): Promise<void> {
   await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).execute();
 }
+
+/** The secret hashes of every active key, of every organization (the key directory, key-directory.ts). */
+export async function listActiveKeyHashes(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').select('secret_hash').where('revoked_at', 'is', null).execute();
+  return rows.map((r) => r.secret_hash);
+}

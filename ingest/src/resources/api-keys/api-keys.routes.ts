@@ -21,7 +21,7 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     status: 201,
     response: manyResponse(ApiKeyWithSecret),
     handler: async ({ res, body }) => {
-      const { key, secret } = await createApiKey(db, authOf(res).organizationId, body.name ?? null);
+      const { key, secret } = await createApiKey(db, authOf(res).organizationId, body.name ?? null, store);
       return envelope.many({ ...toApiKey(key), secret });
     },
   });

@@ -10,8 +10,16 @@ import { activeKeysOldestFirst, insertApiKey, lockActiveKeys, markApiKeyRevoked,
 import type { ApiKeyObject } from './api-keys.schema.js';
 import { toApiKey } from './api-keys.serializer.js';
 
-/** Only the hash is stored: the secret is returned once, here. */
-export async function createApiKey(db: Db, organizationId: string, name: string | null): Promise<{ key: ApiKeyRow; secret: string }> {
+/**
+ * Only the hash is stored: the secret is returned once, here. With the shared store, every
+ * process knows the key at once (http/auth.ts); without it (the CLI), within seconds.
+ */
+export async function createApiKey(
+  db: Db,
+  organizationId: string,
+  name: string | null,
+  store?: SharedStore,
+): Promise<{ key: ApiKeyRow; secret: string }> {
   const secret = newSecretKey();
   const key = await insertApiKey(db, {
     id: newId('apiKey'),
@@ -21,6 +29,7 @@ export async function createApiKey(db: Db, organizationId: string, name: string 
     last4: secret.slice(-4),
     created_at: new Date(),
   });
+  if (store) await forgetApiKey(store, key.secret_hash);
   return { key, secret };
 }
 
