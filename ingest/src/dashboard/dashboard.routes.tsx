@@ -3,8 +3,10 @@ import helmet from 'helmet';
 import type { AppDeps } from '../deps.js';
 import { toApiError } from '../http/error-handler.js';
 import { ApiError } from '../http/errors.js';
+import { trustedDevices } from '../http/trusted-devices.js';
 import { listPrograms } from '../resources/programs/programs.service.js';
 import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
+import type { RateLimiter } from '../store/index.js';
 import { serveAsset } from './assets.js';
 import { ErrorPage, type PageContext, programPath, type Section } from './layout.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
@@ -54,9 +56,9 @@ const NOTICES: Record<string, string> = {
   ...integrationNotices,
 };
 
-const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-/** Failed sign-in attempts allowed per e-mail address, and per client address, in SIGN_IN_WINDOW_SECONDS. */
-const SIGN_IN_LIMITS = { email: 10, client: 100 };
+export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
+/** Failed sign-in attempts allowed per e-mail address, per client address, and per browser that signed in before, in SIGN_IN_WINDOW_SECONDS. */
+export const SIGN_IN_LIMITS = { email: 10, client: 100, device: 10 };
 
 /** Where a signed-in user lands after signing in: a dashboard path only, never another site. */
 const safeNext = (next: unknown) =>
@@ -78,6 +80,12 @@ export function dashboardRouter(deps: AppDeps): Router {
     points: SIGN_IN_LIMITS.client,
     windowSeconds: SIGN_IN_WINDOW_SECONDS,
   });
+  const perDevice = store.createRateLimiter({
+    name: 'sign-in-device',
+    points: SIGN_IN_LIMITS.device,
+    windowSeconds: SIGN_IN_WINDOW_SECONDS,
+  });
+  const devices = trustedDevices(store, 'dashboard');
 
   router.get('/sign-in', (req, res) => {
     sendPage(res, <SignInPage next={typeof req.query.next === 'string' ? safeNext(req.query.next) : undefined} />);
@@ -92,10 +100,18 @@ export function dashboardRouter(deps: AppDeps): Router {
     if (!email || !password) return again(400, 'Enter your e-mail and password.');
     // Every attempt takes a point before the password is checked (so that parallel guesses cannot
     // all pass a check made before any of them failed), and a success gives it back: only failures
-    // count, and a right password is never held back by others' failures elsewhere.
+    // count, and a right password is never held back by others' failures elsewhere. A browser that
+    // signed in before is counted on its own (README, "Rate limits"): others' failures at its
+    // address do not stop it, nor others' failures on its own account.
     const emailKey = email.toLowerCase();
-    const clientKey = req.ip ?? '';
-    const decisions = await Promise.all([perEmail.consume(emailKey), perClient.consume(clientKey)]);
+    const device = await devices.recognize(req);
+    const counted: [RateLimiter, string][] = device
+      ? [[perDevice, device.key], ...(device.identity === emailKey ? [] : [[perEmail, emailKey] as [RateLimiter, string]])]
+      : [
+          [perEmail, emailKey],
+          [perClient, req.ip ?? ''],
+        ];
+    const decisions = await Promise.all(counted.map(([limiter, key]) => limiter.consume(key)));
     const refused = decisions.filter((d) => !d.allowed);
     if (refused.length > 0) {
       const minutes = Math.max(1, Math.ceil(Math.max(...refused.map((d) => d.resetMs)) / 60_000));
@@ -104,8 +120,9 @@ export function dashboardRouter(deps: AppDeps): Router {
     }
     const user = await checkCredentials(db, email, password);
     if (!user) return again(401, 'That e-mail and password do not match an account.');
-    await Promise.all([perEmail.refund(emailKey), perClient.refund(clientKey)]);
+    await Promise.all(counted.map(([limiter, key]) => limiter.refund(key)));
     setSessionCookie(req, res, await openSession(db, user.id));
+    await devices.remember(req, res, device, emailKey, '/dashboard');
     res.redirect(303, next);
   });
 

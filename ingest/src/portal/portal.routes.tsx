@@ -5,6 +5,7 @@ import { fromThisOrigin } from '../dashboard/session-auth.js';
 import type { AppDeps } from '../deps.js';
 import { toApiError } from '../http/error-handler.js';
 import { ApiError } from '../http/errors.js';
+import { trustedDevices } from '../http/trusted-devices.js';
 import {
   closePartnerSession,
   portalProgram,
@@ -57,9 +58,14 @@ const embedHeaders: RequestHandler = (req, res, next) => {
 
 const NOTICES: Record<string, string> = { ...homeNotices, ...referralsNotices, ...settingsNotices };
 
-const WINDOW_SECONDS = 15 * 60;
-/** Sign-in links asked for per e-mail address and per client address, and sign-ups per client address, in WINDOW_SECONDS. */
-const LIMITS = { linkPerEmail: 5, linkPerClient: 100, joinPerClient: 10 };
+export const PORTAL_WINDOW_SECONDS = 15 * 60;
+/**
+ * In PORTAL_WINDOW_SECONDS: sign-in links asked for per e-mail address, per client address, and per
+ * browser that signed in to the program before (counted instead of its address); sign-ups per
+ * client address and program. What each lets an attacker at a shared address deny is in the
+ * README, "Rate limits".
+ */
+export const PORTAL_LIMITS = { linkPerEmail: 5, linkPerClient: 100, linkPerDevice: 20, joinPerClient: 10 };
 
 /** The signed-in pages' context: the session, the section and the notice of the last form. */
 export type PortalContextOf = (res: Response, section: PortalSection | null) => PortalContext;
@@ -84,10 +90,12 @@ export function portalRouter(deps: AppDeps): Router {
   router.use(express.urlencoded({ extended: false, limit: '50kb', parameterLimit: 200 }));
   router.use('/:subdomain', loadProgram, portal);
 
-  const limiter = (name: string, points: number) => store.createRateLimiter({ name, points, windowSeconds: WINDOW_SECONDS });
-  const linkPerEmail = limiter('portal-link-email', LIMITS.linkPerEmail);
-  const linkPerClient = limiter('portal-link-client', LIMITS.linkPerClient);
-  const joinPerClient = limiter('portal-join-client', LIMITS.joinPerClient);
+  const limiter = (name: string, points: number) => store.createRateLimiter({ name, points, windowSeconds: PORTAL_WINDOW_SECONDS });
+  const linkPerEmail = limiter('portal-link-email', PORTAL_LIMITS.linkPerEmail);
+  const linkPerClient = limiter('portal-link-client', PORTAL_LIMITS.linkPerClient);
+  const linkPerDevice = limiter('portal-link-device', PORTAL_LIMITS.linkPerDevice);
+  const devices = trustedDevices(store, 'portal');
+  const joinPerClient = limiter('portal-join-client', PORTAL_LIMITS.joinPerClient);
   /** 429 with Retry-After when any limiter refuses; true when the request may go on. */
   async function allowed(res: Response, checks: Promise<{ allowed: boolean; resetMs: number }>[], again: (error: string) => void) {
     const refused = (await Promise.all(checks)).filter((d) => !d.allowed);
@@ -136,7 +144,7 @@ export function portalRouter(deps: AppDeps): Router {
       res.status(403);
       return again('This form was sent from another site.');
     }
-    if (!(await allowed(res, [joinPerClient.consume(req.ip ?? '')], again))) return;
+    if (!(await allowed(res, [joinPerClient.consume(`${program.id}:${req.ip ?? ''}`)], again))) return;
     // A bot fills the hidden field: it is told what a person would be, and nothing is made.
     if (typeof req.body?.[HONEYPOT] === 'string' && req.body[HONEYPOT] !== '') {
       logger.info({ program_id: program.id }, 'portal sign-up refused: the hidden field was filled');
@@ -181,7 +189,10 @@ export function portalRouter(deps: AppDeps): Router {
       res.status(400);
       return again('Enter the e-mail address you joined with.');
     }
-    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), linkPerClient.consume(req.ip ?? '')], again))) return;
+    // A browser that signed in to this program before is counted on its own, not with its address.
+    const device = await devices.recognize(req);
+    const fromHere = device?.identity === program.id ? linkPerDevice.consume(device.key) : linkPerClient.consume(req.ip ?? '');
+    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), fromHere], again))) return;
     if (await sendSignInLink(db, program, email, deps.config.publicUrl)) mailer.kick();
     sendPage(res, <CheckEmailPage program={program} />);
   });
@@ -199,6 +210,7 @@ export function portalRouter(deps: AppDeps): Router {
     const session = await redeemSignInLink(db, program.id, String(req.params.token));
     if (!session) return sendPage(res, <LinkUsedPage program={program} />, 410);
     setPortalCookie(req, res, program, session);
+    await devices.remember(req, res, await devices.recognize(req), program.id, `/p/${program.subdomain}`);
     res.redirect(303, `/p/${program.subdomain}/`);
   });
 

@@ -135,7 +135,7 @@ describe('dashboard', () => {
     const other = uniqueEmail('other');
     await createUser(t.deps.db, org.organization_id, { email: other, role: 'member', password: PASSWORD });
     expect((await supertest(t.app).post('/dashboard/sign-in').type('form').send({ email: other, password: PASSWORD })).status).toBe(303);
-  });
+  }, 60_000); // 25 password hashes (about 0.3 s each, more on a busy machine)
 
   it('renews a session used a day after its last renewal, in SQL and in the cookie', async () => {
     const [org] = orgs;
