@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BadChromiumSetting, type FoundChromium, findChromium, NO_CHROMIUM_MESSAGE, onPath } from './chromium.js';
+import { BadChromiumSetting, type FoundChromium, findChromium, NO_CHROMIUM_MESSAGE } from './chromium.js';
+import { aptGetAsRoot, aptInstall, run, say } from './install.js';
 
 /**
  * `tsx e2e/support/ensure-chromium.ts`, run by `npm test` and `npm run test:e2e` right before
@@ -20,11 +21,6 @@ import { BadChromiumSetting, type FoundChromium, findChromium, NO_CHROMIUM_MESSA
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const PROBE_TIMEOUT_MS = 5_000;
 const PLAYWRIGHT_INSTALL_TIMEOUT_MS = 5 * 60_000;
-const APT_TIMEOUT_MS = 15 * 60_000;
-
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
 
 /** The host Playwright's installer downloads Chromium from (its own environment overrides first). */
 function playwrightDownloadHost(): string {
@@ -44,35 +40,15 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
-/** Runs a command quietly; on failure prints why (the end of its output) and returns false. */
-function run(command: string, args: string[], timeout: number, env: NodeJS.ProcessEnv = process.env): boolean {
-  const result = spawnSync(command, args, {
-    cwd: root,
-    env,
-    timeout,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (result.status === 0) return true;
-  const why =
-    result.error?.message ??
-    (result.signal ? `killed by ${result.signal} (time limit ${timeout / 1000} s)` : `exit status ${result.status}`);
-  const tail = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-5).join('\n');
-  process.stderr.write(`${command} ${args.join(' ')}: ${why}\n${tail ? `${tail}\n` : ''}`);
-  return false;
-}
-
 async function obtainChromium(): Promise<FoundChromium | null> {
-  const isRoot = process.getuid?.() === 0;
-  const aptGet = process.platform === 'linux' ? onPath('apt-get', process.env.PATH) : undefined;
+  const aptGet = aptGetAsRoot();
 
   const host = playwrightDownloadHost();
   if (await reachable(host)) {
     say(`No Chromium found: downloading Playwright's (playwright install chromium from ${host})…`);
     const playwright = path.join(root, 'node_modules', '.bin', 'playwright');
     // As root on Debian, --with-deps also installs the libraries the downloaded browser links against.
-    const args = ['install', ...(isRoot && aptGet ? ['--with-deps'] : []), '--no-shell', 'chromium'];
+    const args = ['install', ...(aptGet ? ['--with-deps'] : []), '--no-shell', 'chromium'];
     if (run(playwright, args, PLAYWRIGHT_INSTALL_TIMEOUT_MS)) {
       const found = findChromium();
       if (found) return found;
@@ -81,11 +57,9 @@ async function obtainChromium(): Promise<FoundChromium | null> {
     say(`No Chromium found, and Playwright's download host (${host}) is not reachable.`);
   }
 
-  if (isRoot && aptGet) {
+  if (aptGet) {
     say("Installing Debian's chromium (apt-get install chromium)…");
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    if (run(aptGet, ['update', '-qq'], APT_TIMEOUT_MS, env) && run(aptGet, ['install', '-y', '-qq', 'chromium'], APT_TIMEOUT_MS, env))
-      return findChromium();
+    if (aptInstall(aptGet, ['chromium'])) return findChromium();
   }
   return null;
 }

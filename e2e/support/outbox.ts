@@ -1,18 +1,14 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from '@playwright/test';
+import { type Eml, readEml } from '../../ingest/test/support/eml.js';
 
 /**
  * The e-mails the demo's ingest wrote as .eml files (no SMTP configured: README, "Partner
  * portal"), read the way a partner reads their inbox: the newest message to an address.
  */
 
-/** A message body as sent: quoted-printable soft breaks joined and =XX escapes decoded. */
-function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-}
-
-async function messagesTo(dir: string, to: string): Promise<{ raw: string; mtime: number }[]> {
+async function messagesTo(dir: string, to: string): Promise<{ eml: Eml; mtime: number }[]> {
   const files = await fs.readdir(dir).catch(() => [] as string[]);
   const messages = await Promise.all(
     files
@@ -20,12 +16,10 @@ async function messagesTo(dir: string, to: string): Promise<{ raw: string; mtime
       .map(async (f) => {
         const file = path.join(dir, f);
         const [raw, stat] = await Promise.all([fs.readFile(file, 'utf8'), fs.stat(file)]);
-        return { raw: decodeQuotedPrintable(raw), mtime: stat.mtimeMs };
+        return { eml: readEml(raw), mtime: stat.mtimeMs };
       }),
   );
-  return messages
-    .filter((m) => new RegExp(`^To: ${to.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'im').test(m.raw))
-    .sort((a, b) => b.mtime - a.mtime);
+  return messages.filter((m) => m.eml.header('To').toLowerCase() === to.toLowerCase()).sort((a, b) => b.mtime - a.mtime);
 }
 
 /** The URL of a sign-in link e-mailed to this address after `since` (polled: the mailer sends after the commit). */
@@ -35,7 +29,7 @@ export async function signInLinkTo(dir: string, to: string, since: number): Prom
     .poll(
       async () => {
         const fresh = (await messagesTo(dir, to)).filter((m) => m.mtime >= since - 1000);
-        url = fresh.map((m) => /https?:\/\/\S+\/sign-in\/[0-9A-Za-z]+/.exec(m.raw)?.[0]).find(Boolean);
+        url = fresh.map((m) => /https?:\/\/\S+\/sign-in\/[0-9A-Za-z]+/.exec(m.eml.text)?.[0]).find(Boolean);
         return url;
       },
       { message: `a sign-in link e-mailed to ${to}`, timeout: 15_000 },
@@ -46,5 +40,5 @@ export async function signInLinkTo(dir: string, to: string, since: number): Prom
 
 /** The subjects of the messages to this address, newest first. */
 export async function subjectsTo(dir: string, to: string): Promise<string[]> {
-  return (await messagesTo(dir, to)).map((m) => /^Subject: (.*)$/im.exec(m.raw)?.[1] ?? '');
+  return (await messagesTo(dir, to)).map((m) => m.eml.header('Subject'));
 }

@@ -34,10 +34,15 @@ export function readCookie(name: string): string | null {
 
 /**
  * The shortest domain of `host` that accepts a cookie, so that acme.com, www.acme.com and
- * app.acme.com share the referral; public suffixes (com, co.uk) refuse one. The browser decides:
- * a single-label host (localhost) has no parent to try, and an IP address accepts only itself.
+ * app.acme.com share the referral; public suffixes (com, co.uk) refuse one. The browser decides,
+ * but not on an IP address (location.hostname 127.0.0.1 or [::1]): it has no parent domain, yet
+ * WebKit keeps a cookie claiming `domain=0.1` on 127.0.0.1, so it is not probed and its cookies
+ * stay host-only. A single-label host (localhost) has no parent to try.
  */
 export function probeDomain(host: string): string | undefined {
+  // A URL's IPv4 host is dotted decimal (a name cannot end in a numeric label, the URL parser
+  // reads such a host as IPv4); an IPv6 host ([::1], [::ffff:7f00:1]) has no dot to cut at.
+  if (/^[\d.]+$/.test(host)) return;
   const labels = host.split('.');
   for (let i = labels.length - 2; i >= 0; i--) {
     const domain = labels.slice(i).join('.');

@@ -1,10 +1,8 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { afterCommit } from '../db/request-transaction.js';
+import { fileDelivery, smtpDelivery } from './delivery.js';
 import { claimDueEmails, markEmailFailed, markEmailSent } from './outbox.js';
 
 const BATCH = 20;
@@ -20,8 +18,6 @@ export interface Mailer {
   drain(): Promise<number>;
   close(): Promise<void>;
 }
-
-type Deliver = (message: { id: string; to: string; subject: string; text: string; html?: string }) => Promise<void>;
 
 /**
  * Sends the e-mail outbox with nodemailer: over SMTP when `SMTP_URL` is set, otherwise each
@@ -93,21 +89,5 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
       clearInterval(timer);
       await running?.catch(() => {});
     },
-  };
-}
-
-function smtpDelivery(url: string, from: string): Deliver {
-  const transport: Transporter = nodemailer.createTransport(url);
-  return async ({ to, subject, text, html }) => {
-    await transport.sendMail({ from, to, subject, text, html });
-  };
-}
-
-function fileDelivery(dir: string, from: string): Deliver {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-  return async ({ id, to, subject, text, html }) => {
-    const info = await transport.sendMail({ from, to, subject, text, html });
-    await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(path.join(dir, `${id}.eml`), info.message as Buffer);
   };
 }

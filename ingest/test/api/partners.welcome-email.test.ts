@@ -33,9 +33,9 @@ describe('welcome e-mail on POST /v1/partners', () => {
     expect(message.subject).toBe(`Welcome to the ${programName} partner program`);
     expect(message.from).not.toBe('');
     expect(message.file).toMatch(/^eml_[0-9A-Za-z]{24}\.eml$/);
-    expect(message.raw).toContain('Hi Wendy,');
-    expect(message.raw).toContain(`You have been added as a partner of ${programName}.`);
-    expect(message.raw).toContain('30 days');
+    expect(message.text).toContain('Hi Wendy,');
+    expect(message.text).toContain(`You have been added as a partner of ${programName}.`);
+    expect(message.text).toContain('30 days');
 
     const rows = await outboxRows(email);
     expect(rows).toHaveLength(1);
@@ -76,7 +76,7 @@ describe('welcome e-mail on POST /v1/partners', () => {
     await createPartner(t, org, { program_id: program.id, email, send_welcome_email: true });
     const [message] = await emailsTo(email);
     expect(message.subject).toBe('Welcome to the Second Program partner program');
-    expect(message.raw).toContain('7 days');
+    expect(message.text).toContain('7 days');
   });
 
   it.each([

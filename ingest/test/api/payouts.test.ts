@@ -349,8 +349,8 @@ describe('payouts', () => {
     expect(mails.filter((m) => m.to === off.email)).toEqual([]);
     const [mail] = mails.filter((m) => m.to === on.email);
     expect(mail.subject).toBe('Payout Program paid you $50.00');
-    expect(mail.raw).toContain('for 2 commissions, by paypal');
-    expect(mail.raw).toContain('payment reference WISE-123');
+    expect(mail.text).toContain('for 2 commissions, by paypal');
+    expect(mail.text).toContain('payment reference WISE-123');
   });
 
   it('emits payout events: created, then paid carrying the previous status', async () => {

@@ -723,6 +723,15 @@ describe('POST /v1/track/click', () => {
       }
     });
 
+    it('leaves out Domain on an IP address, whatever cookie_domain says', async () => {
+      const link = await freshLink();
+      for (const cookieDomain of ['0.1', '0.0.1', '127.0.0.1']) {
+        const res = await track(clickBody(link, { cookie_domain: cookieDomain }), sameOrigin('http://127.0.0.1:3000'));
+        expect(res.body.cookie).toBe(true);
+        for (const c of Object.values(setCookies(res))) expect(c.attrs.domain, cookieDomain).toBeUndefined();
+      }
+    });
+
     it('leaves out Domain without a cookie_domain', async () => {
       const link = await freshLink();
       const res = await track(clickBody(link), sameOrigin());

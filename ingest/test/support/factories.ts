@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { randomBase62 } from '../../src/ids.js';
+import { readEml } from './eml.js';
 import { COMMISSION_FULL_FIELDS } from './fields.js';
 import type { TestApp } from './harness.js';
 
@@ -71,12 +72,14 @@ export async function getPartner(t: TestApp, org: TestOrg, id: string): Promise<
   return res.body.data;
 }
 
-/** A message written by the file mailer (an .eml in the outbox directory), with its main headers. */
+/** A message written by the file mailer (an .eml in the outbox directory): the file as written, its main headers and its text. */
 export interface OutboxMessage {
   file: string;
   to: string;
   from: string;
   subject: string;
+  /** The text part as queued (line endings \n, quoted-printable decoded). */
+  text: string;
   raw: string;
 }
 
@@ -87,16 +90,10 @@ export async function sentEmails(t: TestApp): Promise<OutboxMessage[]> {
   return Promise.all(
     files.map(async (file) => {
       const raw = await fs.readFile(path.join(t.outboxDir, file), 'utf8');
-      return { file, raw, to: header(raw, 'To'), from: header(raw, 'From'), subject: header(raw, 'Subject') };
+      const eml = readEml(raw);
+      return { file, raw, to: eml.header('To'), from: eml.header('From'), subject: eml.header('Subject'), text: eml.text };
     }),
   );
-}
-
-/** The value of a header in a raw message, with folded lines joined. */
-function header(raw: string, name: string): string {
-  const head = raw.split(/\r?\n\r?\n/, 1)[0].replace(/\r?\n[ \t]+/g, ' ');
-  const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line ? line.slice(name.length + 1).trim() : '';
 }
 
 /** A link value that no other test in the file uses (URL-safe, well under 64 characters). */

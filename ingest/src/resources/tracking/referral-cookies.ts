@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { Request, Response } from 'express';
 import type { SvcDataObject } from './tracking.schema.js';
 
@@ -25,8 +26,9 @@ export function setReferralCookies(
   const origin = parseOrigin(req.get('origin'));
   const host = origin?.hostname ?? req.hostname;
   // The script's probed domain is used only when it is the page's host or a parent of it (and a
-  // domain at all); otherwise the cookies are the host's alone.
-  const usable = requestedDomain && COOKIE_DOMAIN.test(requestedDomain);
+  // domain at all); otherwise the cookies are the host's alone. So are an IP address's: it has no
+  // parent (`0.1` is no parent of 127.0.0.1, though WebKit takes it; script/src/cookies.ts).
+  const usable = requestedDomain && COOKIE_DOMAIN.test(requestedDomain) && !isIP(host);
   const domain = usable && (host === requestedDomain || host.endsWith(`.${requestedDomain}`)) ? requestedDomain : undefined;
   const options = {
     domain,
