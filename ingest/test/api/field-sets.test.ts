@@ -107,6 +107,41 @@ describe('field sets of the spec resources', () => {
   const post = (path: string, body: object) => t.request.post(path).set(org.auth).send(body);
   const put = (path: string, body: object) => t.request.put(path).set(org.auth).send(body);
 
+  /** A create (`POST path?query`) and an update (`PUT path/id?query`): both answer an array of one object with these keys. */
+  async function checkWrites(
+    path: string,
+    write: { create: object; id: string; update: object; keys: Keys; query?: string; extra?: Keys },
+  ): Promise<void> {
+    const { create, id, update, query = '', ...fields } = write;
+    await check({ label: `POST ${path}?${query}`, send: () => post(`${path}?${query}`, create), status: 201, objects: written, ...fields });
+    await check({
+      label: `PUT ${path}/:id?${query}`,
+      send: () => put(`${path}/${id}?${query}`, update),
+      status: 200,
+      objects: written,
+      ...fields,
+    });
+  }
+
+  /**
+   * A list (`path?scope&query`) and a retrieve (`path/id?query`) with the same query: every
+   * object of both has the same keys. A retrieve answers the object, a link's an array of one.
+   */
+  async function checkReads(
+    path: string,
+    read: { scope: string; id: string; query: string; keys: Keys; nested: Nested; extra?: Keys; retrieved?: Case['objects'] },
+  ): Promise<void> {
+    const { scope, id, query, retrieved = one, ...fields } = read;
+    await check({ label: `GET ${path}?${query}`, send: () => get(`${path}?${scope}&${query}`), status: 200, objects: many, ...fields });
+    await check({
+      label: `GET ${path}/:id?${query}`,
+      send: () => get(`${path}/${id}?${query}`),
+      status: 200,
+      objects: retrieved,
+      ...fields,
+    });
+  }
+
   let partner: ApiObject;
   let link: ApiObject;
   let customer: ApiObject;
@@ -143,18 +178,10 @@ describe('field sets of the spec resources', () => {
 
   it('partner: create and update the partner fields; list and retrieve too, with group, program and stats as asked', async () => {
     const group = { group: EXPANDED_GROUP_FIELDS };
-    await check({
-      label: 'POST /v1/partners',
-      send: () => post('/v1/partners', { first_name: 'F', last_name: 'S', email: uniqueEmail(), program_id: org.program_id }),
-      status: 201,
-      objects: written,
-      keys: PARTNER_FIELDS,
-    });
-    await check({
-      label: 'PUT /v1/partners/:id',
-      send: () => put(`/v1/partners/${partner.id}`, { company_name: 'Co' }),
-      status: 200,
-      objects: written,
+    await checkWrites('/v1/partners', {
+      create: { first_name: 'F', last_name: 'S', email: uniqueEmail(), program_id: org.program_id },
+      id: partner.id,
+      update: { company_name: 'Co' },
       keys: PARTNER_FIELDS,
     });
     // The list's program carries the program's terms; a retrieved partner's is the short one.
@@ -189,37 +216,21 @@ describe('field sets of the spec resources', () => {
   });
 
   it('link: every operation the link fields, with partner and program as asked (a retrieve is an array of one, as the spec says)', async () => {
-    await check({
-      label: 'POST /v1/links',
-      send: () => post('/v1/links', { param: 'ref', value: uniqueLinkValue(), partner_id: partner.id }),
-      status: 201,
-      objects: written,
-      keys: LINK_FIELDS,
-    });
-    await check({
-      label: 'PUT /v1/links/:id',
-      send: () => put(`/v1/links/${link.id}`, { value: uniqueLinkValue() }),
-      status: 200,
-      objects: written,
+    await checkWrites('/v1/links', {
+      create: { param: 'ref', value: uniqueLinkValue(), partner_id: partner.id },
+      id: link.id,
+      update: { value: uniqueLinkValue() },
       keys: LINK_FIELDS,
     });
     for (const nested of expansions({ partner: EXPANDED_PARTNER_FIELDS, program: EXPANDED_PROGRAM_FIELDS })) {
       const query = queryOf('expand', Object.keys(nested));
-      await check({
-        label: `GET /v1/links?${query}`,
-        send: () => get(`/v1/links?program_id=${org.program_id}&${query}`),
-        status: 200,
-        objects: many,
+      await checkReads('/v1/links', {
+        scope: `program_id=${org.program_id}`,
+        id: link.id,
+        query,
         keys: LINK_FIELDS,
         nested,
-      });
-      await check({
-        label: `GET /v1/links/:id?${query}`,
-        send: () => get(`/v1/links/${link.id}?${query}`),
-        status: 200,
-        objects: written,
-        keys: LINK_FIELDS,
-        nested,
+        retrieved: written,
       });
     }
   });
@@ -243,18 +254,10 @@ describe('field sets of the spec resources', () => {
   });
 
   it('customer: create and update add the identifier; list and retrieve the customer fields, with partner, program and stats as asked', async () => {
-    await check({
-      label: 'POST /v1/customers',
-      send: () => post('/v1/customers', { email: uniqueEmail('cust'), partner_id: partner.id }),
-      status: 201,
-      objects: written,
-      keys: CUSTOMER_WRITE_FIELDS,
-    });
-    await check({
-      label: 'PUT /v1/customers/:id',
-      send: () => put(`/v1/customers/${customer.id}`, { name: 'Ann B' }),
-      status: 200,
-      objects: written,
+    await checkWrites('/v1/customers', {
+      create: { email: uniqueEmail('cust'), partner_id: partner.id },
+      id: customer.id,
+      update: { name: 'Ann B' },
       keys: CUSTOMER_WRITE_FIELDS,
     });
     for (const nested of expansions({ partner: EXPANDED_PARTNER_FIELDS, program: EXPANDED_PROGRAM_FIELDS })) {
@@ -283,18 +286,10 @@ describe('field sets of the spec resources', () => {
   });
 
   it("transaction (the README's set, as the spec leaves it open): create, update and refund its fields; list and retrieve with customer, partner and program as asked", async () => {
-    await check({
-      label: 'POST /v1/transactions',
-      send: () => post('/v1/transactions', { amount: 1000, customer_id: customer.id, charge_id: `ch_${uniqueLinkValue()}` }),
-      status: 201,
-      objects: written,
-      keys: TRANSACTION_FIELDS,
-    });
-    await check({
-      label: 'PUT /v1/transactions/:id',
-      send: () => put(`/v1/transactions/${transaction.id}`, { product_name: 'Plan' }),
-      status: 200,
-      objects: written,
+    await checkWrites('/v1/transactions', {
+      create: { amount: 1000, customer_id: customer.id, charge_id: `ch_${uniqueLinkValue()}` },
+      id: transaction.id,
+      update: { product_name: 'Plan' },
       keys: TRANSACTION_FIELDS,
     });
     const refunded = await createTransaction(t, org, customer, { amount: 2000 });
@@ -311,19 +306,10 @@ describe('field sets of the spec resources', () => {
       program: EXPANDED_PROGRAM_FIELDS,
     })) {
       const query = queryOf('expand', Object.keys(nested));
-      await check({
-        label: `GET /v1/transactions?${query}`,
-        send: () => get(`/v1/transactions?program_id=${org.program_id}&${query}`),
-        status: 200,
-        objects: many,
-        keys: TRANSACTION_FIELDS,
-        nested,
-      });
-      await check({
-        label: `GET /v1/transactions/:id?${query}`,
-        send: () => get(`/v1/transactions/${transaction.id}?${query}`),
-        status: 200,
-        objects: one,
+      await checkReads('/v1/transactions', {
+        scope: `program_id=${org.program_id}`,
+        id: transaction.id,
+        query,
         keys: TRANSACTION_FIELDS,
         nested,
       });
@@ -343,21 +329,12 @@ describe('field sets of the spec resources', () => {
       ['the spec full set', '', []],
       ['the full set and what include[]=rejection_reason adds', INCLUDE, COMMISSION_INCLUDED_FIELDS],
     ] as const)('create and update: %s', async (_name, query, extra) => {
-      await check({
-        label: `POST /v1/commissions?${query}`,
-        send: () =>
-          post(`/v1/commissions?${query}`, { amount: 100, customer_id: customer.id, status: 'rejected', rejection_reason: 'Test' }),
-        status: 201,
-        objects: written,
+      await checkWrites('/v1/commissions', {
+        create: { amount: 100, customer_id: customer.id, status: 'rejected', rejection_reason: 'Test' },
+        id: commission.id,
+        update: { source: 'manual' },
         keys: COMMISSION_FULL_FIELDS,
-        extra,
-      });
-      await check({
-        label: `PUT /v1/commissions/:id?${query}`,
-        send: () => put(`/v1/commissions/${commission.id}?${query}`, { source: 'manual' }),
-        status: 200,
-        objects: written,
-        keys: COMMISSION_FULL_FIELDS,
+        query,
         extra,
       });
     });
@@ -368,21 +345,10 @@ describe('field sets of the spec resources', () => {
     ] as const)('list and retrieve: %s, with partner, program, customer and transaction as asked', async (_name, include, extra) => {
       for (const nested of expansions(ALL_EXPANSIONS)) {
         const query = joinQuery(queryOf('expand', Object.keys(nested)), include);
-        await check({
-          label: `GET /v1/commissions?${query}`,
-          send: () =>
-            get(`/v1/commissions?program_id=${org.program_id}&customer_id=${customer.id}&transaction_id=${transaction.id}&${query}`),
-          status: 200,
-          objects: many,
-          keys: COMMISSION_SHORT_FIELDS,
-          nested,
-          extra,
-        });
-        await check({
-          label: `GET /v1/commissions/:id?${query}`,
-          send: () => get(`/v1/commissions/${commission.id}?${query}`),
-          status: 200,
-          objects: one,
+        await checkReads('/v1/commissions', {
+          scope: `program_id=${org.program_id}&customer_id=${customer.id}&transaction_id=${transaction.id}`,
+          id: commission.id,
+          query,
           keys: COMMISSION_SHORT_FIELDS,
           nested,
           extra,

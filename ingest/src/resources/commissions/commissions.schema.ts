@@ -53,7 +53,6 @@ export const COMMISSION_INCLUDES = ['rejection_reason'] as const;
 export type CommissionInclude = (typeof COMMISSION_INCLUDES)[number];
 /** `include[]` of every list or operation that answers commissions (a payout's commissions too). */
 export const commissionIncludeParam = multiValue(COMMISSION_INCLUDES);
-const includeParam = commissionIncludeParam;
 
 export const CommissionListQuery = listQuery({
   program_id: idField,
@@ -62,12 +61,12 @@ export const CommissionListQuery = listQuery({
   transaction_id: idField.optional(),
   status: z.enum(COMMISSION_STATUSES).optional(),
   expand: expandParam.optional(),
-  include: includeParam.optional(),
+  include: commissionIncludeParam.optional(),
 });
 export type CommissionListQueryInput = z.output<typeof CommissionListQuery>;
-export const CommissionRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: includeParam.optional() });
+export const CommissionRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: commissionIncludeParam.optional() });
 /** Create and update take no parameter in their query but `include[]`. */
-export const CommissionWriteQuery = z.strictObject({ include: includeParam.optional() });
+export const CommissionWriteQuery = z.strictObject({ include: commissionIncludeParam.optional() });
 
 const expansions = {
   partner: ExpandedPartner.optional(),
