@@ -28,7 +28,7 @@ export type Link = z.infer<typeof links.Link>;
 export type Click = z.infer<typeof clicks.Click>;
 export type Customer = z.infer<typeof customers.Customer>;
 export type Transaction = z.infer<typeof transactions.Transaction>;
-/** The short field set of list and retrieve; writes answer a `FullCommission` (amounts as strings). */
+/** The short field set of list and retrieve; writes answer a `FullCommission` (amounts as strings). `rejection_reason` only with `include[]=rejection_reason`. */
 export type Commission = z.infer<typeof commissions.Commission>;
 export type FullCommission = z.infer<typeof commissions.FullCommission>;
 export type Program = z.infer<typeof programs.Program>;

@@ -13,6 +13,7 @@ import {
 } from '../support/factories.js';
 import {
   COMMISSION_FULL_FIELDS,
+  COMMISSION_INCLUDED_FIELDS,
   COMMISSION_SHORT_FIELDS,
   EXPANDED_CUSTOMER_FIELDS,
   EXPANDED_PARTNER_FIELDS,
@@ -112,7 +113,6 @@ describe('/v1/commissions', () => {
         charge_status: null,
         source: null,
         status: 'pending',
-        rejection_reason: null,
         type: 'reward',
         currency: 'USD',
         partner_id: alice.id,
@@ -440,27 +440,78 @@ describe('/v1/commissions', () => {
       });
     });
 
-    describe('rejection_reason', () => {
-      const reasonOf = async (id: string) => (await retrieve(id)).body.data.rejection_reason;
+    describe('rejection_reason (shown with include[]=rejection_reason)', () => {
+      const WITH_REASON = 'include[]=rejection_reason';
+      const SHORT_WITH_REASON = [...SHORT, ...COMMISSION_INCLUDED_FIELDS].sort();
+      const FULL_WITH_REASON = [...FULL, ...COMMISSION_INCLUDED_FIELDS].sort();
+      const postWithReason = (body: Record<string, unknown>) => t.request.post(`/v1/commissions?${WITH_REASON}`).set(org.auth).send(body);
+      const putWithReason = (id: string, body: Record<string, unknown>) =>
+        t.request.put(`/v1/commissions/${id}?${WITH_REASON}`).set(org.auth).send(body);
+      /** The create answer with the reason: the full set and rejection_reason, nothing else. */
+      async function createWithReason(body: Record<string, unknown>): Promise<ApiObject> {
+        const res = await postWithReason(body);
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        expect(sortedKeys(res.body.data[0])).toEqual(FULL_WITH_REASON);
+        return res.body.data[0];
+      }
+      /** The update answer with the reason: the full set and rejection_reason, nothing else. */
+      async function updateWithReason(id: string, body: Record<string, unknown>): Promise<ApiObject> {
+        const res = await putWithReason(id, body);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(sortedKeys(res.body.data[0])).toEqual(FULL_WITH_REASON);
+        return res.body.data[0];
+      }
+      /** The retrieve answer with the reason: the short set and rejection_reason, nothing else. */
+      async function retrieveWithReason(id: string): Promise<ApiObject> {
+        const res = await retrieve(id, WITH_REASON);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(sortedKeys(res.body.data)).toEqual(SHORT_WITH_REASON);
+        return res.body.data;
+      }
+      const reasonOf = async (id: string) => (await retrieveWithReason(id)).rejection_reason;
 
       it('is set with status rejected, kept on later edits, replaced, cleared with null or an empty string', async () => {
-        const c = await create({ amount: 100, customer_id: aliceCustomer.id });
+        const c = await createWithReason({ amount: 100, customer_id: aliceCustomer.id });
         expect(c.rejection_reason).toBeNull();
+        // Given in the body, it is not shown unless asked for: the spec's set stays exact.
         const rejected = await update(c.id, { status: 'rejected', rejection_reason: '  Duplicate order  ' });
         expect(sortedKeys(rejected)).toEqual(FULL);
-        expect(rejected).toMatchObject({ status: 'rejected', rejection_reason: 'Duplicate order' });
-        expect((await retrieve(c.id)).body.data).toMatchObject({ status: 'rejected', rejection_reason: 'Duplicate order' });
+        expect(sortedKeys((await retrieve(c.id)).body.data)).toEqual(SHORT);
+        expect(await retrieveWithReason(c.id)).toMatchObject({ status: 'rejected', rejection_reason: 'Duplicate order' });
         // Kept by a change that does not give it, status rejected again included.
-        expect(await update(c.id, { source: 'manual' })).toMatchObject({ rejection_reason: 'Duplicate order' });
-        expect(await update(c.id, { status: 'rejected' })).toMatchObject({ rejection_reason: 'Duplicate order' });
+        expect(await updateWithReason(c.id, { source: 'manual' })).toMatchObject({ rejection_reason: 'Duplicate order' });
+        expect(await updateWithReason(c.id, { status: 'rejected' })).toMatchObject({ rejection_reason: 'Duplicate order' });
         // On a commission already rejected, a reason alone replaces it.
-        expect(await update(c.id, { rejection_reason: 'Self-referral' })).toMatchObject({ rejection_reason: 'Self-referral' });
-        expect(await update(c.id, { rejection_reason: null })).toMatchObject({ status: 'rejected', rejection_reason: null });
+        expect(await updateWithReason(c.id, { rejection_reason: 'Self-referral' })).toMatchObject({ rejection_reason: 'Self-referral' });
+        expect(await updateWithReason(c.id, { rejection_reason: null })).toMatchObject({ status: 'rejected', rejection_reason: null });
         await update(c.id, { rejection_reason: 'Again' });
-        expect(await update(c.id, { rejection_reason: '   ' })).toMatchObject({ rejection_reason: null });
-        // Listed too (the short field set carries it).
-        const listed = (await list(`program_id=${program.id}&status=rejected&limit=100`)).body.data.find((r: ApiObject) => r.id === c.id);
-        expect(listed).toMatchObject({ rejection_reason: null });
+        expect(await updateWithReason(c.id, { rejection_reason: '   ' })).toMatchObject({ rejection_reason: null });
+        // Listed too, when asked for.
+        await update(c.id, { rejection_reason: 'Listed' });
+        const rows = (await list(`program_id=${program.id}&status=rejected&limit=100&${WITH_REASON}`)).body.data;
+        for (const row of rows) expect(sortedKeys(row)).toEqual(SHORT_WITH_REASON);
+        expect(rows.find((r: ApiObject) => r.id === c.id)).toMatchObject({ rejection_reason: 'Listed' });
+        const plain = (await list(`program_id=${program.id}&status=rejected&limit=100`)).body.data;
+        for (const row of plain) expect(sortedKeys(row)).toEqual(SHORT);
+      });
+
+      it('is asked for with include=rejection_reason or include[]=rejection_reason; another include value is a 400', async () => {
+        const c = await create({ amount: 100, customer_id: aliceCustomer.id, status: 'rejected', rejection_reason: 'Test' });
+        expect((await retrieve(c.id, 'include=rejection_reason')).body.data.rejection_reason).toBe('Test');
+        expect((await retrieve(c.id, 'include[]=rejection_reason&include[]=rejection_reason')).body.data.rejection_reason).toBe('Test');
+        expectError(await retrieve(c.id, 'include[]=reason'), 400, 'invalid_request_error', 'include');
+        expectError(await list(`program_id=${program.id}&include[]=stats`), 400, 'invalid_request_error', 'include');
+        expectError(await putWithReason(c.id, {}).query('expand[]=partner'), 400, 'invalid_request_error', 'expand');
+        const before = (await list(`program_id=${program.id}&customer_id=${aliceCustomer.id}&limit=1`)).body.total_count;
+        const refused = await t.request
+          .post('/v1/commissions?include[]=status')
+          .set(org.auth)
+          .send({ amount: 1, customer_id: aliceCustomer.id });
+        expectError(refused, 400, 'invalid_request_error', 'include');
+        expect((await list(`program_id=${program.id}&customer_id=${aliceCustomer.id}&limit=1`)).body.total_count).toBe(before);
+        const unchanged = await t.request.put(`/v1/commissions/${c.id}?include[]=status`).set(org.auth).send({ amount: 5 });
+        expectError(unchanged, 400, 'invalid_request_error', 'include');
+        expect(await retrieveWithReason(c.id)).toMatchObject({ amount: 100, rejection_reason: 'Test', updated_at: c.updated_at });
       });
 
       it.each([
@@ -471,7 +522,7 @@ describe('/v1/commissions', () => {
       ] as const)('answers 400 naming rejection_reason for %s, and changes nothing', async (_name, start, extra) => {
         const c = await create({ amount: 100, customer_id: aliceCustomer.id, status: start });
         expectError(await put(c.id, { rejection_reason: 'No', amount: 5, ...extra }), 400, 'invalid_request_error', 'rejection_reason');
-        expect((await retrieve(c.id)).body.data).toMatchObject({
+        expect(await retrieveWithReason(c.id)).toMatchObject({
           status: start,
           amount: 100,
           rejection_reason: null,
@@ -483,17 +534,25 @@ describe('/v1/commissions', () => {
         for (const status of ['approved', 'pending', 'paid', 'refunded'] as const) {
           const c = await create({ amount: 100, customer_id: aliceCustomer.id });
           await update(c.id, { status: 'rejected', rejection_reason: 'Fraud suspected' });
-          const moved = await update(c.id, { status });
+          const moved = await updateWithReason(c.id, { status });
           expect(moved, status).toMatchObject({ status, rejection_reason: null });
           expect(await reasonOf(c.id), status).toBeNull();
           // Rejected again without a reason: none comes back.
-          expect(await update(c.id, { status: 'rejected' })).toMatchObject({ rejection_reason: null });
+          expect(await updateWithReason(c.id, { status: 'rejected' })).toMatchObject({ rejection_reason: null });
         }
       });
 
       it('may be given when creating a rejected commission, and only then', async () => {
-        const c = await create({ amount: 100, customer_id: aliceCustomer.id, status: 'rejected', rejection_reason: 'Test order' });
+        const c = await createWithReason({
+          amount: 100,
+          customer_id: aliceCustomer.id,
+          status: 'rejected',
+          rejection_reason: 'Test order',
+        });
         expect(c).toMatchObject({ status: 'rejected', rejection_reason: 'Test order' });
+        expect(sortedKeys(await create({ amount: 100, customer_id: aliceCustomer.id, status: 'rejected', rejection_reason: 'x' }))).toEqual(
+          FULL,
+        );
         const before = (await list(`program_id=${program.id}&customer_id=${aliceCustomer.id}&limit=1`)).body.total_count;
         expectError(
           await post({ amount: 100, customer_id: aliceCustomer.id, rejection_reason: 'No' }),
@@ -513,8 +572,8 @@ describe('/v1/commissions', () => {
           'rejection_reason',
         );
         expectError(await put(c.id, { rejection_reason: 42 }), 400, 'invalid_request_error', 'rejection_reason');
-        expect((await retrieve(c.id)).body.data).toMatchObject({ rejection_reason: null, updated_at: c.updated_at });
-        const longest = await update(c.id, { rejection_reason: ` ${'y'.repeat(2000)} ` });
+        expect(await retrieveWithReason(c.id)).toMatchObject({ rejection_reason: null, updated_at: c.updated_at });
+        const longest = await updateWithReason(c.id, { rejection_reason: ` ${'y'.repeat(2000)} ` });
         expect(longest.rejection_reason).toBe('y'.repeat(2000));
       });
 
@@ -529,17 +588,17 @@ describe('/v1/commissions', () => {
         const entry = (await commissionsOf(t, org, txn)).find((c) => c.amount < 0)!;
         await update(reward.id, { status: 'rejected', rejection_reason: 'Fraud' });
         // The entry followed its reward out; the reason is the reward's, not the entry's.
-        expect((await retrieve(entry.id)).body.data).toMatchObject({ status: 'rejected', rejection_reason: null });
+        expect(await retrieveWithReason(entry.id)).toMatchObject({ status: 'rejected', rejection_reason: null });
         // A reason given to the following entry goes when it follows the reward back.
-        expect(await update(entry.id, { rejection_reason: 'Goes with the reward' })).toMatchObject({
+        expect(await updateWithReason(entry.id, { rejection_reason: 'Goes with the reward' })).toMatchObject({
           rejection_reason: 'Goes with the reward',
         });
-        expect(await update(reward.id, { status: 'refunded' })).toMatchObject({ rejection_reason: null });
-        expect((await retrieve(entry.id)).body.data).toMatchObject({ status: 'refunded', rejection_reason: null });
+        expect(await updateWithReason(reward.id, { status: 'refunded' })).toMatchObject({ rejection_reason: null });
+        expect(await retrieveWithReason(entry.id)).toMatchObject({ status: 'refunded', rejection_reason: null });
         await update(reward.id, { status: 'rejected' });
         await update(entry.id, { rejection_reason: 'Again' });
         await update(reward.id, { status: 'approved' });
-        expect((await retrieve(entry.id)).body.data).toMatchObject({ status: 'approved', rejection_reason: null });
+        expect(await retrieveWithReason(entry.id)).toMatchObject({ status: 'approved', rejection_reason: null });
       });
     });
 
@@ -567,7 +626,6 @@ describe('/v1/commissions', () => {
         charge_id: 'ch_short',
         source: 'api',
         status: 'pending',
-        rejection_reason: null,
         revenue: 5678,
         created_at: c.created_at,
         updated_at: c.updated_at,
@@ -672,7 +730,6 @@ describe('/v1/commissions', () => {
         charge_id: txn1.charge_id,
         source: null,
         status: 'pending',
-        rejection_reason: null,
         revenue: 3000,
         created_at: '2025-01-01T10:00:00.000Z',
         updated_at: asc[0].updated_at,

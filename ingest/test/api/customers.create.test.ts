@@ -13,14 +13,14 @@ import {
   uniqueEmail,
   uniqueSuffix,
 } from '../support/factories.js';
-import { CUSTOMER_FIELDS } from '../support/fields.js';
+import { CUSTOMER_WRITE_FIELDS } from '../support/fields.js';
 import { resource, useTestApp } from '../support/fixture.js';
 import { warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (README, "Customers"). */
 
-const WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'].sort();
+const WRITE_FIELDS = [...CUSTOMER_WRITE_FIELDS].sort();
 
 describe('POST /v1/customers', () => {
   const {

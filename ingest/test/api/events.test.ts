@@ -5,6 +5,7 @@ import { newId } from '../../src/ids.js';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { insertPartner } from '../../src/resources/partners/partners.repository.js';
 import { type ApiObject, createCustomer, createLink, createPartner, createTransaction, uniqueEmail } from '../support/factories.js';
+import { COMMISSION_FULL_FIELDS } from '../support/fields.js';
 import { resource, useTestApp } from '../support/fixture.js';
 import { DAY_MS } from '../support/time.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -157,7 +158,7 @@ describe('events', () => {
     ]);
   });
 
-  it("a rejection's reason is in the commission's events as in the API's answers; an event from before it reads null", async () => {
+  it("a rejection's reason is beside the commission's data (included), as include[] shows it; data keeps the spec's set; an event from before it reads null", async () => {
     const partner = await createPartner(t, org);
     const customer = await createCustomer(t, org, partner);
     await createTransaction(t, org, customer, { amount: 1000 });
@@ -165,6 +166,8 @@ describe('events', () => {
       await t.request.get('/v1/commissions').set(org.auth).query({ program_id: org.program_id, customer_id: customer.id })
     ).body.data;
     const put = (body: object) => t.request.put(`/v1/commissions/${commission.id}`).set(org.auth).send(body);
+    const reasonNow = async () =>
+      (await t.request.get(`/v1/commissions/${commission.id}?include[]=rejection_reason`).set(org.auth)).body.data.rejection_reason;
 
     let mark = await lastEventId();
     const rejected = await put({ status: 'rejected', rejection_reason: 'Duplicate order' });
@@ -174,17 +177,23 @@ describe('events', () => {
       expect.objectContaining({
         type: 'commission.updated',
         data: rejected.body.data[0],
+        included: { rejection_reason: 'Duplicate order' },
         previous_attributes: { status: 'pending', rejection_reason: null },
       }),
     ]);
-    expect(step[0].data.rejection_reason).toBe('Duplicate order');
+    expect(Object.keys(step[0].data).sort()).toEqual([...COMMISSION_FULL_FIELDS].sort());
+    expect(await reasonNow()).toBe('Duplicate order');
 
     // The reason alone changing is an update too.
     mark = step.at(-1)!.id;
     const reworded = await put({ rejection_reason: 'Duplicate of an earlier order' });
     step = await eventsSince(mark);
     expect(step).toEqual([
-      expect.objectContaining({ data: reworded.body.data[0], previous_attributes: { rejection_reason: 'Duplicate order' } }),
+      expect.objectContaining({
+        data: reworded.body.data[0],
+        included: { rejection_reason: 'Duplicate of an earlier order' },
+        previous_attributes: { rejection_reason: 'Duplicate order' },
+      }),
     ]);
 
     // Leaving rejected clears it, in the same event.
@@ -194,16 +203,20 @@ describe('events', () => {
     expect(step).toEqual([
       expect.objectContaining({
         data: approved.body.data[0],
+        included: { rejection_reason: null },
         previous_attributes: { status: 'rejected', rejection_reason: 'Duplicate of an earlier order' },
       }),
     ]);
-    expect(step[0].data.rejection_reason).toBeNull();
+
+    // Events of other resources carry nothing beside their data.
+    expect((await events().list({ type: 'customer.created', limit: 1 })).body.data[0]).not.toHaveProperty('included');
 
     // A snapshot taken before migration 0012 has no such column: the event shows null, like the API.
     await sql`update events set snapshot = snapshot - 'rejection_reason', previous_snapshot = previous_snapshot - 'rejection_reason'
                where id = ${step[0].id}`.execute(t.storage.db);
     const old = (await events().get(step[0].id)).body.data;
     expect(old.data).toEqual(approved.body.data[0]);
+    expect(old.included).toEqual({ rejection_reason: null });
     expect(old.previous_attributes).toEqual({ status: 'rejected' });
   });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { COMMISSION_FULL_FIELDS, COMMISSION_INCLUDED_FIELDS, COMMISSION_SHORT_FIELDS } from '../support/fields.js';
 import { useTestApp } from '../support/fixture.js';
 
 /** The OpenAPI document is generated from the same route definitions that serve the API. */
@@ -239,7 +240,7 @@ describe('OpenAPI document', () => {
     for (const name of ['Program', 'Group', 'Partner', 'ApiKey', 'Error']) expect(doc.components?.schemas?.[name], name).toBeDefined();
   });
 
-  it("documents a commission's rejection_reason: given on create and update (2000 characters at most, or null), shown in both field sets", () => {
+  it("documents the commission field sets as served: the spec's sets required, rejection_reason only with include[] (given on create and update)", () => {
     type Schema = { $ref?: string; properties?: Record<string, { type?: unknown; maxLength?: number }>; required?: string[] };
     const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
     const resolve = (s: Schema): Schema => (s.$ref ? schemas[s.$ref.replace('#/components/schemas/', '')] : s);
@@ -249,9 +250,33 @@ describe('OpenAPI document', () => {
       expect(body.properties?.rejection_reason).toMatchObject({ type: ['string', 'null'], maxLength: 2000 });
       expect(body.required ?? []).not.toContain('rejection_reason');
     }
-    for (const name of ['Commission', 'FullCommission']) {
-      expect(schemas[name].properties?.rejection_reason, name).toMatchObject({ type: ['string', 'null'] });
-      expect(schemas[name].required, name).toContain('rejection_reason');
+    // What every answer has is exactly the spec's set; the rest (expansions, includes) is optional.
+    const sets = { Commission: COMMISSION_SHORT_FIELDS, FullCommission: COMMISSION_FULL_FIELDS };
+    const optional = {
+      Commission: ['partner', 'program', 'customer', 'transaction', ...COMMISSION_INCLUDED_FIELDS],
+      FullCommission: COMMISSION_INCLUDED_FIELDS,
+    };
+    for (const [name, set] of Object.entries(sets)) {
+      const schema = schemas[name];
+      expect([...(schema.required ?? [])].sort(), name).toEqual([...set].sort());
+      expect(Object.keys(schema.properties ?? {}).sort(), name).toEqual([...set, ...optional[name as keyof typeof optional]].sort());
+      expect(schema.properties?.rejection_reason, name).toMatchObject({ type: ['string', 'null'] });
+    }
+    // Each operation that answers commissions documents the opt-in.
+    const operations = [
+      ['/v1/commissions', 'post'],
+      ['/v1/commissions', 'get'],
+      ['/v1/commissions/{id}', 'get'],
+      ['/v1/commissions/{id}', 'put'],
+      ['/v1/payouts/{id}/commissions', 'get'],
+    ] as const;
+    for (const [path, method] of operations) {
+      const operation = doc.paths[path][method] as Operation & { description?: string };
+      expect(
+        operation.parameters?.some((p) => p.in === 'query' && p.name === 'include'),
+        `${method} ${path}`,
+      ).toBe(true);
+      if (path.startsWith('/v1/commissions')) expect(operation.description, `${method} ${path}`).toContain('include[]=rejection_reason');
     }
   });
 

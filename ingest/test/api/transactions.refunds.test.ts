@@ -168,7 +168,6 @@ describe('PUT /v1/transactions/:id/refund', () => {
         charge_status: 'refunded',
         source: 'stripe',
         status: 'approved',
-        rejection_reason: null,
         type: 'refund',
         currency: 'USD',
         partner_id: s.partner.id,

@@ -310,7 +310,7 @@ describe('dashboard', () => {
     for (let i = 0; i < 3; i++) chosen.push(...(await commissionsOf(t, org, await createTransaction(t, org, customer))));
     const ids = chosen.map((c) => c.id);
     const url = `/dashboard/programs/${program.id}/commissions/bulk`;
-    const get = async (id: string) => (await t.request.get(`/v1/commissions/${id}`).set(org.auth)).body.data;
+    const get = async (id: string) => (await t.request.get(`/v1/commissions/${id}?include[]=rejection_reason`).set(org.auth)).body.data;
 
     const page = await agent.get(`/dashboard/programs/${program.id}/commissions`);
     expect(page.text).toContain('<label for="rejection-reason">Reason (shown to the partner)</label>');

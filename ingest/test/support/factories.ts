@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { randomBase62 } from '../../src/ids.js';
 import { readEml } from './eml.js';
-import { COMMISSION_FULL_FIELDS } from './fields.js';
+import { COMMISSION_FULL_FIELDS, PARTNER_STATS_FIELDS } from './fields.js';
 import type { TestApp } from './harness.js';
 
 /**
@@ -237,7 +237,7 @@ export async function quietProgram(t: TestApp, org: TestOrg, overrides: Record<s
 export async function partnerStats(t: TestApp, org: TestOrg, partnerId: string): Promise<ApiObject> {
   const res = await t.request.get(`/v1/partners/${partnerId}`).set(org.auth).query({ 'include[]': 'stats' });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  expect(Object.keys(res.body.data.stats).sort()).toEqual(['total_clicks', 'total_commission', 'total_customers', 'total_revenue']);
+  expect(Object.keys(res.body.data.stats).sort()).toEqual([...PARTNER_STATS_FIELDS].sort());
   return res.body.data.stats;
 }
 

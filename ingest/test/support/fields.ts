@@ -1,7 +1,11 @@
 /**
- * The keys each API object must have, as the README's field tables list them, written out once
- * here rather than derived from the zod schemas: the tests then check the API against the
- * documented shape, so a field that slips out of (or into) a schema fails a test.
+ * The keys each API object must have, written out once here rather than derived from the zod
+ * schemas or the tables: the tests then check the API against the documented shape, so a field
+ * that slips out of (or into) a schema, or a new column of a table, fails a test. The lists are
+ * the spec's field tables as the README restates them (the spec fixes some sets exactly: "show
+ * only"); where the spec leaves a set open (the transaction), the README's list. Every test
+ * compares exact key sets against them; `api/field-sets.test.ts` pins each operation of each
+ * resource, with its expansions and includes.
  */
 
 /** The fields of a partner object (expansions aside). */
@@ -49,7 +53,7 @@ export const CLICK_FIELDS = [
   'updated_at',
 ] as const;
 
-/** The fields of a customer object (expansions aside); create and update add `identifier`. */
+/** The fields of a customer object as list and retrieve show it (expansions aside). */
 export const CUSTOMER_FIELDS = [
   'id',
   'customer_id',
@@ -69,7 +73,13 @@ export const CUSTOMER_FIELDS = [
   'updated_at',
 ] as const;
 
-/** The fields of a transaction object (expansions aside). */
+/** Create and update show the customer with its `identifier` too (the spec: "appears in create and update responses"). */
+export const CUSTOMER_WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'] as const;
+
+/** What `include[]=stats` adds to a retrieved customer, as `stats`. */
+export const CUSTOMER_STATS_FIELDS = ['total_revenue', 'total_commission', 'total_orders', 'last_order_at'] as const;
+
+/** The fields of a transaction object (expansions aside): the README's set, as the spec leaves it open. */
 export const TRANSACTION_FIELDS = [
   'id',
   'status',
@@ -92,7 +102,7 @@ export const TRANSACTION_FIELDS = [
   'updated_at',
 ] as const;
 
-/** The commission fields list and retrieve show (the short set). */
+/** The commission fields list and retrieve show: the spec's short set, exactly ("show only"). */
 export const COMMISSION_SHORT_FIELDS = [
   'id',
   'amount',
@@ -101,7 +111,6 @@ export const COMMISSION_SHORT_FIELDS = [
   'charge_id',
   'source',
   'status',
-  'rejection_reason',
   'revenue',
   'created_at',
   'updated_at',
@@ -109,7 +118,7 @@ export const COMMISSION_SHORT_FIELDS = [
   'organization_id',
 ] as const;
 
-/** The commission fields create and update show (the full set). */
+/** The commission fields create and update show: the spec's full set, exactly. */
 export const COMMISSION_FULL_FIELDS = [
   'id',
   'amount',
@@ -120,7 +129,6 @@ export const COMMISSION_FULL_FIELDS = [
   'charge_status',
   'source',
   'status',
-  'rejection_reason',
   'type',
   'currency',
   'partner_id',
@@ -133,6 +141,12 @@ export const COMMISSION_FULL_FIELDS = [
   'created_at',
   'updated_at',
 ] as const;
+
+/** What `include[]=rejection_reason` adds to a commission in either set: beyond the spec, so only on request. */
+export const COMMISSION_INCLUDED_FIELDS = ['rejection_reason'] as const;
+
+/** What `include[]=stats` adds to a partner, as `stats`. */
+export const PARTNER_STATS_FIELDS = ['total_clicks', 'total_customers', 'total_revenue', 'total_commission'] as const;
 
 /** An expanded partner (`expand[]=partner` on links, customers, promotion codes, commissions). */
 export const EXPANDED_PARTNER_FIELDS = ['id', 'first_name', 'last_name', 'email', 'company_name', 'status', 'created_at'] as const;

@@ -47,7 +47,7 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
       ['status', 'partner_id', 'from', 'to', 'starting_after', 'ending_before'],
       'query',
     );
-    const page = await withCurrencies(
+    const page = await withStoredFields(
       db,
       await listCommissions(db, ctx.user.organization_id, {
         program_id: ctx.program!.id,
@@ -81,14 +81,15 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
   });
 }
 
-/** A commission as its tables show it: the API's short object, with its own currency. */
-export type ShownCommission = CommissionObject & { currency: string };
+/** A commission as its tables show it: the API's short object, with its own currency and its rejection reason. */
+export type ShownCommission = CommissionObject & { currency: string; rejection_reason: string | null };
 
 /**
- * The currency of each commission of a page (the transaction's, which need not be the
- * program's): the API's short commission object does not carry it.
+ * What the tables show of each commission of a page beyond the API's short object, which does
+ * not carry it (the spec's field set): its currency (the transaction's, which need not be the
+ * program's) and the reason it was rejected, read from the stored rows in one query.
  */
-export async function withCurrencies<P extends { rows: CommissionObject[] }>(
+export async function withStoredFields<P extends { rows: CommissionObject[] }>(
   db: Db,
   page: P,
 ): Promise<Omit<P, 'rows'> & { rows: ShownCommission[] }> {
@@ -97,7 +98,13 @@ export async function withCurrencies<P extends { rows: CommissionObject[] }>(
     'commissions',
     page.rows.map((c) => c.id),
   );
-  return { ...page, rows: page.rows.map((c) => ({ ...c, currency: stored.get(c.id)?.currency ?? '' })) };
+  return {
+    ...page,
+    rows: page.rows.map((c) => {
+      const row = stored.get(c.id);
+      return { ...c, currency: row?.currency ?? '', rejection_reason: row?.rejection_reason ?? null };
+    }),
+  };
 }
 
 /** A commission's status, with the reason given to the partner when it was rejected with one. */

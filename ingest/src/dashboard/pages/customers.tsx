@@ -22,7 +22,7 @@ import { fromFields } from '../forms.js';
 import { Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
 import { sendPage } from '../render.js';
-import { CommissionRows, type ShownCommission, withCurrencies } from './commissions.js';
+import { CommissionRows, type ShownCommission, withStoredFields } from './commissions.js';
 import { checkPartnerFilter, customerLabel, TransactionRows } from './transactions.js';
 
 const PAGE_SIZE = 25;
@@ -79,7 +79,7 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
     const scope = { program_id: ctx.program!.id, customer_id: customer.id, limit: PAGE_SIZE };
     const [transactions, commissions, firstPaid] = await Promise.all([
       listTransactions(db, org, scope),
-      listCommissions(db, org, scope).then((page) => withCurrencies(db, page)),
+      listCommissions(db, org, scope).then((page) => withStoredFields(db, page)),
       firstPaymentDates(db, org, [customer.id]),
     ]);
     sendPage(

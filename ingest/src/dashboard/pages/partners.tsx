@@ -20,7 +20,7 @@ import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, NumberedPager, Pager } from '../pager.js';
 import { sendPage } from '../render.js';
-import { CommissionRows, type ShownCommission, withCurrencies } from './commissions.js';
+import { CommissionRows, type ShownCommission, withStoredFields } from './commissions.js';
 
 const PAGE_SIZE = 25;
 
@@ -109,7 +109,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     const [links, customers, commissions, payouts] = await Promise.all([
       listLinks(db, org, { ...scope, limit: 100 }),
       listCustomers(db, org, scope),
-      listCommissions(db, org, { ...scope, expand: ['customer'] }).then((page) => withCurrencies(db, page)),
+      listCommissions(db, org, { ...scope, expand: ['customer'] }).then((page) => withStoredFields(db, page)),
       listPayouts(db, org, scope),
     ]);
     sendPage(

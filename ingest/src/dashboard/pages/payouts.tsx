@@ -38,7 +38,7 @@ import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
 import { sendPage } from '../render.js';
-import { CommissionRows, type ShownCommission, withCurrencies } from './commissions.js';
+import { CommissionRows, type ShownCommission, withStoredFields } from './commissions.js';
 import { partnerName } from './partners.js';
 
 /**
@@ -156,7 +156,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     const ctx = await contextOf(res, 'payouts', req.params.programId);
     const payout = await programPayout(ctx, req.params.payoutId);
     const cursor = fromFields(PageCursor, req.query, ['starting_after', 'ending_before'], 'query');
-    const commissions = await withCurrencies(
+    const commissions = await withStoredFields(
       db,
       await listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }),
     );

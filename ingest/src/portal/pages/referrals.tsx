@@ -4,14 +4,13 @@ import { StatusBadge } from '../../dashboard/components.js';
 import { count, day, money, moneyList } from '../../dashboard/format.js';
 import { fromFields } from '../../dashboard/forms.js';
 import { type Cursor, Pager } from '../../dashboard/pager.js';
-import { withCurrencies } from '../../dashboard/pages/commissions.js';
+import { type ShownCommission, withStoredFields } from '../../dashboard/pages/commissions.js';
 import { sendPage } from '../../dashboard/render.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
-import type { CommissionObject } from '../../resources/commissions/commissions.schema.js';
 import { listCommissions } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { toExpandedCustomer } from '../../resources/customers/customers.serializer.js';
@@ -43,8 +42,8 @@ const cursorFields = LISTS.flatMap((l) => [`${l}_after`, `${l}_before`]);
 const ReferralsQuery = z.strictObject(Object.fromEntries(cursorFields.map((f) => [f, idField.optional()])));
 const PageCursor = z.strictObject({ starting_after: listParams.starting_after, ending_before: listParams.ending_before });
 
-/** A partner's commission as these pages show it: in its own currency, with its customer, and whether its payment was deleted since. */
-type PartnerCommission = CommissionObject & { currency: string; withdrawn?: boolean };
+/** A partner's commission as these pages show it: in its own currency, with its rejection reason, its customer, and whether its payment was deleted since. */
+type PartnerCommission = ShownCommission & { withdrawn?: boolean };
 
 export function registerReferralsPages(router: Router, { db }: AppDeps, contextOf: PortalContextOf): void {
   router.get('/referrals', async (req, res) => {
@@ -57,7 +56,7 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
     const [customers, commissions, payouts, balances] = await Promise.all([
       listCustomers(db, org, { ...scope, ...cursors.customers }),
       listCommissions(db, org, { ...scope, ...cursors.commissions, expand: ['customer', 'transaction'] })
-        .then((page) => withCurrencies(db, page))
+        .then((page) => withStoredFields(db, page))
         // A payment deleted since: its commissions were rejected for that (README, Transactions).
         .then((page) => ({ ...page, rows: page.rows.map((c) => ({ ...c, withdrawn: Boolean(c.transaction_id && !c.transaction) })) })),
       listPayouts(db, org, { ...scope, ...cursors.payouts }),
@@ -87,7 +86,7 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
     const org = ctx.program.organization_id;
     const payout = await partnerPayout(ctx, String(req.params.payoutId));
     const cursor = fromFields(PageCursor, req.query, ['starting_after', 'ending_before'], 'query');
-    const commissions = await withCurrencies(db, await listPayoutCommissions(db, org, payout.id, { ...cursor, limit: PAYOUT_PAGE_SIZE }));
+    const commissions = await withStoredFields(db, await listPayoutCommissions(db, org, payout.id, { ...cursor, limit: PAYOUT_PAGE_SIZE }));
     const customers = await loadByIds(
       db,
       'customers',

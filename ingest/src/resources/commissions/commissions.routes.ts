@@ -9,10 +9,11 @@ import {
   CommissionListQuery,
   CommissionRetrieveQuery,
   CommissionUpdate,
+  CommissionWriteQuery,
   commissionDocs,
   FullCommission,
 } from './commissions.schema.js';
-import { toFullCommission } from './commissions.serializer.js';
+import { presentFullCommission } from './commissions.serializer.js';
 import { createCommission, deleteCommission, listCommissions, retrieveCommission, updateCommission } from './commissions.service.js';
 
 export function registerCommissionRoutes(api: ApiBuilder, { db, mailer, secretGuards }: RouteDeps): void {
@@ -25,9 +26,11 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, mailer, secretGu
     summary: 'Create a commission by hand',
     description: commissionDocs.create,
     body: CommissionCreate,
+    query: CommissionWriteQuery,
     status: 201,
     response: manyResponse(FullCommission),
-    handler: async ({ res, body }) => envelope.many(toFullCommission(await createCommission(db, authOf(res).organizationId, body))),
+    handler: async ({ res, body, query }) =>
+      envelope.many(presentFullCommission(await createCommission(db, authOf(res).organizationId, body), query.include)),
   });
 
   api.route({
@@ -51,8 +54,7 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, mailer, secretGu
     query: CommissionRetrieveQuery,
     status: 200,
     response: oneResponse(Commission),
-    handler: async ({ res, params, query }) =>
-      envelope.one(await retrieveCommission(db, authOf(res).organizationId, params.id, query.expand)),
+    handler: async ({ res, params, query }) => envelope.one(await retrieveCommission(db, authOf(res).organizationId, params.id, query)),
   });
 
   api.route({
@@ -62,10 +64,13 @@ export function registerCommissionRoutes(api: ApiBuilder, { db, mailer, secretGu
     summary: 'Update a commission',
     description: commissionDocs.update,
     body: CommissionUpdate,
+    query: CommissionWriteQuery,
     status: 200,
     response: manyResponse(FullCommission),
-    handler: async ({ res, params, body }) =>
-      envelope.many(toFullCommission(await updateCommission(db, authOf(res).organizationId, params.id, body, mailer.kick))),
+    handler: async ({ res, params, body, query }) =>
+      envelope.many(
+        presentFullCommission(await updateCommission(db, authOf(res).organizationId, params.id, body, mailer.kick), query.include),
+      ),
   });
 
   api.route({

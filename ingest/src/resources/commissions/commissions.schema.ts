@@ -44,6 +44,16 @@ export type CommissionUpdateInput = z.output<typeof CommissionUpdate>;
 const expandParam = multiValue(['partner', 'program', 'customer', 'transaction']);
 export type CommissionExpand = 'partner' | 'program' | 'customer' | 'transaction';
 
+/**
+ * What `include[]` may add to a commission (README, Commissions). The spec's field sets are
+ * exact ("show only"), so a column the spec does not name is shown only when asked for, as
+ * partners show their stats (`include[]=stats`).
+ */
+export const COMMISSION_INCLUDES = ['rejection_reason'] as const;
+export type CommissionInclude = (typeof COMMISSION_INCLUDES)[number];
+/** `include[]` of every list or operation that answers commissions (a payout's commissions too). */
+export const commissionIncludeParam = multiValue(COMMISSION_INCLUDES);
+
 export const CommissionListQuery = listQuery({
   program_id: idField,
   partner_id: idField.optional(),
@@ -51,9 +61,12 @@ export const CommissionListQuery = listQuery({
   transaction_id: idField.optional(),
   status: z.enum(COMMISSION_STATUSES).optional(),
   expand: expandParam.optional(),
+  include: commissionIncludeParam.optional(),
 });
 export type CommissionListQueryInput = z.output<typeof CommissionListQuery>;
-export const CommissionRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
+export const CommissionRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: commissionIncludeParam.optional() });
+/** Create and update take no parameter in their query but `include[]`. */
+export const CommissionWriteQuery = z.strictObject({ include: commissionIncludeParam.optional() });
 
 const expansions = {
   partner: ExpandedPartner.optional(),
@@ -62,12 +75,13 @@ const expansions = {
   transaction: ExpandedTransaction.optional(),
 };
 
-const rejectionReason = z
-  .string()
-  .nullable()
-  .meta({ description: 'Why the merchant rejected the commission, shown to the partner; null unless status is rejected' });
+/** Beyond the spec's field sets: present only when `include[]=rejection_reason` asks for it. */
+const rejectionReason = z.string().nullable().optional().meta({
+  description:
+    'Only with `include[]=rejection_reason`: why the merchant rejected the commission, shown to the partner; null unless status is rejected',
+});
 
-/** The commission as list and retrieve show it: the spec's short field set, and the rejection reason. */
+/** The commission as list and retrieve show it: only the spec's short field set (and what expand and include add). */
 export const Commission = z
   .object({
     id: z.string(),
@@ -77,13 +91,13 @@ export const Commission = z
     charge_id: z.string().nullable(),
     source: z.string().nullable(),
     status: z.enum(COMMISSION_STATUSES),
-    rejection_reason: rejectionReason,
     revenue: z.number().int().nullable(),
     created_at: isoString,
     updated_at: isoString,
     program_id: z.string(),
     organization_id: z.string(),
     ...expansions,
+    rejection_reason: rejectionReason,
   })
   .meta({ id: 'Commission' });
 export type CommissionObject = z.output<typeof Commission>;
@@ -93,7 +107,7 @@ const centsString = z
   .regex(/^-?\d+$/)
   .meta({ description: 'Cents, as a string', example: '980' });
 
-/** The commission as create and update show it: every field, amount and revenue as strings. */
+/** The commission as create and update show it: the spec's full field set, amount and revenue as strings (and what include adds). */
 export const FullCommission = z
   .object({
     id: z.string(),
@@ -105,7 +119,6 @@ export const FullCommission = z
     charge_status: z.string().nullable(),
     source: z.string().nullable(),
     status: z.enum(COMMISSION_STATUSES),
-    rejection_reason: rejectionReason,
     type: z.string().nullable().meta({ description: 'reward, or refund for an entry offsetting a refunded payment' }),
     currency: z.string().nullable(),
     partner_id: z.string(),
@@ -117,17 +130,20 @@ export const FullCommission = z
     flow_id: z.string().nullable(),
     created_at: isoString,
     updated_at: isoString,
+    rejection_reason: rejectionReason,
   })
   .meta({ id: 'FullCommission' });
 export type FullCommissionObject = z.output<typeof FullCommission>;
 
+/** Said by every operation that shows a commission: how to see the rejection reason. */
+const INCLUDE_DOC =
+  "`include[]=rejection_reason` adds `rejection_reason` (why the merchant rejected it, shown to the partner; null unless rejected), which the spec's field set does not have.";
+
 /** The OpenAPI descriptions of the commission operations. */
 export const commissionDocs = {
-  create:
-    'For a customer (`customer_id`: its partner and program are used), or without one (`program_id` and `partner_id` are then required). Any status may be given (default pending); `paid` assigns a `payout_id`; `rejection_reason` only with `rejected` (400 otherwise). The response shows every field, with `amount` and `revenue` as strings.',
-  list: 'Shows the short field set of the spec, with `rejection_reason`. Refund entries (negative amounts) are commissions too.',
-  retrieve: 'Shows the short field set of the spec, with `rejection_reason`.',
-  update:
-    "Moving to `paid` assigns a `payout_id`; leaving `paid` clears it. `rejection_reason` (shown to the partner) only on a commission rejected by this request or already rejected (400 otherwise); leaving `rejected` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. A refund entry's `amount` and `transaction_id`, and a flow commission's `transaction_id`, cannot change (400). The response shows every field, with `amount` and `revenue` as strings.",
+  create: `For a customer (\`customer_id\`: its partner and program are used), or without one (\`program_id\` and \`partner_id\` are then required). Any status may be given (default pending); \`paid\` assigns a \`payout_id\`; \`rejection_reason\` only with \`rejected\` (400 otherwise). The response shows exactly the spec's full field set, with \`amount\` and \`revenue\` as strings. ${INCLUDE_DOC}`,
+  list: `Shows exactly the spec's short field set (and what \`expand[]\` adds). Refund entries (negative amounts) are commissions too. ${INCLUDE_DOC}`,
+  retrieve: `Shows exactly the spec's short field set (and what \`expand[]\` adds). ${INCLUDE_DOC}`,
+  update: `Moving to \`paid\` assigns a \`payout_id\`; leaving \`paid\` clears it. \`rejection_reason\` (shown to the partner) only on a commission rejected by this request or already rejected (400 otherwise); leaving \`rejected\` clears it. A reward's unpaid refund entries leave the totals with it (rejected, refunded) and come back with it. A refund entry's \`amount\` and \`transaction_id\`, and a flow commission's \`transaction_id\`, cannot change (400). The response shows exactly the spec's full field set, with \`amount\` and \`revenue\` as strings. ${INCLUDE_DOC}`,
   delete: "Soft delete: hidden from the API and from partner and customer totals, with the reward's refund entries that are not paid.",
 } as const;

@@ -5,9 +5,12 @@ import { toIso, toIsoOrNull } from '../../http/fields.js';
 import { toExpandedCustomer } from '../customers/customers.serializer.js';
 import { presentWithPartnerAndProgram } from '../expand-partner-program.js';
 import { toExpandedTransaction } from '../transactions/transactions.serializer.js';
-import type { CommissionExpand, CommissionObject, FullCommissionObject } from './commissions.schema.js';
+import type { CommissionExpand, CommissionInclude, CommissionObject, FullCommissionObject } from './commissions.schema.js';
 
-/** List and retrieve: the spec's short field set. */
+/**
+ * List and retrieve: the spec's short field set, exactly ("show only"). Each field is named
+ * here, never spread from the row, so a new column cannot leak into it.
+ */
 export function toCommission(c: CommissionRow): CommissionObject {
   return {
     id: c.id,
@@ -17,8 +20,6 @@ export function toCommission(c: CommissionRow): CommissionObject {
     charge_id: c.charge_id,
     source: c.source,
     status: c.status as CommissionObject['status'],
-    // An event snapshot made before migration 0012 has no such key.
-    rejection_reason: c.rejection_reason ?? null,
     revenue: c.revenue,
     created_at: toIso(c.created_at),
     updated_at: toIso(c.updated_at),
@@ -27,7 +28,7 @@ export function toCommission(c: CommissionRow): CommissionObject {
   };
 }
 
-/** Create and update: every field, with amount and revenue as strings. */
+/** Create and update: the spec's full field set, exactly, with amount and revenue as strings. */
 export function toFullCommission(c: CommissionRow): FullCommissionObject {
   return {
     id: c.id,
@@ -39,7 +40,6 @@ export function toFullCommission(c: CommissionRow): FullCommissionObject {
     charge_status: c.charge_status,
     source: c.source,
     status: c.status as FullCommissionObject['status'],
-    rejection_reason: c.rejection_reason ?? null,
     type: c.type,
     currency: c.currency,
     partner_id: c.partner_id,
@@ -54,8 +54,27 @@ export function toFullCommission(c: CommissionRow): FullCommissionObject {
   };
 }
 
-/** A page of commissions in the short field set, with the requested expansions loaded once per page. */
-export async function presentCommissions(db: Db, rows: CommissionRow[], expand: CommissionExpand[] = []): Promise<CommissionObject[]> {
+/**
+ * What the `include[]` values asked for add to a commission, beside its field set: the one place
+ * that says what each value shows (the API's answers and the commission events read it).
+ */
+export function includedFields(c: CommissionRow, include: readonly CommissionInclude[] = []): { rejection_reason?: string | null } {
+  // An event snapshot made before migration 0012 has no such key.
+  return include.includes('rejection_reason') ? { rejection_reason: c.rejection_reason ?? null } : {};
+}
+
+/** A created or updated commission as the API answers it: the full field set, and what `include[]` adds. */
+export function presentFullCommission(c: CommissionRow, include?: readonly CommissionInclude[]): FullCommissionObject {
+  return { ...toFullCommission(c), ...includedFields(c, include) };
+}
+
+/** A page of commissions in the short field set, with the requested expansions loaded once per page and what `include[]` adds. */
+export async function presentCommissions(
+  db: Db,
+  rows: CommissionRow[],
+  expand: CommissionExpand[] = [],
+  include?: readonly CommissionInclude[],
+): Promise<CommissionObject[]> {
   const [base, customers, transactions] = await Promise.all([
     presentWithPartnerAndProgram(
       db,
@@ -85,6 +104,7 @@ export async function presentCommissions(db: Db, rows: CommissionRow[], expand: 
       ...commission,
       ...(customer ? { customer: toExpandedCustomer(customer) } : {}),
       ...(transaction ? { transaction: toExpandedTransaction(transaction) } : {}),
+      ...includedFields(rows[i], include),
     };
   });
 }

@@ -22,6 +22,7 @@ import {
 import type {
   CommissionCreateInput,
   CommissionExpand,
+  CommissionInclude,
   CommissionListQueryInput,
   CommissionObject,
   CommissionStatus,
@@ -37,7 +38,7 @@ export async function requireCommission(db: Db, organizationId: string, id: stri
   return found;
 }
 
-/** A page of the program's commissions, filtered; total_count of an unfiltered page comes from the kept counters. */
+/** A page of the program's commissions, filtered, with its expansions and includes; total_count of an unfiltered page comes from the kept counters. */
 export async function listCommissions(db: Db, organizationId: string, query: CommissionListQueryInput): Promise<Page<CommissionObject>> {
   const program = await requireProgram(db, organizationId, query.program_id, 'program_id');
   const filtered = selectCommissionList(db, organizationId, {
@@ -48,18 +49,18 @@ export async function listCommissions(db: Db, organizationId: string, query: Com
     status: query.status,
   });
   const page = await paginate(filtered, query, { createdAt: 'created_at', id: 'id' }, programTotal(db, 'commissions', program.id));
-  return { ...page, rows: await presentCommissions(db, page.rows, query.expand) };
+  return { ...page, rows: await presentCommissions(db, page.rows, query.expand, query.include) };
 }
 
-/** One commission in the short field set, with its expansions. */
+/** One commission in the short field set, with its expansions and includes. */
 export async function retrieveCommission(
   db: Db,
   organizationId: string,
   id: string,
-  expand?: CommissionExpand[],
+  query: { expand?: CommissionExpand[]; include?: CommissionInclude[] } = {},
 ): Promise<CommissionObject> {
   const commission = await requireCommission(db, organizationId, id);
-  return (await presentCommissions(db, [commission], expand))[0];
+  return (await presentCommissions(db, [commission], query.expand, query.include))[0];
 }
 
 /** A paid commission carries a payout id (kept while it stays paid); any other status has none. */

@@ -1,5 +1,6 @@
 import type { CommissionRow, CustomerRow, LinkRow, PartnerRow, PayoutRow, TransactionRow } from '../../db/schema.js';
-import { toFullCommission } from '../commissions/commissions.serializer.js';
+import { COMMISSION_INCLUDES } from '../commissions/commissions.schema.js';
+import { includedFields, toFullCommission } from '../commissions/commissions.serializer.js';
 import { toCustomerWithIdentifier } from '../customers/customers.serializer.js';
 import { toLink } from '../links/links.serializer.js';
 import { toPartner } from '../partners/partners.serializer.js';
@@ -8,17 +9,24 @@ import { toTransaction } from '../transactions/transactions.serializer.js';
 
 /**
  * The resources whose changes are events, what happens to them, and the serializer that makes
- * an event's `data`: the object exactly as the API answers a create or an update of it. Which
- * change is which event is decided by the triggers of migrations 0009 (created, updated, deleted;
- * a transaction whose refunded amount grew is refunded) and 0010 (payouts); this is the one list the API,
- * its validation and its documentation read.
+ * an event's `data`: the object exactly as the API answers a create or an update of it. Stored
+ * fields the API shows only on request (`include[]`, as a commission's `rejection_reason`) come
+ * from `included` and go beside `data`, in the event's `included`: `data` stays the spec's
+ * object, and a receiver still learns what changed. Which change is which event is decided by
+ * the triggers of migrations 0009 (created, updated, deleted; a transaction whose refunded
+ * amount grew is refunded) and 0010 (payouts); this is the one list the API, its validation and
+ * its documentation read.
  */
 export const EVENT_RESOURCES = {
   partner: { actions: ['created', 'updated', 'deleted'], present: (row: PartnerRow) => toPartner(row) },
   link: { actions: ['created', 'updated', 'deleted'], present: (row: LinkRow) => toLink(row) },
   customer: { actions: ['created', 'updated', 'deleted'], present: (row: CustomerRow) => toCustomerWithIdentifier(row) },
   transaction: { actions: ['created', 'updated', 'refunded', 'deleted'], present: (row: TransactionRow) => toTransaction(row) },
-  commission: { actions: ['created', 'updated', 'deleted'], present: (row: CommissionRow) => toFullCommission(row) },
+  commission: {
+    actions: ['created', 'updated', 'deleted'],
+    present: (row: CommissionRow) => toFullCommission(row),
+    included: (row: CommissionRow) => includedFields(row, COMMISSION_INCLUDES),
+  },
   // Migration 0010: a status a payout reaches names its event; any other change is an update.
   payout: { actions: ['created', 'updated', 'paid', 'failed', 'canceled'], present: (row: PayoutRow) => toPayout(row) },
 } as const;
@@ -35,6 +43,13 @@ export const EVENT_TYPES = Object.entries(EVENT_RESOURCES).flatMap(([resource, {
 
 /** What an endpoint's `events` may hold: a type, every type of a resource (`partner.*`), or everything (`*`). */
 export const EVENT_FILTERS = ['*', ...Object.keys(EVENT_RESOURCES).map((r) => `${r}.*`), ...EVENT_TYPES] as [string, ...string[]];
+
+/** What an event of this type carries beside its data (`included`), if its resource has such fields. */
+export function includedOf(type: string, snapshot: Record<string, unknown>): Record<string, unknown> | undefined {
+  const resource = resourceOf(type);
+  const entry = resource ? EVENT_RESOURCES[resource] : undefined;
+  return entry && 'included' in entry ? entry.included(snapshot as never) : undefined;
+}
 
 /** The resource an event type is about (`commission` for `commission.updated`), if it is one. */
 export function resourceOf(type: string): EventResource | undefined {

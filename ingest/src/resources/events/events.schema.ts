@@ -35,9 +35,13 @@ export const Event = z
     data: z
       .record(z.string(), z.unknown())
       .meta({ description: 'The object after the change, exactly as the API answers a create or update of it' }),
+    included: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        "Commission events: what the API's `include[]` options add to it (`rejection_reason`), kept beside `data` so that `data` is exactly the spec's object",
+    }),
     previous_attributes: z.record(z.string(), z.unknown()).optional().meta({
       description:
-        'On a change (`*.updated`, `transaction.refunded`, `payout.paid`, `payout.failed`, `payout.canceled`): the changed fields as they were before (`updated_at` left out)',
+        'On a change (`*.updated`, `transaction.refunded`, `payout.paid`, `payout.failed`, `payout.canceled`): the changed fields of `data` and `included` as they were before (`updated_at` left out)',
     }),
   })
   .meta({ id: 'Event' });

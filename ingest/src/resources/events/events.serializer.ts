@@ -1,6 +1,6 @@
 import type { EventRow } from '../../db/schema.js';
 import { toIso } from '../../http/fields.js';
-import { EVENT_RESOURCES, resourceOf } from './event-types.js';
+import { EVENT_RESOURCES, includedOf, resourceOf } from './event-types.js';
 import type { EventObject } from './events.schema.js';
 
 type Snapshot = Record<string, unknown>;
@@ -23,13 +23,20 @@ function changedFields(before: Snapshot, after: Snapshot): Snapshot {
   );
 }
 
-/** The event as `/v1/events` answers it and as webhook endpoints receive it. */
+/**
+ * The event as `/v1/events` answers it and as webhook endpoints receive it. Its changed fields
+ * are those of `data` and of `included` alike: a commission whose rejection reason alone changed
+ * is an update whose `previous_attributes` holds the reason it had.
+ */
 export function toEvent(row: EventRow): EventObject {
   const data = present(row.type, row.snapshot);
+  const included = includedOf(row.type, row.snapshot);
   const event: EventObject = { id: row.id, type: row.type, created_at: toIso(row.created_at), data };
+  if (included) event.included = included;
   // Every change but a delete says what it changed (a delete's object is as it was).
   if (row.previous_snapshot && !row.type.endsWith('.deleted')) {
-    event.previous_attributes = changedFields(present(row.type, row.previous_snapshot), data);
+    const before = { ...present(row.type, row.previous_snapshot), ...includedOf(row.type, row.previous_snapshot) };
+    event.previous_attributes = changedFields(before, { ...data, ...included });
   }
   return event;
 }

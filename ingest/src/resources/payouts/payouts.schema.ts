@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { currencyCode, idField, isoString, optionalText, payoutMethod, storedTimestampField } from '../../http/fields.js';
 import { listQuery, multiValue } from '../../http/list.js';
+import { commissionIncludeParam } from '../commissions/commissions.schema.js';
 import { ExpandedPartner } from '../partners/partners.schema.js';
 
 export const PAYOUT_STATUSES = ['pending', 'processing', 'paid', 'failed', 'canceled'] as const;
@@ -55,7 +56,9 @@ export const PayoutListQuery = listQuery({
 });
 export type PayoutListInput = z.output<typeof PayoutListQuery>;
 export const PayoutRetrieveQuery = z.strictObject({ expand: expandParam.optional() });
-export const PayoutCommissionsQuery = listQuery({});
+/** A payout's commissions are in the commission list's field set, with its `include[]`. */
+export const PayoutCommissionsQuery = listQuery({ include: commissionIncludeParam.optional() });
+export type PayoutCommissionsInput = z.output<typeof PayoutCommissionsQuery>;
 
 export const BalanceListQuery = listQuery({ partner_id: idField.optional(), expand: expandParam.optional() });
 export type BalanceListInput = z.output<typeof BalanceListQuery>;

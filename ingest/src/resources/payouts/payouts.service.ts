@@ -3,9 +3,9 @@ import { loadByIds } from '../../db/load-by-ids.js';
 import type { PayoutRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { type ListParams, type Page, paginate } from '../../http/list.js';
+import { type Page, paginate } from '../../http/list.js';
 import type { CommissionObject } from '../commissions/commissions.schema.js';
-import { toCommission } from '../commissions/commissions.serializer.js';
+import { presentCommissions } from '../commissions/commissions.serializer.js';
 import { payoutPaidEmail } from '../partners/partner-emails.js';
 import { findProgramPartnerIds } from '../partners/partners.repository.js';
 import { toExpandedPartner } from '../partners/partners.serializer.js';
@@ -33,6 +33,7 @@ import type {
   BalanceListInput,
   BalanceObject,
   GenerateResultObject,
+  PayoutCommissionsInput,
   PayoutExportInput,
   PayoutGenerateInput,
   PayoutListInput,
@@ -75,11 +76,11 @@ export async function listPayoutCommissions(
   db: Db,
   organizationId: string,
   id: string,
-  query: ListParams,
+  query: PayoutCommissionsInput,
 ): Promise<Page<CommissionObject>> {
   const payout = await requirePayout(db, organizationId, id);
   const page = await paginate(selectPayoutCommissions(db, payout), query, { createdAt: 'created_at', id: 'id' });
-  return { ...page, rows: page.rows.map(toCommission) };
+  return { ...page, rows: await presentCommissions(db, page.rows, [], query.include) };
 }
 
 /**
