@@ -137,7 +137,7 @@ describe('partner portal access', () => {
       const partner = await createPartner(t, org, { program_id: program.id, status, ...note });
       const { agent, csrf, base, home } = await portalAgent(t, program, partner.email);
       expect(home).toContain(text);
-      expect(home).not.toContain('href="/p/' + program.subdomain + '/referrals"');
+      expect(home).not.toContain(`href="/p/${program.subdomain}/referrals"`);
       expect((await agent.get(`${base}/referrals`)).text).toContain(text);
       expect((await agent.post(`${base}/settings`).type('form').send({ _csrf: csrf })).status).toBe(403);
     }
