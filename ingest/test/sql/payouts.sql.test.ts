@@ -4,7 +4,9 @@ import {
   exportBatch,
   findPayout,
   generatePayouts,
+  joinRewardPayouts,
   lockProgramPayouts,
+  lockUnpaidPayoutsOf,
   partnerBalances,
   payPayoutCommissions,
   releasePayoutCommissions,
@@ -52,6 +54,14 @@ describe('payouts repository SQL', () => {
 
   it('detachUnpayable', async () => {
     expect(await sqlOf((db) => detachUnpayable(db, ['part_1'], AT))).toMatchSnapshot();
+  });
+
+  it('joinRewardPayouts: the payouts locked first', async () => {
+    expect(await sqlOf((db) => joinRewardPayouts(db, ['comm_2', 'comm_3'], AT))).toMatchSnapshot();
+  });
+
+  it('lockUnpaidPayoutsOf: one statement, payouts in id order', async () => {
+    expect(await sqlOf((db) => lockUnpaidPayoutsOf(db, ['comm_1', 'comm_2']))).toMatchSnapshot();
   });
 
   it('selectPayoutCommissions: in it while unpaid, paid by it once paid', async () => {

@@ -18,6 +18,7 @@ import {
   findPayout,
   findPayoutOfCommission,
   generatePayouts,
+  joinRewardPayouts,
   lockProgramPayouts,
   type PayoutListFilters,
   partnerBalances,
@@ -181,6 +182,17 @@ export async function updatePayout(
  */
 export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Date): Promise<void> {
   const canceled = await detachUnpayable(trx, [...new Set(partnerIds)], now);
+  await releasePayoutCommissions(trx, canceled);
+}
+
+/**
+ * Refund entries just made payable (written by a refund) go into the pending payout their reward
+ * is in, whose amount goes down by them at once: paying it then pays nothing refunded (README,
+ * Payouts). One left with nothing to pay is canceled and lets go of the rest. Runs in the
+ * caller's SQL transaction.
+ */
+export async function addEntriesToPayouts(trx: Db, entryIds: string[], now: Date): Promise<void> {
+  const canceled = await joinRewardPayouts(trx, entryIds, now);
   await releasePayoutCommissions(trx, canceled);
 }
 
