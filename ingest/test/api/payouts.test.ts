@@ -474,6 +474,17 @@ describe('payouts', () => {
       expect((await payouts().get(by('EUR').id)).body.data).toMatchObject({ amount: 1000, commission_count: 1 });
       await expectPayoutsTrue(t.storage.db, program.id);
     });
+
+    it('a generation up to a date takes a refund entry made after it with its reward', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      const { txn } = await approvedPayment(alice, 10_000, { created_at: '2026-01-10T00:00:00.000Z' });
+      await refund(txn, 5000);
+      const [payout] = (await generate(program, { up_to: '2026-01-31T23:59:59.999Z' })).payouts;
+      expect(payout).toMatchObject({ amount: 1000, commission_count: 2 });
+      expect((await payouts().get(payout.id)).body.data.period_start).toBe('2026-01-10T00:00:00.000Z');
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
   });
 
   it('tells the partner when a payout is paid, while their switch is on', async () => {

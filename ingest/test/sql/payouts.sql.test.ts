@@ -13,6 +13,7 @@ import {
   selectPartnerMinimums,
   selectPayoutCommissions,
   selectPayoutList,
+  shareProgramPayouts,
   summarizeExport,
   updatePayoutRow,
 } from '../../src/resources/payouts/payouts.repository.js';
@@ -30,6 +31,11 @@ describe('payouts repository SQL', () => {
 
   it('lockProgramPayouts', async () => {
     expect(await sqlOf((db) => lockProgramPayouts(db, 'prg_1'))).toMatchSnapshot();
+  });
+
+  it('shareProgramPayouts: the same key as lockProgramPayouts, shared; several programs in one statement', async () => {
+    expect(await sqlOf((db) => shareProgramPayouts(db, ['prg_1']))).toMatchSnapshot();
+    expect(await sqlOf((db) => shareProgramPayouts(db, ['prg_2', 'prg_1', 'prg_2']))).toMatchSnapshot();
   });
 
   it('selectPayoutList: every filter', async () => {

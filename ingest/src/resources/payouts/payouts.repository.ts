@@ -80,9 +80,30 @@ export function updatePayoutRow(db: Db, id: string, changes: Updateable<PayoutsT
   return db.updateTable('payouts').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Payout generations of one program run one after another (until the caller's SQL transaction ends). */
+/** The key of a program's payout lock, an advisory lock (it names no row). */
+const payoutLockKey = (programId: string): string => advisoryLockId(`payouts\n${programId}`).toString();
+
+/**
+ * Payout generations of one program run one after another, and while nothing holds the lock
+ * shared (shareProgramPayouts); until the caller's SQL transaction ends.
+ */
 export async function lockProgramPayouts(db: Db, programId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${advisoryLockId(`payouts\n${programId}`).toString()}::bigint)`.execute(db);
+  await sql`select pg_advisory_xact_lock(${payoutLockKey(programId)}::bigint)`.execute(db);
+}
+
+/**
+ * Taken, shared, by what makes a refund entry payable (a refund, a transaction's delete, an entry
+ * approved), until the caller's SQL transaction ends: any number of them run at once, never
+ * during a generation of the program. A generation, which reads the commissions as they were
+ * when its statement began, would otherwise take a reward and miss the refund entry committed
+ * while it waited for the reward's lock, while the refund, not seeing the uncommitted payout,
+ * would leave its entry out of it. A refund takes it before it locks commissions, as a
+ * generation does, so that neither waits for the other while holding what the other needs.
+ */
+export async function shareProgramPayouts(db: Db, programIds: string[]): Promise<void> {
+  const keys = [...new Set(programIds.map(payoutLockKey))].sort();
+  if (keys.length === 0) return;
+  await sql`select pg_advisory_xact_lock_shared(k) from unnest(${keys}::bigint[]) as k`.execute(db);
 }
 
 export interface GenerationRow {
@@ -103,6 +124,11 @@ export interface GenerationRow {
  * with a payout method is owed, at least their minimum (the group's, else the program's),
  * becomes a pending payout with a snapshot of the partner's payout details, and its commissions
  * go into it. Answers every sum with its payout or the reason it has none.
+ *
+ * A reward taken brings its approved refund entries made after `upTo` (`late_entries`: those of
+ * a reward meeting the conditions above), so that no payout pays a sale without its refunds;
+ * they are looked up among the program's commissions made after `upTo`, by the index on
+ * (program, created_at), which costs next to nothing when `upTo` is now.
  */
 export async function generatePayouts(
   db: Db,
@@ -116,15 +142,27 @@ export async function generatePayouts(
     now: Date;
   },
 ): Promise<GenerationRow[]> {
-  const ofPartners = g.partnerIds ? sql`and c.partner_id = any(${g.partnerIds}::text[])` : sql``;
+  const ofPartners = (alias: string) => (g.partnerIds ? sql`and ${sql.ref(`${alias}.partner_id`)} = any(${g.partnerIds}::text[])` : sql``);
   const { rows } = await sql<GenerationRow>`
-    with candidates as (
+    with taken as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
         from commissions c
        where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null
-         and c.created_at <= ${g.upTo} ${ofPartners}
+         and c.created_at <= ${g.upTo} ${ofPartners('c')}
          and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
          for update of c
+    ), late_entries as (
+      select e.id, e.partner_id, coalesce(e.currency, ${g.programCurrency}) as currency, e.amount, e.created_at
+        from commissions e
+       where e.program_id = ${g.programId} and e.created_at > ${g.upTo} and e.type = 'refund'
+         and e.status = 'approved' and e.deleted_at is null ${ofPartners('e')}
+         and exists (select 1 from commissions r
+                      where r.id = e.refund_of and r.status = 'approved' and r.deleted_at is null and r.created_at <= ${g.upTo}
+                        and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id))
+         and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
+         for update of e
+    ), candidates as not materialized (
+      select * from taken union all select * from late_entries
     ), sums as (
       select partner_id, currency, sum(amount)::int8 as amount, count(*)::int as commission_count,
              min(created_at) as period_start, max(created_at) as period_end

@@ -189,7 +189,8 @@ export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Da
  * Refund entries just made payable (written by a refund) go into the pending payout their reward
  * is in, whose amount goes down by them at once: paying it then pays nothing refunded (README,
  * Payouts). One left with nothing to pay is canceled and lets go of the rest. Runs in the
- * caller's SQL transaction.
+ * caller's SQL transaction, which holds the program's payouts shared (shareProgramPayouts) since
+ * before it locked the entries' rewards.
  */
 export async function addEntriesToPayouts(trx: Db, entryIds: string[], now: Date): Promise<void> {
   const canceled = await joinRewardPayouts(trx, entryIds, now);
