@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { NOTHING_TO_PAY } from '../../src/resources/payouts/payouts.repository.js';
 import {
   type ApiObject,
@@ -15,7 +16,7 @@ import {
 } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
 import { expectPayoutsTrue } from '../support/payout-invariants.js';
-import { ISO_MS } from '../support/time.js';
+import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
  * Payouts (README, "Payouts"): balances, generation with minimums and skipped partners, the
@@ -483,6 +484,31 @@ describe('payouts', () => {
       const [payout] = (await generate(program, { up_to: '2026-01-31T23:59:59.999Z' })).payouts;
       expect(payout).toMatchObject({ amount: 1000, commission_count: 2 });
       expect((await payouts().get(payout.id)).body.data.period_start).toBe('2026-01-10T00:00:00.000Z');
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
+
+    it('a refund entry approved after its reward went into a pending payout (by hand, or when due) joins it', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      // The default flow approves 30 days later: refunded in part before, a reward's entry waits with it.
+      const customer = await createCustomer(t, org, alice);
+      const byHand = await createTransaction(t, org, customer, { amount: 10_000 });
+      const whenDue = await createTransaction(t, org, customer, { amount: 10_000 });
+      await refund(byHand, 5000);
+      await refund(whenDue, 2500);
+      // The merchant approves the rewards early; their entries stay pending.
+      for (const txn of [byHand, whenDue]) {
+        const [reward] = await commissionsOf(t, org, txn);
+        await t.request.put(`/v1/commissions/${reward.id}`).set(org.auth).send({ status: 'approved' });
+      }
+      const [payout] = (await generate(program)).payouts;
+      expect(payout).toMatchObject({ amount: 4000, commission_count: 2 });
+
+      const [entry] = await entriesOf(byHand);
+      expect((await t.request.put(`/v1/commissions/${entry.id}`).set(org.auth).send({ status: 'approved' })).status).toBe(200);
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ amount: 3000, commission_count: 3 });
+      await approveDueCommissions(t.storage.db, new Date(Date.now() + 31 * DAY_MS));
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ amount: 2500, commission_count: 4 });
       await expectPayoutsTrue(t.storage.db, program.id);
     });
   });
