@@ -14,7 +14,8 @@ import {
   uniqueEmail,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
-import type { TestApp } from '../support/harness.js';
+import { type TestApp, warmPool } from '../support/harness.js';
+import { expectPayoutsTrue } from '../support/payout-invariants.js';
 import { DAY_MS } from '../support/time.js';
 
 /** The whole money cycle, and payout generation at once on two processes and at scale. */
@@ -142,6 +143,116 @@ describe('payout generation at once on two processes', () => {
     expect(after).toMatchObject({ status: 'pending', amount: 800, commission_count: 1 });
     const left = (await t.request.get(`/v1/payouts/${payout.id}/commissions`).set(org.auth)).body.data;
     expect(left.map((c: ApiObject) => [c.amount, c.transaction_id])).toEqual([[800, payments[2].id]]);
+  });
+
+  /** Payments of the partner's customer on the default flow (20 %), their rewards approved by hand. */
+  async function approvedPayments(org: TestOrg, partner: ApiObject, amounts: number[]) {
+    const { t } = first;
+    const customer = await createCustomer(t, org, partner);
+    const payments: ApiObject[] = [];
+    for (const amount of amounts) payments.push(await createTransaction(t, org, customer, { amount }));
+    const rewards = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: partner.program_id, partner_id: partner.id }))
+      .body.data as ApiObject[];
+    for (const r of rewards.filter((c) => c.status === 'pending')) {
+      await t.request.put(`/v1/commissions/${r.id}`).set(org.auth).send({ status: 'approved' });
+    }
+    return payments;
+  }
+  const refundAt = (app: TestApp, org: TestOrg, txn: ApiObject, amount: number) =>
+    app.request.put(`/v1/transactions/${txn.id}/refund`).set(org.auth).send({ amount });
+
+  it('partial refunds of several transactions at once, a generation meanwhile: every payout its rows, net of every refund', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    await warmPool(t);
+    for (let round = 0; round < 2; round++) {
+      const program = await createProgram(t, org);
+      const partners = [await paypalPartner(t, org, program), await paypalPartner(t, org, program)];
+      // Two payments each in a pending payout, two more approved since: what the generation takes.
+      const inPayout: ApiObject[] = [];
+      for (const p of partners) inPayout.push(...(await approvedPayments(org, p, [10_000, 20_000])));
+      const made = (await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id })).body.data.payouts;
+      expect(made.map((p: ApiObject) => p.amount)).toEqual([6000, 6000]);
+      const later: ApiObject[] = [];
+      for (const p of partners) later.push(...(await approvedPayments(org, p, [30_000, 40_000])));
+
+      const apps = [first.t, second.t];
+      const answers = await Promise.all([
+        ...[...inPayout, ...later].map((txn, i) => refundAt(apps[i % 2], org, txn, txn.amount / 4)),
+        second.t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id }),
+      ]);
+      expect(answers.map((a) => a.status)).toEqual([...Array(8).fill(200), 201]);
+      const byStatus = await expectPayoutsTrue(t.storage.db, program.id);
+      expect(byStatus).toEqual({ pending: 4 });
+      // A quarter of every reward refunded: 3 / 4 of 2000 + 4000 + 6000 + 8000 per partner is left in payouts.
+      const pending = (await t.request.get('/v1/payouts').set(org.auth).query({ program_id: program.id, status: 'pending' })).body.data;
+      expect(pending.reduce((sum: number, p: ApiObject) => sum + p.amount, 0)).toBe(2 * 15_000);
+      for (const p of partners) {
+        const balance = (await t.request.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: p.id })).body.data[0];
+        expect(balance.amounts[0]).toMatchObject({ payable: 0, in_payouts: 15_000 });
+      }
+    }
+  });
+
+  it('two partial refunds of one transaction at once both come out of its pending payout', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    await warmPool(t);
+    const program = await createProgram(t, org);
+    const alice = await paypalPartner(t, org, program);
+    const [txn] = await approvedPayments(org, alice, [10_000]);
+    const [payout] = (await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id })).body.data.payouts;
+    const answers = await Promise.all([refundAt(first.t, org, txn, 3000), refundAt(second.t, org, txn, 3000)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect((await t.request.get(`/v1/payouts/${payout.id}`).set(org.auth)).body.data).toMatchObject({
+      status: 'pending',
+      amount: 800,
+      commission_count: 3,
+    });
+    await expectPayoutsTrue(t.storage.db, program.id);
+    // Paying it pays the reward net of both refunds.
+    await t.request.put(`/v1/payouts/${payout.id}`).set(org.auth).send({ status: 'paid' });
+    expect(await expectPayoutsTrue(t.storage.db, program.id)).toEqual({ paid: 1 });
+    const balance = (await t.request.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: alice.id })).body.data[0];
+    expect(balance.amounts[0]).toMatchObject({ payable: 0, in_payouts: 0, paid: 800 });
+  });
+
+  it('a refund while its payout is marked paid or processing: either order leaves every cent traced', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    await warmPool(t);
+    const program = await createProgram(t, org);
+    const [alice, bob] = [await paypalPartner(t, org, program), await paypalPartner(t, org, program)];
+    const [a] = await approvedPayments(org, alice, [10_000]);
+    const [b] = await approvedPayments(org, bob, [10_000]);
+    const made = (await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id })).body.data.payouts;
+    const payoutOf = (partner: ApiObject) => made.find((p: ApiObject) => p.partner_id === partner.id).id;
+    const answers = await Promise.all([
+      refundAt(first.t, org, a, 2500),
+      second.t.request
+        .put(`/v1/payouts/${payoutOf(alice)}`)
+        .set(org.auth)
+        .send({ status: 'paid' }),
+      second.t.request.put(`/v1/transactions/${b.id}/refund`).set(org.auth).send({}),
+      first.t.request
+        .put(`/v1/payouts/${payoutOf(bob)}`)
+        .set(org.auth)
+        .send({ status: 'processing' }),
+    ]);
+    expect(answers.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
+    // Bob's payout, its only commission refunded first, was canceled: nothing to process.
+    if (answers[3].status !== 200) expect(answers[3].body.error.message).toBe('A canceled payout cannot change');
+    await expectPayoutsTrue(t.storage.db, program.id);
+    // Whichever came first, what is paid, in payouts and payable adds up to each reward net of its refund.
+    for (const [partner, net] of [
+      [alice, 1500],
+      [bob, 0],
+    ] as const) {
+      const balance = (await t.request.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: partner.id })).body
+        .data[0];
+      const [amounts] = balance.amounts;
+      expect(amounts.paid + amounts.in_payouts + amounts.payable).toBe(net);
+    }
   });
 
   it('issues as many SQL statements for 30 partners as for 2', async () => {

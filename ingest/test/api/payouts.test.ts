@@ -1,7 +1,10 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
+import { NOTHING_TO_PAY } from '../../src/resources/payouts/payouts.repository.js';
 import {
   type ApiObject,
+  commissionsOf,
   createCustomer,
   createGroup,
   createPartner,
@@ -12,7 +15,8 @@ import {
   uniqueEmail,
 } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
-import { ISO_MS } from '../support/time.js';
+import { expectPayoutsTrue } from '../support/payout-invariants.js';
+import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
  * Payouts (README, "Payouts"): balances, generation with minimums and skipped partners, the
@@ -98,6 +102,24 @@ describe('payouts', () => {
   }
   const getCommission = async (id: string) =>
     (await t.request.put(`/v1/commissions/${id}`).set(org.auth).send({})).body.data[0] as ApiObject;
+  /** Refunds `amount` of the transaction (default: what is left). */
+  async function refund(txn: ApiObject, amount?: number) {
+    const res = await t.request
+      .put(`/v1/transactions/${txn.id}/refund`)
+      .set(org.auth)
+      .send(amount === undefined ? {} : { amount });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+  }
+  /** The transaction's refund entries (negative amounts), oldest first. */
+  const entriesOf = async (txn: ApiObject) => (await commissionsOf(t, org, txn)).filter((c) => c.amount < 0);
+  /** [amount, status] of a payout's commissions, by amount. */
+  const rowsOf = async (id: string) =>
+    (await commissionsOfPayout(id)).map((c) => [c.amount, c.status]).sort((x, y) => (x[0] as number) - (y[0] as number));
+  /** The events of a payout, oldest first. */
+  async function payoutEvents(program: ApiObject, id: string) {
+    const res = await t.request.get('/v1/events').set(org.auth).query({ program_id: program.id, limit: 100, order: 'asc' });
+    return (res.body.data as ApiObject[]).filter((e) => e.data.id === id);
+  }
 
   it('shows what each partner is owed: pending, payable (net of refund entries), in payouts, paid', async () => {
     const program = await programOf();
@@ -332,6 +354,162 @@ describe('payouts', () => {
       amount: 0,
       commission_count: 0,
       reason: 'Nothing left to pay: its commissions were refunded, rejected or deleted',
+    });
+  });
+
+  describe('refunds of commissions in payouts', () => {
+    it('a partial refund takes its share out of a pending payout at once: its entry goes in, and paying pays the rest', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      const { txn } = await approvedPayment(alice, 10_000);
+      await commission(alice, 500);
+      const [payout] = (await generate(program)).payouts;
+      expect(payout).toMatchObject({ amount: 2500, commission_count: 2 });
+
+      await refund(txn, 2500);
+      const [entry] = await entriesOf(txn);
+      expect(entry).toMatchObject({ amount: -500, status: 'approved' });
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ status: 'pending', amount: 2000, commission_count: 3 });
+      expect(await rowsOf(payout.id)).toEqual([
+        [-500, 'approved'],
+        [500, 'approved'],
+        [2000, 'approved'],
+      ]);
+      expect((await balanceOf(alice)).amounts[0]).toMatchObject({ payable: 0, in_payouts: 2000 });
+      // The entry is in the payout: it cannot change by itself.
+      const change = await t.request.put(`/v1/commissions/${entry.id}`).set(org.auth).send({ status: 'rejected' });
+      expect(change.status).toBe(400);
+      expect(change.body.error.message).toContain(`is in payout '${payout.id}'`);
+      await expectPayoutsTrue(t.storage.db, program.id);
+
+      const file = await t.request.get('/v1/payouts/export').set(org.auth).query({ program_id: program.id, format: 'paypal' });
+      expect(parse(file.text)).toEqual([[alice.payout_details.email, '20.00', 'USD', payout.id, expect.any(String), 'PAYPAL']]);
+      await setStatus(payout.id, { status: 'paid' });
+      expect(await getCommission(entry.id)).toMatchObject({ status: 'paid', payout_id: payout.id });
+      expect((await balanceOf(alice)).amounts[0]).toMatchObject({ payable: 0, in_payouts: 0, paid: 2000 });
+      // Nothing is carried forward: the next generation finds nothing.
+      expect(await generate(program)).toMatchObject({ payouts: [], skipped: [] });
+      await expectPayoutsTrue(t.storage.db, program.id);
+
+      const events = await payoutEvents(program, payout.id);
+      expect(events.map((e) => e.type)).toEqual(['payout.created', 'payout.updated', 'payout.paid']);
+      expect(events[1].data).toMatchObject({ amount: 2000, commission_count: 3 });
+      expect(events[1].previous_attributes).toMatchObject({ amount: 2500, commission_count: 2 });
+    });
+
+    it('a full refund or a delete after a partial refund takes the reward and its entry out', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      const refunded = await approvedPayment(alice, 10_000);
+      const deleted = await approvedPayment(alice, 5000);
+      await commission(alice, 700);
+      const [payout] = (await generate(program)).payouts;
+      expect(payout).toMatchObject({ amount: 3700, commission_count: 3 });
+      await refund(refunded.txn, 5000);
+      await refund(deleted.txn, 1000);
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ amount: 2500, commission_count: 5 });
+
+      await refund(refunded.txn);
+      expect((await t.request.delete(`/v1/transactions/${deleted.txn.id}`).set(org.auth)).status).toBe(200);
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ status: 'pending', amount: 700, commission_count: 1 });
+      expect(await rowsOf(payout.id)).toEqual([[700, 'approved']]);
+      expect((await entriesOf(refunded.txn)).map((e) => e.status)).toEqual(['refunded']);
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
+
+    it('a refund that leaves a pending payout nothing positive to pay cancels it, saying why; the partner owes the rest', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      // A refund after an earlier payment: -2000 the next payout takes back.
+      const earlier = await approvedPayment(alice, 10_000);
+      await t.request.put(`/v1/commissions/${earlier.reward.id}`).set(org.auth).send({ status: 'paid' });
+      await refund(earlier.txn);
+      const { txn } = await approvedPayment(alice, 15_000);
+      const [payout] = (await generate(program)).payouts;
+      expect(payout).toMatchObject({ amount: 1000, commission_count: 2 });
+
+      // Two thirds refunded: the 3000 reward is worth 1000, the payout -1000.
+      await refund(txn, 10_000);
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({
+        status: 'canceled',
+        amount: -1000,
+        commission_count: 3,
+        reason: NOTHING_TO_PAY,
+      });
+      expect(await commissionsOfPayout(payout.id)).toEqual([]);
+      expect((await balanceOf(alice)).amounts[0]).toMatchObject({ payable: -1000, in_payouts: 0 });
+      expect((await payoutEvents(program, payout.id)).map((e) => e.type)).toEqual(['payout.created', 'payout.canceled']);
+      expect((await generate(program)).skipped).toEqual([
+        { partner_id: alice.id, currency: 'USD', amount: -1000, minimum_payout: 0, reason: 'negative_balance' },
+      ]);
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
+
+    it('keeps the amount of a payout being processed or paid: the entry of a partial refund goes to the next payout', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      const { txn } = await approvedPayment(alice, 10_000);
+      const [payout] = (await generate(program)).payouts;
+      await setStatus(payout.id, { status: 'processing' });
+      await refund(txn, 2500);
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ status: 'processing', amount: 2000, commission_count: 1 });
+      await setStatus(payout.id, { status: 'paid' });
+      await refund(txn, 2500);
+      expect((await balanceOf(alice)).amounts[0]).toMatchObject({ payable: -1000, paid: 2000 });
+      await commission(alice, 3000);
+      expect((await generate(program)).payouts).toEqual([expect.objectContaining({ amount: 2000, commission_count: 3 })]);
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
+
+    it("changes only the payout of the refunded commission's currency", async () => {
+      const program = await programOf(org, { currency_code: 'EUR' });
+      const alice = await partnerIn(program);
+      const usd = await approvedPayment(alice, 10_000, { currency: 'USD' });
+      await approvedPayment(alice, 5000);
+      const made = (await generate(program)).payouts;
+      const by = (currency: string) => made.find((p) => p.currency === currency)!;
+      expect([by('USD').amount, by('EUR').amount]).toEqual([2000, 1000]);
+      await refund(usd.txn, 5000);
+      expect((await entriesOf(usd.txn))[0]).toMatchObject({ amount: -1000 });
+      expect((await payouts().get(by('USD').id)).body.data).toMatchObject({ amount: 1000, commission_count: 2 });
+      expect((await payouts().get(by('EUR').id)).body.data).toMatchObject({ amount: 1000, commission_count: 1 });
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
+
+    it('a generation up to a date takes a refund entry made after it with its reward', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      const { txn } = await approvedPayment(alice, 10_000, { created_at: '2026-01-10T00:00:00.000Z' });
+      await refund(txn, 5000);
+      const [payout] = (await generate(program, { up_to: '2026-01-31T23:59:59.999Z' })).payouts;
+      expect(payout).toMatchObject({ amount: 1000, commission_count: 2 });
+      expect((await payouts().get(payout.id)).body.data.period_start).toBe('2026-01-10T00:00:00.000Z');
+      await expectPayoutsTrue(t.storage.db, program.id);
+    });
+
+    it('a refund entry approved after its reward went into a pending payout (by hand, or when due) joins it', async () => {
+      const program = await programOf();
+      const alice = await partnerIn(program);
+      // The default flow approves 30 days later: refunded in part before, a reward's entry waits with it.
+      const customer = await createCustomer(t, org, alice);
+      const byHand = await createTransaction(t, org, customer, { amount: 10_000 });
+      const whenDue = await createTransaction(t, org, customer, { amount: 10_000 });
+      await refund(byHand, 5000);
+      await refund(whenDue, 2500);
+      // The merchant approves the rewards early; their entries stay pending.
+      for (const txn of [byHand, whenDue]) {
+        const [reward] = await commissionsOf(t, org, txn);
+        await t.request.put(`/v1/commissions/${reward.id}`).set(org.auth).send({ status: 'approved' });
+      }
+      const [payout] = (await generate(program)).payouts;
+      expect(payout).toMatchObject({ amount: 4000, commission_count: 2 });
+
+      const [entry] = await entriesOf(byHand);
+      expect((await t.request.put(`/v1/commissions/${entry.id}`).set(org.auth).send({ status: 'approved' })).status).toBe(200);
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ amount: 3000, commission_count: 3 });
+      await approveDueCommissions(t.storage.db, new Date(Date.now() + 31 * DAY_MS));
+      expect((await payouts().get(payout.id)).body.data).toMatchObject({ amount: 2500, commission_count: 4 });
+      await expectPayoutsTrue(t.storage.db, program.id);
     });
   });
 

@@ -4,13 +4,16 @@ import {
   exportBatch,
   findPayout,
   generatePayouts,
+  joinRewardPayouts,
   lockProgramPayouts,
+  lockUnpaidPayoutsOf,
   partnerBalances,
   payPayoutCommissions,
   releasePayoutCommissions,
   selectPartnerMinimums,
   selectPayoutCommissions,
   selectPayoutList,
+  shareProgramPayouts,
   summarizeExport,
   updatePayoutRow,
 } from '../../src/resources/payouts/payouts.repository.js';
@@ -28,6 +31,11 @@ describe('payouts repository SQL', () => {
 
   it('lockProgramPayouts', async () => {
     expect(await sqlOf((db) => lockProgramPayouts(db, 'prg_1'))).toMatchSnapshot();
+  });
+
+  it('shareProgramPayouts: the same key as lockProgramPayouts, shared; several programs in one statement', async () => {
+    expect(await sqlOf((db) => shareProgramPayouts(db, ['prg_1']))).toMatchSnapshot();
+    expect(await sqlOf((db) => shareProgramPayouts(db, ['prg_2', 'prg_1', 'prg_2']))).toMatchSnapshot();
   });
 
   it('selectPayoutList: every filter', async () => {
@@ -52,6 +60,14 @@ describe('payouts repository SQL', () => {
 
   it('detachUnpayable', async () => {
     expect(await sqlOf((db) => detachUnpayable(db, ['part_1'], AT))).toMatchSnapshot();
+  });
+
+  it('joinRewardPayouts: the payouts locked first', async () => {
+    expect(await sqlOf((db) => joinRewardPayouts(db, ['comm_2', 'comm_3'], AT))).toMatchSnapshot();
+  });
+
+  it('lockUnpaidPayoutsOf: one statement, payouts in id order', async () => {
+    expect(await sqlOf((db) => lockUnpaidPayoutsOf(db, ['comm_1', 'comm_2']))).toMatchSnapshot();
   });
 
   it('selectPayoutCommissions: in it while unpaid, paid by it once paid', async () => {

@@ -151,13 +151,13 @@ export async function restoreRefundEntries(db: Db, rewardIds: string[], now: Dat
 }
 
 /**
- * Approves up to `limit` scheduled commissions due at `now`, and answers their ids. Safe on any
+ * Approves up to `limit` scheduled commissions due at `now`, and answers which. Safe on any
  * number of processes at once: the batch is claimed with `FOR UPDATE SKIP LOCKED` and the update
  * re-checks `pending`, so a commission is approved exactly once. The claim is a materialized CTE
  * so it runs once, before the update, whatever plan the planner picks.
  */
-export async function approveDueBatch(db: Db, now: Date, limit: number): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+export async function approveDueBatch(db: Db, now: Date, limit: number): Promise<Pick<CommissionRow, 'id' | 'program_id' | 'type'>[]> {
+  const { rows } = await sql<Pick<CommissionRow, 'id' | 'program_id' | 'type'>>`
       with due as materialized (
         select id from commissions
          where status = 'pending' and approval_type = 'scheduled' and deleted_at is null
@@ -168,8 +168,8 @@ export async function approveDueBatch(db: Db, now: Date, limit: number): Promise
       update commissions c set status = 'approved', updated_at = now()
         from due
        where c.id = due.id and c.status = 'pending'
-      returning c.id`.execute(db);
-  return rows.map((r) => r.id);
+      returning c.id, c.program_id, c.type`.execute(db);
+  return rows;
 }
 
 /** A customer with what every flow may ask about them and their partner, read in one query. */

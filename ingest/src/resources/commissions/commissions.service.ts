@@ -8,7 +8,7 @@ import { newId } from '../../ids.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { commissionPaidEmail } from '../partners/partner-emails.js';
 import { queuePartnerEmail, requirePartner } from '../partners/partners.service.js';
-import { inPayoutProblem } from '../payouts/payouts.service.js';
+import { addApprovedEntriesToPayouts, inPayoutProblem } from '../payouts/payouts.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { requireTransaction } from '../transactions/transactions.service.js';
 import {
@@ -254,6 +254,10 @@ async function updateLocked(
     updated_at: now,
   });
   if (input.status) await moveRefundEntries(trx, [current], input.status, now);
+  // A refund entry approved now goes into the pending payout its reward may be in.
+  if (current.type === 'refund' && input.status === 'approved' && current.status !== 'approved') {
+    await addApprovedEntriesToPayouts(trx, [updated], now);
+  }
   const queued = input.status === 'paid' && current.status !== 'paid' ? await queuePaidEmail(trx, updated) : false;
   return { updated, queued };
 }

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
 import type { CommissionRow, NewCommission, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
-import { commissionsInProcessing } from '../payouts/payouts.repository.js';
-import { settleUnpaidPayouts } from '../payouts/payouts.service.js';
+import { lockUnpaidPayoutsOf } from '../payouts/payouts.repository.js';
+import { addEntriesToPayouts, settleUnpaidPayouts } from '../payouts/payouts.service.js';
 import { countsTowardsTotals } from './cents.js';
 import {
   deleteUnpaidRefundEntries,
@@ -55,22 +55,26 @@ export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: C
 }
 
 /**
- * The transaction's rewards, each with its refund entries, as the refund plan takes them. A
- * reward in a payout being processed (its file may already be at the bank) is planned as paid:
- * it stays in the payout and the refund becomes an approved entry the next payout takes back.
+ * The transaction's rewards, each with its refund entries, as the refund plan takes them, and
+ * the rewards that sit in a pending payout (their payouts locked: lockUnpaidPayoutsOf). A reward
+ * in a payout being processed (its file may already be at the bank) is planned as paid: it stays
+ * in the payout and the refund becomes an approved entry the next payout takes back.
  */
 async function rewardsWithEntries(trx: Db, commissions: CommissionRow[]) {
   // Only an approved reward can be in a payout.
-  const processing = await commissionsInProcessing(
+  const inPayouts = await lockUnpaidPayoutsOf(
     trx,
     commissions.filter((c) => c.type === 'reward' && c.status === 'approved').map((c) => c.id),
   );
-  return commissions
+  const inStatus = (status: string) => new Set(inPayouts.filter((p) => p.status === status).map((p) => p.commission_id));
+  const processing = inStatus('processing');
+  const rewards = commissions
     .filter((c) => c.type === 'reward')
     .map((reward) => ({
       reward: processing.has(reward.id) ? { ...reward, status: 'paid' } : reward,
       entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id),
     }));
+  return { rewards, inPendingPayout: inStatus('pending') };
 }
 
 /** Marks these rewards `status` (a void one) in the caller's SQL transaction; their unpaid entries follow. */
@@ -121,6 +125,24 @@ function refundEntryRows(
 }
 
 /**
+ * Writes a plan's refund entries; those of a reward in a pending payout go into it at once, so
+ * that the payout pays the reward net of the refund (addEntriesToPayouts).
+ */
+async function writeRefundEntries(
+  trx: Db,
+  plan: RefundPlan,
+  commissions: CommissionRow[],
+  inPendingPayout: Set<string>,
+  at: { revenue: number; chargeStatus: string; now: Date },
+): Promise<void> {
+  if (plan.entries.length === 0) return;
+  const rows = refundEntryRows(plan.entries, commissions, at);
+  await insertRefundEntries(trx, rows);
+  const joining = rows.filter((e) => e.status === 'approved' && inPendingPayout.has(e.refund_of!)).map((e) => e.id);
+  if (joining.length) await addEntriesToPayouts(trx, joining, at.now);
+}
+
+/**
  * The refund plan (refund-plan.ts) of a transaction whose refunded amount becomes
  * `transaction.refunded_amount`, with the rewards it was made from: what applyRefund applies,
  * and what a preview shows before the refund runs (the same reads, the same plan). `commissions`
@@ -130,10 +152,10 @@ export async function planTransactionRefund(
   trx: Db,
   transaction: Pick<TransactionRow, 'amount' | 'refunded_amount'>,
   commissions: CommissionRow[],
-): Promise<{ plan: RefundPlan; rewards: RewardWithEntries[] }> {
-  const rewards = await rewardsWithEntries(trx, commissions);
+): Promise<{ plan: RefundPlan; rewards: RewardWithEntries[]; inPendingPayout: Set<string> }> {
+  const { rewards, inPendingPayout } = await rewardsWithEntries(trx, commissions);
   const plan = planRefund({ transactionAmount: transaction.amount, refundedAfter: transaction.refunded_amount, rewards });
-  return { plan, rewards };
+  return { plan, rewards, inPendingPayout };
 }
 
 /**
@@ -143,7 +165,7 @@ export async function planTransactionRefund(
  * row was updated.
  */
 export async function applyRefund(trx: Db, transaction: TransactionRow, refundedNow: number, commissions: CommissionRow[]): Promise<void> {
-  const { plan } = await planTransactionRefund(trx, transaction, commissions);
+  const { plan, inPendingPayout } = await planTransactionRefund(trx, transaction, commissions);
   const now = new Date();
   if (commissions.length > 0) {
     await setCommissionsChargeStatus(
@@ -154,8 +176,7 @@ export async function applyRefund(trx: Db, transaction: TransactionRow, refunded
     );
   }
   await voidRewards(trx, commissions, plan.markRefunded, 'refunded', now);
-  const at = { revenue: -refundedNow, chargeStatus: transaction.status, now };
-  if (plan.entries.length) await insertRefundEntries(trx, refundEntryRows(plan.entries, commissions, at));
+  await writeRefundEntries(trx, plan, commissions, inPendingPayout, { revenue: -refundedNow, chargeStatus: transaction.status, now });
 }
 
 /**
@@ -165,14 +186,9 @@ export async function applyRefund(trx: Db, transaction: TransactionRow, refunded
  * recorded again does not pay the partner twice. Same locking as applyRefund.
  */
 export async function settleDeletedTransaction(trx: Db, transaction: TransactionRow, commissions: CommissionRow[]): Promise<void> {
-  const plan = planRefund({
-    transactionAmount: transaction.amount,
-    refundedAfter: transaction.amount,
-    rewards: await rewardsWithEntries(trx, commissions),
-  });
+  const { plan, inPendingPayout } = await planTransactionRefund(trx, { ...transaction, refunded_amount: transaction.amount }, commissions);
   const now = new Date();
   await voidRewards(trx, commissions, plan.markRefunded, 'rejected', now);
   const revenue = -(transaction.amount - transaction.refunded_amount);
-  const at = { revenue, chargeStatus: transaction.status, now };
-  if (plan.entries.length) await insertRefundEntries(trx, refundEntryRows(plan.entries, commissions, at));
+  await writeRefundEntries(trx, plan, commissions, inPendingPayout, { revenue, chargeStatus: transaction.status, now });
 }

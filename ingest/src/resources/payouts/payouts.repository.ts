@@ -1,4 +1,4 @@
-import { sql, type Updateable } from 'kysely';
+import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PayoutRow, PayoutsTable } from '../../db/schema.js';
 import { advisoryLockId } from '../../ids.js';
@@ -80,9 +80,30 @@ export function updatePayoutRow(db: Db, id: string, changes: Updateable<PayoutsT
   return db.updateTable('payouts').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Payout generations of one program run one after another (until the caller's SQL transaction ends). */
+/** The key of a program's payout lock, an advisory lock (it names no row). */
+const payoutLockKey = (programId: string): string => advisoryLockId(`payouts\n${programId}`).toString();
+
+/**
+ * Payout generations of one program run one after another, and while nothing holds the lock
+ * shared (shareProgramPayouts); until the caller's SQL transaction ends.
+ */
 export async function lockProgramPayouts(db: Db, programId: string): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${advisoryLockId(`payouts\n${programId}`).toString()}::bigint)`.execute(db);
+  await sql`select pg_advisory_xact_lock(${payoutLockKey(programId)}::bigint)`.execute(db);
+}
+
+/**
+ * Taken, shared, by what makes a refund entry payable (a refund, a transaction's delete, an entry
+ * approved), until the caller's SQL transaction ends: any number of them run at once, never
+ * during a generation of the program. A generation, which reads the commissions as they were
+ * when its statement began, would otherwise take a reward and miss the refund entry committed
+ * while it waited for the reward's lock, while the refund, not seeing the uncommitted payout,
+ * would leave its entry out of it. A refund takes it before it locks commissions, as a
+ * generation does, so that neither waits for the other while holding what the other needs.
+ */
+export async function shareProgramPayouts(db: Db, programIds: string[]): Promise<void> {
+  const keys = [...new Set(programIds.map(payoutLockKey))].sort();
+  if (keys.length === 0) return;
+  await sql`select pg_advisory_xact_lock_shared(k) from unnest(${keys}::bigint[]) as k`.execute(db);
 }
 
 export interface GenerationRow {
@@ -103,6 +124,11 @@ export interface GenerationRow {
  * with a payout method is owed, at least their minimum (the group's, else the program's),
  * becomes a pending payout with a snapshot of the partner's payout details, and its commissions
  * go into it. Answers every sum with its payout or the reason it has none.
+ *
+ * A reward taken brings its approved refund entries made after `upTo` (`late_entries`: those of
+ * a reward meeting the conditions above), so that no payout pays a sale without its refunds;
+ * they are looked up among the program's commissions made after `upTo`, by the index on
+ * (program, created_at), which costs next to nothing when `upTo` is now.
  */
 export async function generatePayouts(
   db: Db,
@@ -116,15 +142,27 @@ export async function generatePayouts(
     now: Date;
   },
 ): Promise<GenerationRow[]> {
-  const ofPartners = g.partnerIds ? sql`and c.partner_id = any(${g.partnerIds}::text[])` : sql``;
+  const ofPartners = (alias: string) => (g.partnerIds ? sql`and ${sql.ref(`${alias}.partner_id`)} = any(${g.partnerIds}::text[])` : sql``);
   const { rows } = await sql<GenerationRow>`
-    with candidates as (
+    with taken as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
         from commissions c
        where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null
-         and c.created_at <= ${g.upTo} ${ofPartners}
+         and c.created_at <= ${g.upTo} ${ofPartners('c')}
          and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
          for update of c
+    ), late_entries as (
+      select e.id, e.partner_id, coalesce(e.currency, ${g.programCurrency}) as currency, e.amount, e.created_at
+        from commissions e
+       where e.program_id = ${g.programId} and e.created_at > ${g.upTo} and e.type = 'refund'
+         and e.status = 'approved' and e.deleted_at is null ${ofPartners('e')}
+         and exists (select 1 from commissions r
+                      where r.id = e.refund_of and r.status = 'approved' and r.deleted_at is null and r.created_at <= ${g.upTo}
+                        and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id))
+         and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
+         for update of e
+    ), candidates as not materialized (
+      select * from taken union all select * from late_entries
     ), sums as (
       select partner_id, currency, sum(amount)::int8 as amount, count(*)::int as commission_count,
              min(created_at) as period_start, max(created_at) as period_end
@@ -185,58 +223,130 @@ export async function findPayoutOfCommission(db: Db, commissionId: string): Prom
   return row?.payout_id;
 }
 
+/** Why a payout was canceled by what happened to its commissions (changePendingPayouts). */
+export const NOTHING_TO_PAY = 'Nothing left to pay: its commissions were refunded, rejected or deleted';
+
 /**
- * After some of these partners' commissions left what a payout pays (a refund or a transaction's
- * delete refunded or rejected them), they leave their pending payouts, whose amount and count go
- * down by theirs (a change, not a new sum: two refunds at once each take off their own); a payout
- * left with nothing, or nothing positive, to pay is canceled, saying why. Payouts being processed
- * keep their commissions (the refund became a refund entry instead: refund-entries.ts). Returns
- * the payouts it canceled, whose remaining commissions the caller releases.
+ * Locks, in id order, the pending payouts `p` that `joins` (joins and conditions on `p`, from
+ * `where` on) finds, before they change: a payout's transitions lock it first, so one being
+ * marked paid meanwhile is waited for (and then left alone) rather than changed under it.
  */
-export async function detachUnpayable(db: Db, partnerIds: string[], now: Date): Promise<string[]> {
-  if (partnerIds.length === 0) return [];
-  // The payouts first, as a payout's transitions lock them first: a payout being marked paid
-  // meanwhile is waited for (and then left alone) rather than changed under it.
+async function lockPendingPayouts(db: Db, joins: RawBuilder<unknown>): Promise<void> {
   await sql`
-    select p.id from payouts p
-      join payout_commissions pc on pc.payout_id = p.id
-      join commissions c on c.id = pc.commission_id
-     where p.status = 'pending' and c.partner_id = any(${partnerIds}::text[])
-       and (c.status <> 'approved' or c.deleted_at is not null)
+    select p.id from payouts p ${joins}
+       and p.status = 'pending'
      order by p.id
        for update of p`.execute(db);
+}
+
+/**
+ * Changes pending payouts by what `moves` (common table expressions ending in one named `moved`:
+ * `payout_id, amount, commissions, newest`) says left or joined each: its amount and count change
+ * by these (a change, not a new sum: two refunds at once each make their own), its period ends
+ * no earlier than its newest commission. A payout left with nothing, or nothing positive, to pay
+ * is canceled, saying why (README, Payouts): no provider pays zero or less, and its commissions,
+ * released by the caller, go back to the partner's balance, where their next earnings absorb
+ * what they owe. Returns the payouts it canceled.
+ */
+async function changePendingPayouts(db: Db, moves: RawBuilder<unknown>, now: Date): Promise<string[]> {
+  const nothing = sql`(p.commission_count + m.commissions <= 0 or p.amount + m.amount <= 0)`;
   const { rows } = await sql<{ id: string; status: string }>`
-    with leaving as (
-      delete from payout_commissions pc using commissions c, payouts p
-       where pc.commission_id = c.id and p.id = pc.payout_id and p.status = 'pending'
-         and c.partner_id = any(${partnerIds}::text[])
-         and (c.status <> 'approved' or c.deleted_at is not null)
-      returning pc.payout_id, c.amount
-    ), gone as (
-      select payout_id, sum(amount)::int8 as amount, count(*)::int as commissions from leaving group by payout_id
-    )
+    with ${moves}
     update payouts p
-       set amount = p.amount - g.amount, commission_count = p.commission_count - g.commissions, updated_at = ${now},
-           status = case when p.commission_count = g.commissions or p.amount - g.amount <= 0 then 'canceled' else p.status end,
-           reason = case when p.commission_count = g.commissions or p.amount - g.amount <= 0
-                         then 'Nothing left to pay: its commissions were refunded, rejected or deleted' else p.reason end
-      from gone g
-     where p.id = g.payout_id and p.status = 'pending'
+       set amount = p.amount + m.amount, commission_count = p.commission_count + m.commissions,
+           period_end = greatest(p.period_end, m.newest), updated_at = ${now},
+           status = case when ${nothing} then 'canceled' else p.status end,
+           reason = case when ${nothing} then ${sql.lit(NOTHING_TO_PAY)} else p.reason end
+      from moved m
+     where p.id = m.payout_id and p.status = 'pending'
     returning p.id, p.status`.execute(db);
   return rows.filter((r) => r.status === 'canceled').map((r) => r.id);
 }
 
-/** Which of these commissions are in a payout being processed (its file may be at the bank). */
-export async function commissionsInProcessing(db: Db, commissionIds: string[]): Promise<Set<string>> {
-  if (commissionIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('payout_commissions as pc')
-    .innerJoin('payouts as p', 'p.id', 'pc.payout_id')
-    .select('pc.commission_id')
-    .where('pc.commission_id', 'in', commissionIds)
-    .where('p.status', '=', 'processing')
-    .execute();
-  return new Set(rows.map((r) => r.commission_id));
+/**
+ * After some of these partners' commissions left what a payout pays (a refund or a transaction's
+ * delete refunded or rejected them), they leave their pending payouts, which go down by them
+ * (changePendingPayouts). Payouts being processed keep their commissions (the refund became a
+ * refund entry instead: refund-entries.ts). Returns the payouts it canceled, whose remaining
+ * commissions the caller releases.
+ */
+export async function detachUnpayable(db: Db, partnerIds: string[], now: Date): Promise<string[]> {
+  if (partnerIds.length === 0) return [];
+  const unpayable = sql`c.partner_id = any(${partnerIds}::text[]) and (c.status <> 'approved' or c.deleted_at is not null)`;
+  await lockPendingPayouts(
+    db,
+    sql`join payout_commissions pc on pc.payout_id = p.id join commissions c on c.id = pc.commission_id where ${unpayable}`,
+  );
+  return changePendingPayouts(
+    db,
+    sql`leaving as (
+      delete from payout_commissions pc using commissions c, payouts p
+       where pc.commission_id = c.id and p.id = pc.payout_id and p.status = 'pending' and ${unpayable}
+      returning pc.payout_id, c.amount
+    ), moved as (
+      select payout_id, -sum(amount)::int8 as amount, -count(*)::int as commissions, null::timestamptz as newest
+        from leaving group by payout_id
+    )`,
+    now,
+  );
+}
+
+/**
+ * These refund entries, the approved ones among them, go into the pending payout their reward is
+ * in (README, Payouts: a payout pays its commissions net of their refunds), in the payout's
+ * currency only, which goes down by them (changePendingPayouts). An entry already in a payout
+ * stays where it is. Returns the payouts it canceled, whose commissions the caller releases.
+ */
+export async function joinRewardPayouts(db: Db, entryIds: string[], now: Date): Promise<string[]> {
+  if (entryIds.length === 0) return [];
+  await lockPendingPayouts(
+    db,
+    sql`join payout_commissions pc on pc.payout_id = p.id join commissions e on e.refund_of = pc.commission_id
+        where e.id = any(${entryIds}::text[])`,
+  );
+  return changePendingPayouts(
+    db,
+    sql`joining as (
+      insert into payout_commissions (commission_id, payout_id)
+      select e.id, p.id
+        from commissions e
+        join payout_commissions pc on pc.commission_id = e.refund_of
+        join payouts p on p.id = pc.payout_id
+        join programs pr on pr.id = e.program_id
+       where e.id = any(${entryIds}::text[]) and e.type = 'refund' and e.status = 'approved' and e.deleted_at is null
+         and p.status = 'pending' and coalesce(e.currency, pr.currency_code) = p.currency
+      on conflict (commission_id) do nothing
+      returning commission_id, payout_id
+    ), moved as (
+      select j.payout_id, sum(e.amount)::int8 as amount, count(*)::int as commissions, max(e.created_at) as newest
+        from joining j join commissions e on e.id = j.commission_id
+       group by j.payout_id
+    )`,
+    now,
+  );
+}
+
+export interface UnpaidPayoutOf {
+  commission_id: string;
+  payout_id: string;
+  status: 'pending' | 'processing';
+}
+
+/**
+ * The unpaid payout (pending or processing) each of these commissions is in, if any, locked for
+ * the rest of the SQL transaction, in id order: a refund acts on the status it read (a pending
+ * payout it changes, one being processed it leaves alone: its file may be at the bank), and a
+ * payout being marked processing meanwhile is waited for and read as it became.
+ */
+export async function lockUnpaidPayoutsOf(db: Db, commissionIds: string[]): Promise<UnpaidPayoutOf[]> {
+  if (commissionIds.length === 0) return [];
+  const { rows } = await sql<UnpaidPayoutOf>`
+    select pc.commission_id, p.id as payout_id, p.status
+      from payout_commissions pc join payouts p on p.id = pc.payout_id
+     where pc.commission_id = any(${commissionIds}::text[]) and p.status in ('pending', 'processing')
+     order by p.id
+       for update of p`.execute(db);
+  return rows;
 }
 
 /** A payout's commissions: those in it while it is unpaid, those it paid once paid. */

@@ -74,9 +74,9 @@ export type PayoutExportInput = z.output<typeof PayoutExportQuery>;
 /** The operations' descriptions in the OpenAPI document. */
 export const payoutDocs = {
   generate:
-    "Groups every partner's approved commissions that are in no payout (refund entries netted) into one payout per partner and currency, when it reaches the minimum (the partner's group's `minimum_payout`, else the program's) and the partner has a payout method. Partners left out are listed in `skipped` with the reason; a negative balance stays for the next payout. Generations of one program run one at a time, so a commission is never in two payouts.",
+    "Groups every partner's approved commissions that are in no payout (refund entries netted) into one payout per partner and currency, when it reaches the minimum (the partner's group's `minimum_payout`, else the program's) and the partner has a payout method. A reward taken brings its approved refund entries, even ones made after `up_to`. Partners left out are listed in `skipped` with the reason; a negative balance stays for the next payout. Generations of one program run one at a time, and never while a refund runs, so a commission is never in two payouts.",
   update:
-    'Status changes: pending → processing → paid; pending or processing → failed or canceled, which makes its commissions payable again. Marking it paid marks every commission in it paid, with this payout as their `payout_id`. A paid, failed or canceled payout cannot change.',
+    'Status changes: pending → processing → paid; pending or processing → failed or canceled, which makes its commissions payable again. Marking it paid marks every commission in it paid, with this payout as their `payout_id`. A paid, failed or canceled payout cannot change. While it is pending, refunds change it at once: the entry of a partial refund joins it, a commission refunded in full leaves it, and one left with nothing to pay is canceled; once processing or paid, a refund becomes an entry the next payout takes back.',
   export:
     'A file for a batch upload: `paypal` (PayPal Payouts, no header, one currency per file: the PayPal payouts in it), `wise` (Wise batch "send by e-mail" template: the Wise payouts in it) or `csv` (every payout, with a header). Amounts in the currency\'s major unit.',
   balances:
@@ -87,7 +87,7 @@ export const Payout = z
   .object({
     id: z.string(),
     status: z.enum(PAYOUT_STATUSES),
-    amount: z.number().int().meta({ description: 'Cents' }),
+    amount: z.number().int().meta({ description: 'Cents: the sum of its commissions, refund entries included' }),
     currency: z.string(),
     partner_id: z.string(),
     program_id: z.string(),

@@ -18,6 +18,7 @@ import {
   findPayout,
   findPayoutOfCommission,
   generatePayouts,
+  joinRewardPayouts,
   lockProgramPayouts,
   type PayoutListFilters,
   partnerBalances,
@@ -26,6 +27,7 @@ import {
   selectPartnerMinimums,
   selectPayoutCommissions,
   selectPayoutList,
+  shareProgramPayouts,
   summarizeExport,
   updatePayoutRow,
 } from './payouts.repository.js';
@@ -183,6 +185,37 @@ export async function updatePayout(
 export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Date): Promise<void> {
   const canceled = await detachUnpayable(trx, [...new Set(partnerIds)], now);
   await releasePayoutCommissions(trx, canceled);
+}
+
+/**
+ * Refund entries just made payable (written by a refund, or approved) go into the pending payout
+ * their reward is in, whose amount goes down by them at once: paying it then pays nothing
+ * refunded (README, Payouts). One left with nothing to pay is canceled and lets go of the rest.
+ * Runs in the caller's SQL transaction, which holds the program's payouts shared
+ * (shareProgramPayouts), so that no generation runs meanwhile.
+ */
+export async function addEntriesToPayouts(trx: Db, entryIds: string[], now: Date): Promise<void> {
+  const canceled = await joinRewardPayouts(trx, entryIds, now);
+  await releasePayoutCommissions(trx, canceled);
+}
+
+/**
+ * Refund entries approved (by hand or by the approval job) go into their reward's pending payout,
+ * as addEntriesToPayouts. The programs' payouts are held shared first, so that a generation
+ * running meanwhile either sees them approved or is seen: these entries are not ones a generation
+ * locks (they were not approved), so taking it after them cannot deadlock with one.
+ */
+export async function addApprovedEntriesToPayouts(trx: Db, entries: { id: string; program_id: string }[], now: Date): Promise<void> {
+  if (entries.length === 0) return;
+  await shareProgramPayouts(
+    trx,
+    entries.map((e) => e.program_id),
+  );
+  await addEntriesToPayouts(
+    trx,
+    entries.map((e) => e.id),
+    now,
+  );
 }
 
 /**

@@ -110,7 +110,7 @@ export const transactionDocs = {
   update:
     'Descriptive fields only; the amount changes through a refund. Commissions already created are not recomputed; a new `charge_id` replaces the old one on the commissions that carried it.',
   refund:
-    "Without `amount`, refunds everything not yet refunded. A full refund marks the transaction's unpaid commissions refunded; a partial refund, or a refund of a paid commission, adds a `refund` commission with a negative amount proportional to the refunded share.",
+    "Without `amount`, refunds everything not yet refunded. A full refund marks the transaction's unpaid commissions refunded; a partial refund, or a refund of a paid commission, adds a `refund` commission with a negative amount proportional to the refunded share. A commission in a pending payout changes that payout at once (its refund entry joins it; refunded in full, it leaves); one in a payout being processed or paid gets an approved entry the next payout takes back.",
   delete:
     'Soft delete: hidden and out of the totals, and its charge_id can be recorded again. Its commissions are settled as by a full refund, rejected instead of refunded: unpaid ones are rejected, a paid one gets an approved refund entry offsetting it.',
 } as const;

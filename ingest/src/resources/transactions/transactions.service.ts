@@ -18,6 +18,7 @@ import { factsRead } from '../commissions/engine.js';
 import { applyRefund, planTransactionRefund, settleDeletedTransaction } from '../commissions/refund-entries.js';
 import { describeRefundPlan, type RewardEffect } from '../commissions/refund-plan.js';
 import type { FlowSource } from '../flows/flow-cache.js';
+import { shareProgramPayouts } from '../payouts/payouts.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import {
   findTransaction,
@@ -256,10 +257,21 @@ export function refundTransactionUpTo(
   return refundLocked(db, organizationId, id, (current) => Math.min(total(current), current.amount) - current.refunded_amount);
 }
 
-/** The transaction and its commissions locked, in this order, and the refund `refundOf` asks for. */
-async function lockForRefund(trx: Db, organizationId: string, id: string, refundOf: (current: TransactionRow) => number) {
+/**
+ * The transaction, its program's payouts (shared: no generation runs meanwhile) and its
+ * commissions, locked in this order, as a refund or a delete changes them: the payouts' lock
+ * before the commissions', as a generation takes them (shareProgramPayouts).
+ */
+async function lockForSettling(trx: Db, organizationId: string, id: string) {
   const current = await requireTransaction(trx, organizationId, id, { forUpdate: true });
+  await shareProgramPayouts(trx, [current.program_id]);
   const commissions = await lockTransactionCommissions(trx, current.id);
+  return { current, commissions };
+}
+
+/** The transaction and its commissions locked (lockForSettling), and the refund `refundOf` asks for. */
+async function lockForRefund(trx: Db, organizationId: string, id: string, refundOf: (current: TransactionRow) => number) {
+  const { current, commissions } = await lockForSettling(trx, organizationId, id);
   return { current, commissions, refund: refundOf(current) };
 }
 
@@ -291,8 +303,7 @@ function refundLocked(db: Db, organizationId: string, id: string, refundOf: (cur
  */
 export async function deleteTransaction(db: Db, organizationId: string, id: string): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const transaction = await requireTransaction(trx, organizationId, id, { forUpdate: true });
-    const commissions = await lockTransactionCommissions(trx, transaction.id);
+    const { current: transaction, commissions } = await lockForSettling(trx, organizationId, id);
     await softDeleteTransaction(trx, transaction.id, new Date());
     await settleDeletedTransaction(trx, transaction, commissions);
   });
