@@ -40,7 +40,7 @@ describe.skipIf(!ADMIN_URL)('webhooks when a process dies', () => {
       // The first process delivers nothing itself: it dies before any worker of its own could.
       const first = await startIngest({ ...env, SVC_WEBHOOK_DELIVERY: 'off' });
       processes.push(first);
-      const keys = initOrganization(env);
+      const keys = await initOrganization(env);
       const endpoint = (
         await apiClient(first.url, keys.api_key).post('/v1/webhook-endpoints', { url: receiver.url, events: ['partner.created'] })
       ).data[0];
@@ -79,7 +79,7 @@ describe.skipIf(!ADMIN_URL)('webhooks when a process dies', () => {
         const env = { DATABASE_URL: db.url, REDIS_URL: redis.url, SVC_WEBHOOKS_ALLOW_PRIVATE: 'true' };
         const pair = await Promise.all([startIngest(env), startIngest(env)]);
         processes.push(...pair);
-        const keys = initOrganization(env);
+        const keys = await initOrganization(env);
         const [a, b] = pair.map((p) => apiClient(p.url, keys.api_key));
         const endpoint = (await a.post('/v1/webhook-endpoints', { url: hooks.url, events: ['partner.created'] })).data[0];
         hooks.secrets.push(endpoint.secret!);
