@@ -11,6 +11,7 @@ import * as m0009 from './0009_events_webhooks.js';
 import * as m0010 from './0010_payouts.js';
 import * as m0011 from './0011_dashboard.js';
 import * as m0012 from './0012_partner_portal.js';
+import * as m0013 from './0013_webhook_leases.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_payouts': m0010,
   '0011_dashboard': m0011,
   '0012_partner_portal': m0012,
+  '0013_webhook_leases': m0013,
 };
