@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   claimDueDeliveries,
   fanOutEvents,
+  recordAttempts,
   releaseClaims,
   renewClaims,
 } from '../../src/resources/webhook-endpoints/webhook-endpoints.repository.js';
@@ -376,7 +377,7 @@ describe('webhook delivery', () => {
   });
 
   it('a lease renewed keeps a delivery from other processes; one left to end is taken over, first in line', async () => {
-    await subscribe();
+    const endpoint = await subscribe();
     await createPartner(t, org);
     await createPartner(t, org);
     const db = t.storage.db;
@@ -405,6 +406,27 @@ describe('webhook delivery', () => {
     expect(taken).toMatchObject({ id: held.id, attempt_count: 2 });
     // Its former holder can no longer renew it.
     expect(await renew(1, 25_000, 40_000, 27_000)).toEqual([]);
+
+    // The new holder's attempt, written twice (a retry after an answer lost with its connection), is logged once.
+    const outcome = {
+      deliveryId: held.id,
+      entry: {
+        attempt: 2,
+        status: 'succeeded' as const,
+        response_status: 200,
+        response_body: 'ok',
+        duration_ms: 3,
+        error: null,
+        created_at: at(26_000).toISOString(),
+      },
+      status: 'succeeded',
+      nextAttemptAt: null,
+    };
+    await recordAttempts(db, [outcome], at(26_100));
+    await recordAttempts(db, [outcome], at(26_200));
+    const delivery = (await deliveriesOf(endpoint)).find((d) => d.id === held.id)!;
+    expect(delivery).toMatchObject({ status: 'succeeded', attempt_count: 2, next_attempt_at: null });
+    expect(delivery.attempts).toHaveLength(1);
   });
 
   it.skipIf(STORAGE !== 'postgres')('two processes share the deliveries and never make one attempt twice', async () => {

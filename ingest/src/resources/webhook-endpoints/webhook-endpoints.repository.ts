@@ -170,7 +170,8 @@ export interface AttemptOutcome {
 /**
  * Records attempts in their deliveries' logs in one statement, each with its outcome (the
  * status and when to try next) unless a later claim of the delivery has overtaken it (a lease
- * that ran out).
+ * that ran out). Writing the same attempt again (a retry after an answer lost with its
+ * connection) adds no second log entry.
  */
 export async function recordAttempts(db: Db, outcomes: AttemptOutcome[], now: Date): Promise<void> {
   const rows = outcomes.map((o) => ({
@@ -182,7 +183,7 @@ export async function recordAttempts(db: Db, outcomes: AttemptOutcome[], now: Da
   }));
   await sql`
     update webhook_deliveries d
-       set attempts = d.attempts || v.entry,
+       set attempts = case when d.attempts @> v.entry then d.attempts else d.attempts || v.entry end,
            status = case when d.attempt_count = v.attempt then v.status else d.status end,
            next_attempt_at = case when d.attempt_count = v.attempt then v.next_attempt_at else d.next_attempt_at end,
            leased_until = case when d.attempt_count = v.attempt then null else d.leased_until end,

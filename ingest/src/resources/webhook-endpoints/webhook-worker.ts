@@ -4,6 +4,7 @@ import { afterCommit } from '../../db/request-transaction.js';
 import type { EventRow, WebhookEndpointRow } from '../../db/schema.js';
 import { findEventsByIds } from '../events/events.repository.js';
 import { toEvent } from '../events/events.serializer.js';
+import { createAttemptRecorder } from './webhook-attempt-recorder.js';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -11,7 +12,6 @@ import {
   disableEndpoint,
   fanOutEvents,
   findEndpointById,
-  recordAttempts,
   releaseClaims,
   updateEndpointHealth,
 } from './webhook-endpoints.repository.js';
@@ -76,7 +76,9 @@ export interface WebhookWorker {
  * in order on a lane of its own, so one slow receiver holds up no other. Claims are leases taken
  * with SKIP LOCKED (webhook-endpoints.repository.ts) and renewed while this process works on them
  * (webhook-leases.ts): any number of processes share the work and never make the same attempt
- * twice; the deliveries of a process that died are taken over once their lease runs out.
+ * twice; the deliveries of a process that died are taken over once their lease runs out. Each
+ * attempt is recorded as it completes, so such a takeover makes again only the attempts the dead
+ * process had under way.
  */
 export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWorkerOptions): WebhookWorker {
   const timeoutMs = options.timeoutMs ?? 5000;
@@ -88,6 +90,7 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
     throw new Error(`a webhook lease of ${leaseMs} ms is too short for attempts of ${timeoutMs} ms`);
   const sender = createWebhookSender({ timeoutMs, allowPrivate: options.allowPrivate });
   const leases = createLeases(db, logger, leaseMs);
+  const recorder = createAttemptRecorder(db, logger);
   const lanes = new Map<string, Promise<void>>();
   let queue: Promise<unknown> = Promise.resolve();
   let scheduled = false;
@@ -141,7 +144,9 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
   }
 
   async function runLane(endpointId: string, deliveries: ClaimedDelivery[]): Promise<void> {
-    const outcomes: AttemptOutcome[] = [];
+    let sent = 0;
+    // The record of the lane's latest attempt: whether it was written.
+    let recorded: Promise<boolean> = Promise.resolve(true);
     let since: Date | null = null;
     let hadSuccess = false;
     let lastError = '';
@@ -164,7 +169,12 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
         if (!(await leases.holds(delivery, timeoutMs + CLOCK_SLACK_MS))) break;
         const started = new Date();
         const result = await attempt(endpoint, delivery, events.get(delivery.event_id), sign, started);
-        outcomes.push(outcomeOf(delivery, result, started));
+        sent++;
+        // The attempt before this one was being recorded meanwhile. One record under way per lane:
+        // a crash makes again at most this attempt and the one being recorded. A record that
+        // could not be written (SQL down) stops the lane: what it sent next would be made again.
+        const previousWritten = await recorded;
+        recorded = recorder.record(outcomeOf(delivery, result, started)).finally(() => leases.letGo([delivery]));
         if (result.ok) {
           hadSuccess = true;
           since = null;
@@ -172,20 +182,18 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
           since ??= started;
           lastError = result.error ?? '';
         }
+        if (!previousWritten) break;
       }
     } finally {
-      try {
-        // What was sent is recorded, and what was not is given back, even when the lane stops early.
-        await releaseClaims(db, deliveries.slice(outcomes.length), new Date()).catch((err) =>
-          logger.warn(
-            { reason: (err as Error).message, endpointId },
-            'giving webhook deliveries back failed; they are due when their lease ends',
-          ),
-        );
-        if (outcomes.length) await persistently(() => recordAttempts(db, outcomes, new Date()));
-      } finally {
-        leases.letGo(deliveries);
-      }
+      await recorded;
+      // What was not sent is given back, due at once, even when the lane stops early.
+      await releaseClaims(db, deliveries.slice(sent), new Date()).catch((err) =>
+        logger.warn(
+          { reason: (err as Error).message, endpointId },
+          'giving webhook deliveries back failed; they are due when their lease ends',
+        ),
+      );
+      leases.letGo(deliveries);
     }
     // A healthy endpoint that was healthy before has nothing to record.
     if (since === null && endpoint.failing_since === null) return;
@@ -223,18 +231,6 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
     return { ...(await sender.send(endpoint.url, headers, body)), retryable: true };
   }
 
-  /** A SQL write the lane must not lose (it would send the whole lane again): tried three times. */
-  async function persistently(write: () => Promise<void>): Promise<void> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await write();
-      } catch (err) {
-        if (tries === 3) throw err;
-        await new Promise((r) => setTimeout(r, 250 * 4 ** (tries - 1)));
-      }
-    }
-  }
-
   const timer = options.autoRun ? setInterval(schedule, options.pollMs ?? 1000) : undefined;
   timer?.unref();
 
@@ -254,7 +250,7 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       clearInterval(timer);
       await queue;
       await Promise.allSettled([...lanes.values()]);
-      await leases.close();
+      await Promise.all([recorder.close(), leases.close()]);
       sender.close();
     },
   };
