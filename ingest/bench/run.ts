@@ -19,12 +19,14 @@ import { webhookFigures } from './webhook-figures.js';
  * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
  * the embedded defaults) and a bare Express baseline as processes of their own, drives them
  * with autocannon from this process, and prints a Markdown table (see README, Performance).
- * `npm run bench -- --faults` runs the fault scenarios instead (faults/report.ts).
+ * `npm run bench -- --faults [--only-webhooks]` runs the fault scenarios instead (faults/report.ts).
  */
 const { values: args } = parseArgs({
   options: {
     embedded: { type: 'boolean', default: false },
     faults: { type: 'boolean', default: false },
+    /** With --faults: only the webhook takeover scenario. */
+    'only-webhooks': { type: 'boolean', default: false },
     json: { type: 'string' },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
@@ -438,7 +440,12 @@ function report(): void {
 }
 
 const run = args.faults
-  ? () => runFaultBench({ adminUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres', json: args.json })
+  ? () =>
+      runFaultBench({
+        adminUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres',
+        json: args.json,
+        onlyWebhooks: args['only-webhooks'],
+      })
   : main;
 run().catch((err) => {
   process.stderr.write(`bench: ${err instanceof Error ? err.stack : err}\n`);

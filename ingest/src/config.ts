@@ -35,6 +35,8 @@ const envSchema = z.object({
   SVC_TEST_HOOKS: z.enum(['0', '1']).default('0'),
   SVC_WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   SVC_WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
+  // At least 10 s: an attempt's 5 s and the clocks' slack must fit between two renewals' worth of lease.
+  SVC_WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(10).max(3600).default(20),
   SVC_PUBLIC_URL: z
     .string()
     .refine(isPublicOrigin, 'must be an http:// or https:// origin with no path, query or credentials, e.g. https://svc.example.com')
@@ -84,6 +86,8 @@ export type Config = {
   webhooksAllowPrivate: boolean;
   /** Whether this process delivers webhooks (every process does by default; any number may). */
   webhookDelivery: boolean;
+  /** How long a claim on a webhook delivery lasts unrenewed: the longest a dead process's deliveries wait for another. */
+  webhookLeaseSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -129,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testHooks: e.SVC_TEST_HOOKS === '1',
     webhooksAllowPrivate: e.SVC_WEBHOOKS_ALLOW_PRIVATE === 'true',
     webhookDelivery: e.SVC_WEBHOOK_DELIVERY === 'on',
+    webhookLeaseSeconds: e.SVC_WEBHOOK_LEASE_SECONDS,
   };
 }
 

@@ -45,7 +45,11 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   }
   const mailer = createMailer(config, db, logger);
   const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds);
-  const webhooks = createWebhookWorker(db, logger, { allowPrivate: config.webhooksAllowPrivate, autoRun: config.webhookDelivery });
+  const webhooks = createWebhookWorker(db, logger, {
+    allowPrivate: config.webhooksAllowPrivate,
+    autoRun: config.webhookDelivery,
+    leaseMs: config.webhookLeaseSeconds * 1000,
+  });
   const purge = setInterval(() => {
     purgeExpiredRecords(db).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging expired Idempotency-Key records failed; will retry'),

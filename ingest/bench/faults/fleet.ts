@@ -1,5 +1,6 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort, ROOT } from '../processes.js';
 
@@ -112,16 +113,17 @@ export interface Keys {
   organization_id: string;
 }
 
-/** `svc init` on the database: an organization, a program and its keys. */
-export function initOrganization(env: IngestEnv): Keys {
-  const out = execFileSync(
+/**
+ * `svc init` on the database: an organization, a program and its keys. Run asynchronously: a
+ * synchronous child process would stall this event loop for seconds on a busy host, long enough
+ * for a running ingest to close this process's idle keep-alive connections unseen, and the next
+ * request on one of them fails with "other side closed".
+ */
+export async function initOrganization(env: IngestEnv): Promise<Keys> {
+  const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', 'ingest/src/cli.ts', 'init', '--org', 'Faults', '--program', 'Faults', '--json'],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...FLEET_ENV, ...env },
-      encoding: 'utf8',
-    },
+    { cwd: ROOT, env: { ...process.env, ...FLEET_ENV, ...env }, encoding: 'utf8' },
   );
-  return JSON.parse(out) as Keys;
+  return JSON.parse(stdout) as Keys;
 }

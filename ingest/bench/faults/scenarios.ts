@@ -65,7 +65,7 @@ interface Lab {
 /** Two ingest processes on the given PostgreSQL database and Redis, with an organization. */
 async function openLab(databaseUrl: string, redisUrl: string, extraEnv: Record<string, string> = {}): Promise<Lab> {
   const env: IngestEnv = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ...extraEnv };
-  const keys = initOrganization(env);
+  const keys = await initOrganization(env);
   const processes = await Promise.all([startIngest(env), startIngest(env)]);
   return {
     env,

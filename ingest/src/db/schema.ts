@@ -406,8 +406,10 @@ export interface WebhookDeliveriesTable {
   event_type: string;
   status: string;
   attempt_count: number;
-  /** When the next attempt is due (a claimed attempt's lease end); null once succeeded or failed. */
+  /** When the next attempt is due; null once succeeded or failed. */
   next_attempt_at: Timestamp | null;
+  /** Until when the process that claimed the delivery holds it (it renews that while it works); null when none does. */
+  leased_until: Timestamp | null;
   attempts: Json<DeliveryAttempt[]>;
   created_at: Timestamp;
   updated_at: Timestamp;

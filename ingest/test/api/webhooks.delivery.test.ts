@@ -1,6 +1,13 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  claimDueDeliveries,
+  fanOutEvents,
+  recordAttempts,
+  releaseClaims,
+  renewClaims,
+} from '../../src/resources/webhook-endpoints/webhook-endpoints.repository.js';
 import { createWebhookWorker, MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/resources/webhook-endpoints/webhook-worker.js';
 import { type ApiObject, createCustomer, createPartner, createTransaction, type TestOrg } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
@@ -330,7 +337,12 @@ describe('webhook delivery', () => {
   });
 
   it('refuses a private address when it delivers, whatever the URL said when it was saved', async () => {
-    const strict = createWebhookWorker(t.storage.db, logger, { allowPrivate: false, autoRun: false, timeoutMs: TIMEOUT_MS });
+    const strict = createWebhookWorker(t.storage.db, logger, {
+      allowPrivate: false,
+      autoRun: false,
+      timeoutMs: TIMEOUT_MS,
+      leaseMs: t.deps.config.webhookLeaseSeconds * 1000,
+    });
     try {
       const byAddress = await subscribe();
       const byName = await subscribe({ url: receiver.url.replace('127.0.0.1', 'localhost') });
@@ -364,8 +376,66 @@ describe('webhook delivery', () => {
     expect(logged.length).toBeGreaterThan(0);
   });
 
+  it('a lease renewed keeps a delivery from other processes; one left to end is taken over, first in line', async () => {
+    const endpoint = await subscribe();
+    await createPartner(t, org);
+    await createPartner(t, org);
+    const db = t.storage.db;
+    await fanOutEvents(db, { batch: 500, now: new Date() });
+    const start = Date.now();
+    const at = (ms: number) => new Date(start + ms);
+    // Another process's claim at `ms`, leased for 10 s.
+    const claimAt = (ms: number, perEndpoint: number) =>
+      claimDueDeliveries(db, { now: at(ms), endpoints: 16, perEndpoint, leaseUntil: at(ms + 10_000), busy: [] });
+    const renew = (attempt: number, heldUntil: number, until: number, now: number) =>
+      renewClaims(db, [{ id: held.id, attempt, heldUntil: at(heldUntil) }], at(until), at(now));
+
+    // The older event's delivery, held until +10 s, renewed at +5 s until +25 s.
+    const [held] = await claimAt(0, 1);
+    expect(await renew(1, 10_000, 25_000, 5000)).toEqual([held.id]);
+    // A renewal under a lease end this process no longer has (an answer lost) renews nothing.
+    expect(await renew(1, 10_000, 30_000, 6000)).toEqual([]);
+    // At +15 s, past the first lease, another process finds it held and takes the other one only.
+    const other = await claimAt(15_000, 20);
+    expect(other.map((d) => d.id)).not.toContain(held.id);
+    expect(other).toHaveLength(1);
+    await releaseClaims(db, other, at(15_000));
+
+    // Left to end (+25 s), it is taken over, before the delivery due after it: it kept its place.
+    const [taken] = await claimAt(26_000, 1);
+    expect(taken).toMatchObject({ id: held.id, attempt_count: 2 });
+    // Its former holder can no longer renew it.
+    expect(await renew(1, 25_000, 40_000, 27_000)).toEqual([]);
+
+    // The new holder's attempt, written twice (a retry after an answer lost with its connection), is logged once.
+    const outcome = {
+      deliveryId: held.id,
+      entry: {
+        attempt: 2,
+        status: 'succeeded' as const,
+        response_status: 200,
+        response_body: 'ok',
+        duration_ms: 3,
+        error: null,
+        created_at: at(26_000).toISOString(),
+      },
+      status: 'succeeded',
+      nextAttemptAt: null,
+    };
+    await recordAttempts(db, [outcome], at(26_100));
+    await recordAttempts(db, [outcome], at(26_200));
+    const delivery = (await deliveriesOf(endpoint)).find((d) => d.id === held.id)!;
+    expect(delivery).toMatchObject({ status: 'succeeded', attempt_count: 2, next_attempt_at: null });
+    expect(delivery.attempts).toHaveLength(1);
+  });
+
   it.skipIf(STORAGE !== 'postgres')('two processes share the deliveries and never make one attempt twice', async () => {
-    const second = createWebhookWorker(t.storage.db, logger, { allowPrivate: true, autoRun: false, perLane: 5 });
+    const second = createWebhookWorker(t.storage.db, logger, {
+      allowPrivate: true,
+      autoRun: false,
+      perLane: 5,
+      leaseMs: t.deps.config.webhookLeaseSeconds * 1000,
+    });
     try {
       await subscribe();
       await subscribe({ events: ['partner.*'] });

@@ -7,17 +7,22 @@ import {
   type ThrowawayDatabase,
 } from '../../bench/faults/fleet.js';
 import { type PrivateRedis, startPrivateRedis } from '../../bench/faults/private-servers.js';
+import { killDuringDelivery, type TakeoverLoad } from '../../bench/faults/webhook-takeover.js';
 import { apiClient } from '../../client/api-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
  * The events outbox survives the process that made the change (README, "Webhooks and events"):
  * an event is a row committed with its change, not a message held in a process's memory, so a
- * process killed right after answering still has its event delivered, by another process.
+ * process killed right after answering still has its event delivered, by another process. And
+ * a process killed while delivering leaves its claimed deliveries to the others within one
+ * lease, having recorded each attempt as it completed.
  */
 
 const ADMIN_URL = process.env.DATABASE_URL ?? '';
-const LONG = 120_000;
+const LONG = 180_000;
+/** Small enough to settle well within the bound on a busy 2-core host. */
+const LOAD: TakeoverLoad = { events: 800, loadMs: 2000, killAfterMs: 1000, endpoints: 1 };
 
 describe.skipIf(!ADMIN_URL)('webhooks when a process dies', () => {
   let redis: PrivateRedis;
@@ -40,7 +45,7 @@ describe.skipIf(!ADMIN_URL)('webhooks when a process dies', () => {
       // The first process delivers nothing itself: it dies before any worker of its own could.
       const first = await startIngest({ ...env, SVC_WEBHOOK_DELIVERY: 'off' });
       processes.push(first);
-      const keys = initOrganization(env);
+      const keys = await initOrganization(env);
       const endpoint = (
         await apiClient(first.url, keys.api_key).post('/v1/webhook-endpoints', { url: receiver.url, events: ['partner.created'] })
       ).data[0];
@@ -71,41 +76,31 @@ describe.skipIf(!ADMIN_URL)('webhooks when a process dies', () => {
   );
 
   it(
-    'two processes delivering at once: every event arrives once, each delivery after one attempt',
+    'two processes delivering, one killed mid-batch: the other takes its deliveries over when their lease ends, resending only what was in flight',
     async () => {
-      const db = await createThrowawayDatabase(ADMIN_URL);
-      const hooks = await startWebhookReceiver();
-      try {
-        const env = { DATABASE_URL: db.url, REDIS_URL: redis.url, SVC_WEBHOOKS_ALLOW_PRIVATE: 'true' };
-        const pair = await Promise.all([startIngest(env), startIngest(env)]);
-        processes.push(...pair);
-        const keys = initOrganization(env);
-        const [a, b] = pair.map((p) => apiClient(p.url, keys.api_key));
-        const endpoint = (await a.post('/v1/webhook-endpoints', { url: hooks.url, events: ['partner.created'] })).data[0];
-        hooks.secrets.push(endpoint.secret!);
-        const count = 100;
-        await Promise.all(
-          Array.from({ length: count }, (_, i) =>
-            (i % 2 ? a : b).post('/v1/partners', {
-              program_id: keys.program_id,
-              first_name: 'Pair',
-              last_name: String(i),
-              email: `pair-${i}@example.com`,
-            }),
-          ),
-        );
-        await expect.poll(() => new Set(hooks.events().map((e) => e.id)).size, { timeout: 60_000, interval: 100 }).toBe(count);
-        const settled = async () => {
-          const log = await a.get(`/v1/webhook-endpoints/${endpoint.id}/deliveries?limit=100`);
-          return log.data.filter((d) => d.status === 'succeeded' && d.attempt_count === 1).length;
-        };
-        await expect.poll(settled, { timeout: 10_000, interval: 100 }).toBe(count);
-        expect(hooks.received).toHaveLength(count);
-      } finally {
-        await hooks.close();
-        await Promise.all(processes.splice(0).map((p) => p.kill('SIGKILL')));
-        await db.drop();
-      }
+      // A 10 s lease (the shortest allowed) keeps the test short; the bench measures the default.
+      const r = await killDuringDelivery(ADMIN_URL, redis.url, { load: LOAD, env: { SVC_WEBHOOK_LEASE_SECONDS: '10' }, waitMs: 90_000 });
+      const context = JSON.stringify({ ...r, logs: undefined }, null, 1);
+      expect(r.exits, `${context}\n${r.logs}`).toEqual([]);
+      // It died mid-batch: the other process took some of its claims over.
+      expect(r.takenOver, context).toBeGreaterThan(0);
+      // No lost, no phantom: every delivery SQL made arrived, each verified, and nothing else did.
+      expect({ lost: r.lost, phantom: r.phantom, unverified: r.unverified, delivered: r.delivered }, context).toEqual({
+        lost: 0,
+        phantom: 0,
+        unverified: 0,
+        delivered: r.deliveries,
+      });
+      expect(r.deliveries, context).toBeGreaterThanOrEqual(LOAD.events * LOAD.endpoints);
+      // Sent twice: at most the killed process's attempts in flight, one being made and one being
+      // recorded on each of its lanes (one per endpoint). That bound, not the load's size, is the
+      // guarantee; the share it makes of a larger load is what the bench reports.
+      expect(r.duplicates, context).toBeLessThanOrEqual(2 * LOAD.endpoints);
+      // The live processes never lost a lease: only what the killed one held was claimed again.
+      expect(r.claimedTwice, context).toBe(0);
+      // Everything delivered within 60 s of the load's end, the takeover included.
+      expect(r.resumeMs, context).not.toBeNull();
+      expect(r.lastAfterLoadMs, context).toBeLessThan(60_000);
     },
     LONG,
   );

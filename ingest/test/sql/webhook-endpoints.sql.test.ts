@@ -11,6 +11,7 @@ import {
   purgeDeliveriesBefore,
   recordAttempts,
   releaseClaims,
+  renewClaims,
   selectDeliveryList,
   selectEndpointList,
   softDeleteEndpoint,
@@ -94,7 +95,7 @@ describe('webhook endpoints repository SQL', () => {
     ).toMatchSnapshot();
   });
 
-  it('recordAttempts: one statement for a lane', async () => {
+  it('recordAttempts: one statement for the attempts of a round', async () => {
     const entry = {
       attempt: 2,
       status: 'failed' as const,
@@ -114,6 +115,11 @@ describe('webhook endpoints repository SQL', () => {
       },
     ];
     expect(await sqlOf((db) => recordAttempts(db, outcomes, AT))).toMatchSnapshot();
+  });
+
+  it('renewClaims: each only under the lease this process holds', async () => {
+    const claims = [{ id: 'wd_1', attempt: 3, heldUntil: AT }];
+    expect(await sqlOf((db) => renewClaims(db, claims, new Date(AT.getTime() + 20_000), AT))).toMatchSnapshot();
   });
 
   it('releaseClaims: unless claimed again since', async () => {

@@ -140,6 +140,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const webhooks = createWebhookWorker(storage.db, logger, {
     allowPrivate: config.webhooksAllowPrivate,
     autoRun: false,
+    leaseMs: config.webhookLeaseSeconds * 1000,
     ...options.webhooks,
   });
   const deps: AppDeps = { config, db: storage.db, store, logger, mailer, webhooks };

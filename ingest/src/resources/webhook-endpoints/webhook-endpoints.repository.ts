@@ -115,12 +115,18 @@ export interface ClaimedDelivery {
   seq: number;
 }
 
+/** Not held by any process: never claimed, recorded or given back since, or its lease has ended. */
+function unleased(now: Date) {
+  return sql<boolean>`(d.leased_until is null or d.leased_until <= ${now})`;
+}
+
 /**
  * Claims due deliveries for this process: of up to `endpoints` enabled endpoints not in `busy`
  * (those whose deliveries are oldest first), up to `perEndpoint` each, in the order they are due.
- * Each claimed delivery's attempt number goes up and its next attempt moves to `leaseUntil`, so no
- * other process takes the same attempt; should this one die, the lease runs out and the delivery
- * is due again.
+ * Each claimed delivery's attempt number goes up and it is leased until `leaseUntil`, so no
+ * other process takes the same attempt; the claimer renews the lease while it works
+ * (`renewClaims`), and should it die, the lease ends and the delivery is due again, in the place
+ * it had (its `next_attempt_at` is left as it was).
  */
 export async function claimDueDeliveries(
   db: Db,
@@ -129,7 +135,8 @@ export async function claimDueDeliveries(
   const { rows } = await sql<ClaimedDelivery>`
     with due_endpoints as (
       select id from (
-        select e.id, (select min(d.next_attempt_at) from webhook_deliveries d where d.endpoint_id = e.id and d.status = 'pending') as oldest
+        select e.id, (select min(d.next_attempt_at) from webhook_deliveries d
+                       where d.endpoint_id = e.id and d.status = 'pending' and ${unleased(opts.now)}) as oldest
           from webhook_endpoints e
          where e.enabled and e.deleted_at is null and not (e.id = any(${opts.busy}::text[]))
       ) x
@@ -139,14 +146,14 @@ export async function claimDueDeliveries(
     ), claimed as (
       select c.id from due_endpoints de cross join lateral (
         select d.id from webhook_deliveries d
-         where d.endpoint_id = de.id and d.status = 'pending' and d.next_attempt_at <= ${opts.now}
+         where d.endpoint_id = de.id and d.status = 'pending' and d.next_attempt_at <= ${opts.now} and ${unleased(opts.now)}
          order by d.next_attempt_at, d.seq
          limit ${opts.perEndpoint}
          for update skip locked
       ) c
     )
     update webhook_deliveries d
-       set attempt_count = d.attempt_count + 1, next_attempt_at = ${opts.leaseUntil}, updated_at = ${opts.now}
+       set attempt_count = d.attempt_count + 1, leased_until = ${opts.leaseUntil}, updated_at = ${opts.now}
       from claimed
      where d.id = claimed.id
     returning d.id, d.endpoint_id, d.event_id, d.attempt_count, d.seq`.execute(db);
@@ -163,7 +170,8 @@ export interface AttemptOutcome {
 /**
  * Records attempts in their deliveries' logs in one statement, each with its outcome (the
  * status and when to try next) unless a later claim of the delivery has overtaken it (a lease
- * that ran out).
+ * that ran out). Writing the same attempt again (a retry after an answer lost with its
+ * connection) adds no second log entry.
  */
 export async function recordAttempts(db: Db, outcomes: AttemptOutcome[], now: Date): Promise<void> {
   const rows = outcomes.map((o) => ({
@@ -175,24 +183,49 @@ export async function recordAttempts(db: Db, outcomes: AttemptOutcome[], now: Da
   }));
   await sql`
     update webhook_deliveries d
-       set attempts = d.attempts || v.entry,
+       set attempts = case when d.attempts @> v.entry then d.attempts else d.attempts || v.entry end,
            status = case when d.attempt_count = v.attempt then v.status else d.status end,
            next_attempt_at = case when d.attempt_count = v.attempt then v.next_attempt_at else d.next_attempt_at end,
+           leased_until = case when d.attempt_count = v.attempt then null else d.leased_until end,
            updated_at = ${now}
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id text, attempt int, status text, next_attempt_at timestamptz, entry jsonb)
      where d.id = v.id`.execute(db);
 }
 
 /**
+ * Renews leases this process holds to `until`: each claim only while it is still the one this
+ * process made (its attempt number), pending, and under the lease end this process last had
+ * confirmed (`heldUntil`). A claim another process took over after the lease ended, or one whose
+ * attempt was recorded meanwhile, is left as it is. Returns the ids renewed.
+ */
+export async function renewClaims(
+  db: Db,
+  claims: { id: string; attempt: number; heldUntil: Date }[],
+  until: Date,
+  now: Date,
+): Promise<string[]> {
+  if (claims.length === 0) return [];
+  const rows = claims.map((c) => ({ id: c.id, attempt: c.attempt, held_until: c.heldUntil.toISOString() }));
+  const { rows: renewed } = await sql<{ id: string }>`
+    update webhook_deliveries d
+       set leased_until = ${until}, updated_at = ${now}
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id text, attempt int, held_until timestamptz)
+     where d.id = v.id and d.attempt_count = v.attempt and d.status = 'pending' and d.leased_until = v.held_until
+    returning d.id`.execute(db);
+  return renewed.map((r) => r.id);
+}
+
+/**
  * Gives claims back unused (their endpoint was disabled or deleted meanwhile, or the lease ran
- * short): due again at once, with the attempt number they had, unless claimed again since.
+ * short): due again at once, in their place, with the attempt number they had, unless claimed
+ * again since.
  */
 export async function releaseClaims(db: Db, claims: ClaimedDelivery[], now: Date): Promise<void> {
   if (claims.length === 0) return;
   const rows = claims.map((c) => ({ id: c.id, attempt: c.attempt_count }));
   await sql`
     update webhook_deliveries d
-       set attempt_count = d.attempt_count - 1, next_attempt_at = ${now}, updated_at = ${now}
+       set attempt_count = d.attempt_count - 1, leased_until = null, updated_at = ${now}
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(id text, attempt int)
      where d.id = v.id and d.attempt_count = v.attempt and d.status = 'pending'`.execute(db);
 }

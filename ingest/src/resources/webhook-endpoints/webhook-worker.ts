@@ -4,6 +4,7 @@ import { afterCommit } from '../../db/request-transaction.js';
 import type { EventRow, WebhookEndpointRow } from '../../db/schema.js';
 import { findEventsByIds } from '../events/events.repository.js';
 import { toEvent } from '../events/events.serializer.js';
+import { createAttemptRecorder } from './webhook-attempt-recorder.js';
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -11,10 +12,10 @@ import {
   disableEndpoint,
   fanOutEvents,
   findEndpointById,
-  recordAttempts,
   releaseClaims,
   updateEndpointHealth,
 } from './webhook-endpoints.repository.js';
+import { createLeases } from './webhook-leases.js';
 import { createWebhookSender, type SendResult } from './webhook-sender.js';
 import { createSigner } from './webhook-signature.js';
 
@@ -32,6 +33,12 @@ export const DISABLE_AFTER_MS = 5 * 86_400_000;
 const DAY_MS = 86_400_000;
 const FAN_OUT_BATCH = 500;
 
+/**
+ * An attempt starts only while its lease outlasts it by this much: room for the clocks of the
+ * processes to disagree (another process compares the lease's end with its own clock).
+ */
+const CLOCK_SLACK_MS = 2000;
+
 export interface WebhookWorkerOptions {
   /** Private and loopback destinations allowed (SVC_WEBHOOKS_ALLOW_PRIVATE). */
   allowPrivate: boolean;
@@ -40,6 +47,12 @@ export interface WebhookWorkerOptions {
    * (tests, which then decide when deliveries happen).
    */
   autoRun: boolean;
+  /**
+   * How long a claim holds its delivery without renewal (SVC_WEBHOOK_LEASE_SECONDS): a process
+   * that dies leaves its deliveries to the others within this long. An attempt's time and the
+   * clock slack must fit in three quarters of it (renewals come every quarter).
+   */
+  leaseMs: number;
   /** Per attempt: the whole exchange with the receiver. */
   timeoutMs?: number;
   pollMs?: number;
@@ -61,17 +74,23 @@ export interface WebhookWorker {
  * The delivery worker of every ingest process (README, "Webhooks and events"): it fans new events
  * out to the endpoints that want them, then claims due deliveries and posts them, each endpoint's
  * in order on a lane of its own, so one slow receiver holds up no other. Claims are leases taken
- * with SKIP LOCKED (webhook-endpoints.repository.ts): any number of processes share the work and
- * never make the same attempt twice; an attempt lost with its process is made again once its lease
- * runs out.
+ * with SKIP LOCKED (webhook-endpoints.repository.ts) and renewed while this process works on them
+ * (webhook-leases.ts): any number of processes share the work and never make the same attempt
+ * twice; the deliveries of a process that died are taken over once their lease runs out. Each
+ * attempt is recorded as it completes, so such a takeover makes again only the attempts the dead
+ * process had under way.
  */
 export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWorkerOptions): WebhookWorker {
   const timeoutMs = options.timeoutMs ?? 5000;
   const maxLanes = options.lanes ?? 16;
   const perLane = options.perLane ?? 20;
-  // A lane sends its deliveries one after another: its lease covers all of them timing out.
-  const leaseMs = perLane * timeoutMs + 60_000;
+  const { leaseMs } = options;
+  // An attempt needs its time and the slack under a lease renewed every quarter of it.
+  if (leaseMs * 0.75 < timeoutMs + CLOCK_SLACK_MS)
+    throw new Error(`a webhook lease of ${leaseMs} ms is too short for attempts of ${timeoutMs} ms`);
   const sender = createWebhookSender({ timeoutMs, allowPrivate: options.allowPrivate });
+  const leases = createLeases(db, logger, leaseMs);
+  const recorder = createAttemptRecorder(db, logger);
   const lanes = new Map<string, Promise<void>>();
   let queue: Promise<unknown> = Promise.resolve();
   let scheduled = false;
@@ -92,8 +111,9 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       });
       if (claimed.length === 0) break;
       worked = true;
+      leases.take(claimed, now.getTime() + leaseMs);
       for (const [endpointId, deliveries] of byEndpoint(claimed)) {
-        const lane = runLane(endpointId, deliveries, now.getTime() + leaseMs)
+        const lane = runLane(endpointId, deliveries)
           .catch((err) =>
             logger.error({ err, endpointId }, 'webhook delivery lane failed; its deliveries are retried when their lease runs out'),
           )
@@ -123,30 +143,38 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
     });
   }
 
-  async function runLane(endpointId: string, deliveries: ClaimedDelivery[], leaseUntil: number): Promise<void> {
-    const endpoint = await findEndpointById(db, endpointId);
-    // Disabled or deleted since the claim: nothing is sent, and the claims go back.
-    if (!endpoint || endpoint.deleted_at !== null || !endpoint.enabled) return releaseClaims(db, deliveries, new Date());
-    const events = new Map(
-      (
-        await findEventsByIds(
-          db,
-          deliveries.map((d) => d.event_id),
-        )
-      ).map((e) => [e.id, e]),
-    );
-    const sign = createSigner(secretsOf(endpoint, new Date()));
-    const outcomes: AttemptOutcome[] = [];
+  async function runLane(endpointId: string, deliveries: ClaimedDelivery[]): Promise<void> {
+    let sent = 0;
+    // The record of the lane's latest attempt: whether it was written.
+    let recorded: Promise<boolean> = Promise.resolve(true);
     let since: Date | null = null;
     let hadSuccess = false;
     let lastError = '';
+    let endpoint: WebhookEndpointRow | undefined;
     try {
+      endpoint = await findEndpointById(db, endpointId);
+      // Disabled or deleted since the claim: nothing is sent, and the claims go back.
+      if (!endpoint || endpoint.deleted_at !== null || !endpoint.enabled) return;
+      const events = new Map(
+        (
+          await findEventsByIds(
+            db,
+            deliveries.map((d) => d.event_id),
+          )
+        ).map((e) => [e.id, e]),
+      );
+      const sign = createSigner(secretsOf(endpoint, new Date()));
       for (const delivery of deliveries) {
         // An attempt must end within the lease: past it, another process may make the same attempt.
-        if (Date.now() + timeoutMs > leaseUntil) break;
+        if (!(await leases.holds(delivery, timeoutMs + CLOCK_SLACK_MS))) break;
         const started = new Date();
         const result = await attempt(endpoint, delivery, events.get(delivery.event_id), sign, started);
-        outcomes.push(outcomeOf(delivery, result, started));
+        sent++;
+        // The attempt before this one was being recorded meanwhile. One record under way per lane:
+        // a crash makes again at most this attempt and the one being recorded. A record that
+        // could not be written (SQL down) stops the lane: what it sent next would be made again.
+        const previousWritten = await recorded;
+        recorded = recorder.record(outcomeOf(delivery, result, started)).finally(() => leases.letGo([delivery]));
         if (result.ok) {
           hadSuccess = true;
           since = null;
@@ -154,11 +182,18 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
           since ??= started;
           lastError = result.error ?? '';
         }
+        if (!previousWritten) break;
       }
     } finally {
-      // What was sent is recorded, and what was not is given back, even when the lane stops early.
-      await releaseClaims(db, deliveries.slice(outcomes.length), new Date());
-      if (outcomes.length) await persistently(() => recordAttempts(db, outcomes, new Date()));
+      await recorded;
+      // What was not sent is given back, due at once, even when the lane stops early.
+      await releaseClaims(db, deliveries.slice(sent), new Date()).catch((err) =>
+        logger.warn(
+          { reason: (err as Error).message, endpointId },
+          'giving webhook deliveries back failed; they are due when their lease ends',
+        ),
+      );
+      leases.letGo(deliveries);
     }
     // A healthy endpoint that was healthy before has nothing to record.
     if (since === null && endpoint.failing_since === null) return;
@@ -196,18 +231,6 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
     return { ...(await sender.send(endpoint.url, headers, body)), retryable: true };
   }
 
-  /** A SQL write the lane must not lose (it would send the whole lane again): tried three times. */
-  async function persistently(write: () => Promise<void>): Promise<void> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await write();
-      } catch (err) {
-        if (tries === 3) throw err;
-        await new Promise((r) => setTimeout(r, 250 * 4 ** (tries - 1)));
-      }
-    }
-  }
-
   const timer = options.autoRun ? setInterval(schedule, options.pollMs ?? 1000) : undefined;
   timer?.unref();
 
@@ -227,6 +250,7 @@ export function createWebhookWorker(db: Db, logger: Logger, options: WebhookWork
       clearInterval(timer);
       await queue;
       await Promise.allSettled([...lanes.values()]);
+      await Promise.all([recorder.close(), leases.close()]);
       sender.close();
     },
   };
