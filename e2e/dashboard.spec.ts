@@ -52,6 +52,8 @@ test('signs in, refuses a wrong password, signs out', async ({ page, demo }) => 
 });
 
 test('throttles sign-in attempts for an address', async ({ page, demo }) => {
+  // Eleven password hashes (scrypt, about 0.3 s each alone, several times that on a busy machine).
+  test.setTimeout(90_000);
   const email = uniqueEmail('attacked');
   await page.goto(`${demo.ingestUrl}/dashboard/sign-in`);
   for (let i = 0; i < 10; i++) {
