@@ -257,6 +257,10 @@ export async function startBeforePostgres(
   await cluster.stop();
   const proc = await startIngest({ DATABASE_URL: database.url, REDIS_URL: redisUrl, SVC_DB_WAIT_SECONDS: '60' }, { waitReady: false });
   try {
+    // PostgreSQL stays down until the process has tried it and said it waits, then `downMs` more:
+    // a fixed sleep alone let a process that started slowly (a busy host) find it up already.
+    const deadline = Date.now() + 60_000;
+    while (proc.alive() && !proc.output().includes('waiting for PostgreSQL') && Date.now() < deadline) await sleep(100);
     await sleep(downMs);
     const exited = !proc.alive();
     await cluster.start();
