@@ -2,9 +2,9 @@ import type { Browser, BrowserContext, Page } from '@playwright/test';
 import { type Api, type DemoState, expect, test, unique } from './support/fixtures.js';
 
 /**
- * The integrations page's Stripe connection and webhook endpoints (README, "Dashboard") in real
- * Chromium: an owner adds a webhook endpoint and sees its secret once, and connects Stripe for a
- * program and sees the URL to paste into Stripe. The demo runs without
+ * The integrations page's Stripe connection and webhook endpoints (ingest/docs/dashboard.md) in
+ * real Chromium: an owner adds a webhook endpoint and sees its secret once, and connects Stripe for
+ * a program and sees the URL to paste into Stripe. The demo runs without
  * SVC_WEBHOOKS_ALLOW_PRIVATE, so endpoints are public https URLs and these tests check the pages
  * and the API's state, not deliveries (ingest/test/dashboard/integrations.test.ts does).
  */

@@ -3,7 +3,7 @@ import type { Browser, Page } from '@playwright/test';
 import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 
 /**
- * The dashboard's Payouts pages (README, "Payouts") in real Chromium: a manager with approved
+ * The dashboard's Payouts pages (ingest/docs/payouts.md) in real Chromium: a manager with approved
  * commissions (made through the API) generates payouts, downloads the PayPal file and marks the
  * payout paid, and the API shows it paid. Server-side rules: ingest/test/dashboard/payouts-pages.test.ts.
  */

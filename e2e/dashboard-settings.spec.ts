@@ -2,7 +2,7 @@ import type { Browser, Page } from '@playwright/test';
 import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 
 /**
- * The dashboard's program settings in real Chromium (README, "Dashboard"): a commission flow
+ * The dashboard's program settings in real Chromium (ingest/docs/dashboard.md): a commission flow
  * made in the browser pays the next payment reported through the API, and the preview said so.
  * Server-side rules in detail: ingest/test/dashboard/settings.test.ts.
  */

@@ -2,9 +2,9 @@ import type { Browser, Page } from '@playwright/test';
 import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 
 /**
- * The merchant dashboard (README, "Dashboard") in real Chromium, on ingest's own origin: sign-in,
- * the overview's figures against the stats API, partners, bulk approval, API keys, the script
- * tag, roles and CSRF. Server-side rules in detail: ingest/test/dashboard/.
+ * The merchant dashboard (ingest/docs/dashboard.md) in real Chromium, on ingest's own origin:
+ * sign-in, the overview's figures against the stats API, partners, bulk approval, API keys, the
+ * script tag, roles and CSRF. Server-side rules in detail: ingest/test/dashboard/.
  */
 
 async function signIn(page: Page, demo: DemoState, email = demo.owner_email!, password = demo.owner_password!): Promise<void> {

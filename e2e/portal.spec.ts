@@ -3,7 +3,7 @@ import { type Api, type DemoState, expect, type SvcData, test, unique, uniqueEma
 import { signInLinkTo, subjectsTo } from './support/outbox.js';
 
 /**
- * The partner portal (README, "Partner portal") in real Chromium, on both storage setups: a
+ * The partner portal (ingest/docs/partner-portal.md) in real Chromium, on both storage setups: a
  * partner joins the demo program, is approved, signs in by the link e-mailed to them (read from
  * ingest's .eml outbox), shares their link and follows a visitor's signup and payment to the
  * payout; one-time links; another partner's records; rejected and suspended partners; the

@@ -10,10 +10,11 @@ import {
 import { customersOf, expect, partnerStats, type SvcData, test, uniqueEmail } from './support/fixtures.js';
 
 /**
- * Stripe in (README, "Stripe"): the demo's payment link carries the click id as client_reference_id, and
- * the events Stripe then sends for that checkout turn the click into a paying customer and a
- * commission of the partner. buy.stripe.com is never reached: the navigation is stopped in the
- * browser, and the test posts the signed events Stripe would send to the program's webhook URL.
+ * Stripe in (ingest/docs/stripe.md): the demo's payment link carries the click id as
+ * client_reference_id, and the events Stripe then sends for that checkout turn the click into a
+ * paying customer and a commission of the partner. buy.stripe.com is never reached: the navigation
+ * is stopped in the browser, and the test posts the signed events Stripe would send to the
+ * program's webhook URL.
  */
 
 test('Stripe payment link → checkout.session.completed + invoice.paid → a 20% commission of $9.80 for the partner', async ({

@@ -8,10 +8,10 @@ import { findChromium } from '../../e2e/support/chromium.js';
 import { apiClient } from '../../ingest/client/api-client.js';
 
 /**
- * `npm run screenshots`: the README's pictures of the dashboard, taken from a seeded demo so they
- * stay current. Starts `npm run demo` (in memory, test hooks on to age clicks), fills its program
- * with five weeks of partners, clicks, signups, payments and a refund through the API, signs in
- * as the seeded owner in Chromium and writes demo-site/screenshots/*.png.
+ * `npm run screenshots`: the dashboard's pictures in ingest/docs/dashboard.md, taken from a seeded
+ * demo so they stay current. Starts `npm run demo` (in memory, test hooks on to age clicks), fills
+ * its program with five weeks of partners, clicks, signups, payments and a refund through the API,
+ * signs in as the seeded owner in Chromium and writes demo-site/screenshots/*.png.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = path.join(ROOT, 'demo-site', 'screenshots');

@@ -19,10 +19,13 @@ export interface DemoState {
   group_id: string;
   api_key: string;
   public_key: string;
-  /** The demo program's partner portal (README, "Partner portal"), and where ingest writes e-mails as .eml files. */
+  /**
+   * The demo program's partner portal (ingest/docs/partner-portal.md), and where ingest writes
+   * e-mails as .eml files.
+   */
   portalUrl: string;
   outboxDir: string;
-  /** The dashboard's seeded owner (README, "Dashboard"). */
+  /** The dashboard's seeded owner (ingest/docs/dashboard.md). */
   owner_email: string | null;
   owner_password: string | null;
   partners: { id: string; name: string; email: string; link: { name: string; partnerId: string; url: string } }[];
@@ -82,7 +85,10 @@ export async function expectClicks(api: Api, partnerId: string, clicks: number):
     .toBe(clicks);
 }
 
-/** The customers attributed to a partner (the list nests its array in data.data, as the spec says). */
+/**
+ * The customers attributed to a partner (the list nests its array in data.data, as the Partnership
+ * Program API says).
+ */
 export async function customersOf(api: Api, programId: string, partnerId: string): Promise<Customer[]> {
   return (await api.get(`/v1/customers?program_id=${programId}&partner_id=${partnerId}`)).data.data;
 }

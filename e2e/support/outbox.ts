@@ -4,8 +4,9 @@ import { expect } from '@playwright/test';
 import { type Eml, readEml } from '../../ingest/test/support/eml.js';
 
 /**
- * The e-mails the demo's ingest wrote as .eml files (no SMTP configured: README, "Partner
- * portal"), read the way a partner reads their inbox: the newest message to an address.
+ * The e-mails the demo's ingest wrote as .eml files (no SMTP configured:
+ * ingest/docs/partner-emails.md#how-they-are-sent), read the way a partner reads their inbox: the
+ * newest message to an address.
  */
 
 async function messagesTo(dir: string, to: string): Promise<{ eml: Eml; mtime: number }[]> {

@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Browser tests in a second engine, WebKitGTK (e2e/README.md, "WebKit"), against the built
+// Browser tests in a second engine, WebKitGTK (e2e/README.md#webkit), against the built
 // script/dist/svc.js. From the repository root, after `npm run build`:
 //   tsx e2e/support/ensure-webkit.ts && npx vitest run --config e2e/webkit/vitest.config.ts
 export default defineConfig({

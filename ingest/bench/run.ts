@@ -18,7 +18,7 @@ import { webhookFigures } from './webhook-figures.js';
 /**
  * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
  * the embedded defaults) and a bare Express baseline as processes of their own, drives them
- * with autocannon from this process, and prints a Markdown table (see README, Performance).
+ * with autocannon from this process, and prints a Markdown table (see ingest/bench/README.md).
  * `npm run bench -- --faults [--only-webhooks]` runs the fault scenarios instead (faults/report.ts).
  */
 const { values: args } = parseArgs({
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);
     // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
-    // then measure a process that has served keyed requests (README, Performance).
+    // then measure a process that has served keyed requests (ingest/bench/README.md).
     const api = apiClient(ingest.url, keys.api_key, { idempotencyKeys: true });
 
     const partner = (
@@ -313,7 +313,8 @@ async function listFigures(
   const today = new Date().toISOString().slice(0, 10);
   const ninetyDaysAgo = new Date(Date.now() - 89 * 86_400_000).toISOString().slice(0, 10);
   // The dashboard's overview (figures of the period and the one before, top partners, recent
-  // activity, the page) and the stats API it shares its figures with (README, "Dashboard").
+  // activity, the page) and the stats API it shares its figures with
+  // (ingest/docs/dashboard.md#stats-api).
   const dashboardQueries: Record<string, { path: string; headers: Record<string, string> }> = {
     'dashboard overview page, 30 days': { path: `/dashboard/programs/${program.id}?days=30`, headers: { cookie: dashboardCookie } },
     'dashboard overview page, 90 days': { path: `/dashboard/programs/${program.id}?days=90`, headers: { cookie: dashboardCookie } },

@@ -39,7 +39,10 @@ export type WebhookEndpoint = z.infer<typeof webhookEndpoints.WebhookEndpoint>;
 export type WebhookDelivery = z.infer<typeof webhookEndpoints.WebhookDelivery>;
 export type Payout = z.infer<typeof payouts.Payout>;
 
-/** The envelopes of README "Responses": retrieve → the object; create and update → an array of one; lists → a page. */
+/**
+ * The envelopes of ingest/docs/api.md#responses: retrieve → the object; create and update → an
+ * array of one; lists → a page.
+ */
 export type One<T> = { success: true; data: T };
 export type Written<T> = { success: true; data: T[] };
 export type List<T> = { success: true; data: T[]; has_more: boolean; total_count: number };
@@ -51,7 +54,10 @@ interface Answers<T, W = T> {
   written: Written<W>;
 }
 
-/** Each collection under /v1 and its answers, with the spec's exceptions spelled out. */
+/**
+ * Each collection under /v1 and its answers, with the Partnership Program API's exceptions spelled
+ * out.
+ */
 interface Collections {
   'api-keys': Answers<z.infer<typeof apiKeys.ApiKey>, z.infer<typeof apiKeys.ApiKeyWithSecret>>;
   clicks: Answers<Click>;
@@ -118,7 +124,10 @@ function messageOf(body: unknown): string | undefined {
 }
 
 export interface CallOptions {
-  /** Sent as `Idempotency-Key` (README "Idempotency"): a retry with the same key replays the first answer. */
+  /**
+   * Sent as `Idempotency-Key` (ingest/docs/api.md#idempotency): a retry with the same key replays
+   * the first answer.
+   */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }

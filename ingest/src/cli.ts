@@ -28,7 +28,7 @@ Commands:
   users list [--org ID]                     list dashboard users
 
 --org may be left out when the database holds exactly one organization.
-Configuration comes from the environment (DATABASE_URL, SVC_DATA_DIR, …); see the README.`;
+Configuration comes from the environment (DATABASE_URL, SVC_DATA_DIR, …); see README.md#configuration.`;
 
 class UsageError extends Error {}
 

@@ -50,7 +50,7 @@ export type Config = {
    * The address partners and merchants reach svc at (`https://svc.example.com`), the only source
    * of the absolute URLs svc writes (e-mails, API answers, pages, the script tag) and the origin
    * its forms must come from. Never taken from a request: `Host` and `X-Forwarded-*` are the
-   * sender's to choose (README, "Configuration").
+   * sender's to choose (README.md#configuration).
    */
   publicUrl: string;
   /** Whether SVC_PUBLIC_URL was set (else publicUrl is http://localhost:PORT, for local use). */
@@ -92,7 +92,7 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
-/** Reads and checks the environment once; every key is documented in the README. */
+/** Reads and checks the environment once; every key is documented in README.md#configuration. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

@@ -1,5 +1,5 @@
 /**
- * The script tag's settings (README, "The script tag"), as a tuple that index.ts destructures:
+ * The script tag's settings (README.md#the-script-tag), as a tuple that index.ts destructures:
  * `api` is the origin (and optional path) of the API without a trailing slash, `domain` the
  * data-cookie-domain (undefined: probe for it).
  */

@@ -26,7 +26,7 @@ async function pageCode(email: string): Promise<void> {
 }
 
 describe('svc.d.ts', () => {
-  it('declares window.svc_data, window.svc and the queue as the README shows them', () => {
+  it('declares window.svc_data, window.svc and the queue as README.md#the-script-tag shows them', () => {
     expectTypeOf(pageCode).toBeFunction();
     expectTypeOf<Window['svc_data']>().toEqualTypeOf<SvcData | null | undefined>();
     expectTypeOf<Window['svc']>().toEqualTypeOf<Svc | SvcCall[] | undefined>();

@@ -9,7 +9,7 @@ import { killDuringDelivery, TAKEOVER_LOAD, type TakeoverReport } from './webhoo
  * clients saw (answers by status, the longest request, time to recover) and what SQL holds
  * (records lost and recorded twice, both must be 0); then a process killed while delivering
  * webhooks, and a table of how fast its deliveries resumed and what arrived twice.
- * `--only-webhooks` runs that last scenario alone. See README, Reliability.
+ * `--only-webhooks` runs that last scenario alone. See ingest/bench/README.md#fault-benchmark.
  */
 export async function runFaultBench(options: { adminUrl: string; json?: string; onlyWebhooks?: boolean }): Promise<void> {
   const redis = await startPrivateRedis();

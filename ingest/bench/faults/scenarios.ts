@@ -21,9 +21,9 @@ import {
 } from './traffic.js';
 
 /**
- * The faults svc must survive, each under mixed traffic on two ingest processes (README,
- * Reliability). A scenario breaks something for real, lets it heal, and reports what the
- * clients saw and what SQL holds.
+ * The faults svc must survive, each under mixed traffic on two ingest processes
+ * (ingest/docs/reliability.md#how-it-is-tested). A scenario breaks something for real, lets it
+ * heal, and reports what the clients saw and what SQL holds.
  */
 
 export interface FaultReport {

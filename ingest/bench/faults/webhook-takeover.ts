@@ -4,12 +4,12 @@ import { startNode } from '../processes.js';
 import { createThrowawayDatabase, type IngestProcess, initOrganization, startIngest } from './fleet.js';
 
 /**
- * An ingest process killed in the middle of delivering webhooks (README, Reliability): two
- * processes share the deliveries of a few endpoints while events are made in waves, one is
- * killed (SIGKILL) halfway through while each of its lanes is in the middle of an attempt, and
- * the run measures how long its claimed deliveries waited for the other process, how many
- * attempts reached a receiver twice, and whether every delivery arrived exactly where SQL says
- * it should.
+ * An ingest process killed in the middle of delivering webhooks
+ * (ingest/bench/README.md#webhook-takeover): two processes share the deliveries of a few endpoints
+ * while events are made in waves, one is killed (SIGKILL) halfway through while each of its lanes
+ * is in the middle of an attempt, and the run measures how long its claimed deliveries waited for
+ * the other process, how many attempts reached a receiver twice, and whether every delivery arrived
+ * exactly where SQL says it should.
  *
  * The events are partners copied in SQL, a wave every 100 ms (the triggers make a
  * `partner.created` for each, as for any partner): the same number of events on a quiet host

@@ -32,7 +32,7 @@ import {
 
 /**
  * The dashboard's own policy: everything from this origin only, no inline script or style, and
- * never in a frame (README, "Dashboard"). Replaces the API's `default-src 'none'`.
+ * never in a frame (ingest/docs/dashboard.md). Replaces the API's `default-src 'none'`.
  */
 const dashboardHeaders = helmet({
   contentSecurityPolicy: pagePolicy(["'none'"]),
@@ -101,8 +101,8 @@ export function dashboardRouter(deps: AppDeps): Router {
     // Every attempt takes a point before the password is checked (so that parallel guesses cannot
     // all pass a check made before any of them failed), and a success gives it back: only failures
     // count, and a right password is never held back by others' failures elsewhere. A browser that
-    // signed in before is counted on its own (README, "Rate limits"): others' failures at its
-    // address do not stop it, nor others' failures on its own account.
+    // signed in before is counted on its own (ingest/docs/api.md#shared-addresses): others'
+    // failures at its address do not stop it, nor others' failures on its own account.
     const emailKey = email.toLowerCase();
     const device = await devices.recognize(req);
     const counted: [RateLimiter, string][] = device

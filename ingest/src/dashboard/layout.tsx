@@ -19,7 +19,7 @@ export interface PageContext {
 
 export const programPath = (program: { id: string }, rest = '') => `/dashboard/programs/${program.id}${rest}`;
 
-/** The tag a program's pages load svc.js with (README, "The script tag"). */
+/** The tag a program's pages load svc.js with (README.md#the-script-tag). */
 export const scriptTag = (publicUrl: string, publicKey: string) =>
   `<script async src="${publicUrl}/svc.js" data-key="${publicKey}"></script>`;
 

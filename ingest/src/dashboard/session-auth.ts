@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js';
 import { type OpenedSession, readSession, type SignedInUser } from '../resources/users/users.service.js';
 
 /**
- * Who is signed in to the dashboard (README, "Dashboard"). The session cookie holds a random
+ * Who is signed in to the dashboard (ingest/docs/dashboard.md). The session cookie holds a random
  * token whose SHA-256 names a row of `sessions` (SQL, so sessions survive a Redis loss and every
  * process sees them). HttpOnly, SameSite=Lax, and over https Secure with the `__Host-` prefix
  * (bound to this host, path /).

@@ -5,7 +5,7 @@ import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type
  * One SQL transaction around everything a request does.
  *
  * A request that carries an `Idempotency-Key` must commit its changes and the record of its
- * answer together, or neither (README, "Idempotency"). Rather than threading a transaction
+ * answer together, or neither (ingest/docs/api.md#idempotency). Rather than threading a transaction
  * through every service, the database's driver routes every statement issued while such a
  * request runs (found through AsyncLocalStorage) to that request's one connection, inside its
  * one transaction. A service's own `db.transaction()` becomes a savepoint there, so its

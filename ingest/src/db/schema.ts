@@ -38,7 +38,10 @@ export interface ProgramsTable {
   public_key: string;
   /** The least a payout of the program may be, in cents (migration 0010). */
   minimum_payout: Generated<number>;
-  /** Migration 0012 (README, "Partner portal"): a portal sign-up starts active instead of pending. */
+  /**
+   * Migration 0012 (ingest/docs/partner-portal.md): a portal sign-up starts active instead of
+   * pending.
+   */
   auto_approve_partners: Generated<boolean>;
   /** Shown on the portal's sign-up form, which must accept them when set. */
   partner_terms: string | null;
@@ -238,7 +241,7 @@ export interface CommissionsTable {
   deleted_at: Timestamp | null;
 }
 
-/** A payment to a partner of the approved commissions it groups (README, "Payouts"). */
+/** A payment to a partner of the approved commissions it groups (ingest/docs/payouts.md). */
 export interface PayoutsTable {
   id: string;
   organization_id: string;
@@ -299,7 +302,7 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp;
 }
 
-/** A program's Stripe connection (README, "Stripe"). */
+/** A program's Stripe connection (ingest/docs/stripe.md). */
 export interface StripeIntegrationsTable {
   program_id: string;
   organization_id: string;
@@ -360,7 +363,7 @@ export interface EventsTable {
   dispatched_at: Timestamp | null;
 }
 
-/** A merchant's webhook receiver (README, "Webhooks and events"). */
+/** A merchant's webhook receiver (ingest/docs/webhooks.md). */
 export interface WebhookEndpointsTable {
   id: string;
   organization_id: string;
@@ -415,7 +418,7 @@ export interface WebhookDeliveriesTable {
   updated_at: Timestamp;
 }
 
-/** A person who signs in to the dashboard (README, "Dashboard"). */
+/** A person who signs in to the dashboard (ingest/docs/dashboard.md). */
 export interface UsersTable {
   id: string;
   organization_id: string;

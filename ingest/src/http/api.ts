@@ -59,7 +59,7 @@ export interface FileAnswer {
 
 /**
  * What an operation without a body or query schema takes: nothing. Unknown parameters answer
- * 400 on every operation (README, "Errors"), and a body sent where none belongs is refused
+ * 400 on every operation (ingest/docs/api.md#errors), and a body sent where none belongs is refused
  * rather than ignored, as a DELETE with `{"id": …}` would otherwise still delete; an empty
  * object, which some clients always send, is accepted.
  */

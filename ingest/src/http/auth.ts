@@ -25,12 +25,12 @@ const tooManyFailures = (resetMs: number) =>
  * Bearer secret key → the caller's organization. Keys are looked up by their SHA-256 hash, and
  * known keys are remembered in process until revoked (`forgetApiKey`).
  *
- * Failed attempts are counted per client address across processes (`failureLimit` a minute).
- * Past the limit the address gets 429 for every key that is not valid, decided in process (the
- * refusal is remembered until the window ends, and the key directory says which keys exist), so
- * a throttled address costs neither a shared-store round trip nor a SQL lookup. A valid key is
- * always served, throttled address or not: many callers share one address behind a proxy or
- * NAT, and one of them sending wrong keys must not stop the others (README, "Rate limits").
+ * Failed attempts are counted per client address across processes (`failureLimit` a minute). Past
+ * the limit the address gets 429 for every key that is not valid, decided in process (the refusal
+ * is remembered until the window ends, and the key directory says which keys exist), so a throttled
+ * address costs neither a shared-store round trip nor a SQL lookup. A valid key is always served,
+ * throttled address or not: many callers share one address behind a proxy or NAT, and one of them
+ * sending wrong keys must not stop the others (ingest/docs/api.md#rate-limits).
  */
 export function authenticateSecretKey(db: Db, store: SharedStore, failureLimit: number): RequestHandler {
   const known = createLocalCache<AuthContext>(store, KEY_CACHE);

@@ -1,6 +1,9 @@
 import type { Page } from './list.js';
 
-/** The success bodies of the spec: create/update → array of one; retrieve → the object; delete → {id, deleted}. */
+/**
+ * The success bodies of the Partnership Program API (README.md#the-api-specification):
+ * create/update → array of one; retrieve → the object; delete → {id, deleted}.
+ */
 export const envelope = {
   one: <T>(data: T) => ({ success: true as const, data }),
   many: <T>(item: T) => ({ success: true as const, data: [item] }),

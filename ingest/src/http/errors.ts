@@ -14,7 +14,10 @@ export type ErrorType = keyof typeof ERROR_STATUS;
 
 export interface ApiErrorOptions {
   param?: string;
-  /** Render `error` as the bare message string, as the spec does for a few errors. */
+  /**
+   * Render `error` as the bare message string, as the Partnership Program API does for a few errors
+   * (ingest/docs/api.md#errors).
+   */
   plainMessage?: boolean;
   /** Extra top-level fields of the body, e.g. `data` holding an existing record. */
   extra?: Record<string, unknown>;

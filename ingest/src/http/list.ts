@@ -17,7 +17,7 @@ const limitField = z
   .transform(Number)
   .pipe(z.number().int().min(1, 'must be an integer between 1 and 100').max(100, 'must be an integer between 1 and 100'));
 
-/** The list parameters every list endpoint shares (README, "Lists"). */
+/** The list parameters every list endpoint shares (ingest/docs/api.md#lists). */
 export const listParams = {
   limit: limitField.optional().meta({ description: 'Page size, 1–100 (default 10)' }),
   starting_after: idField.optional().meta({ description: 'Cursor: an id; returns the items after it in list order' }),

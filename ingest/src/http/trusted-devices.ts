@@ -4,12 +4,13 @@ import { randomBase62, sha256 } from '../ids.js';
 import type { SharedStore } from '../store/index.js';
 
 /**
- * Browsers that have signed in before ("device cookies", after OWASP's advice on online
- * guessing): a sign-in limit counted per client address would let one person behind a shared
- * address (an office, a mobile carrier's NAT) lock everybody else there out. A browser that
- * proved itself once (a right password, a used sign-in link) carries a random token in an
- * HttpOnly cookie, and its own attempts are counted against that token instead of the address
- * (README, "Rate limits"). Guessing from a new browser stays limited per address as before.
+ * Browsers that have signed in before ("device cookies", after OWASP's advice on online guessing):
+ * a sign-in limit counted per client address would let one person behind a shared address (an
+ * office, a mobile carrier's NAT) lock everybody else there out. A browser that proved itself once
+ * (a right password, a used sign-in link) carries a random token in an HttpOnly cookie, and its own
+ * attempts are counted against that token instead of the address
+ * (ingest/docs/api.md#shared-addresses). Guessing from a new browser stays limited per address as
+ * before.
  *
  * The token's SHA-256 names an entry of the shared store, `device:<scope>:<hash>` (this module
  * owns that key family), holding who signed in with it. It lasts TRUST_DAYS from the last

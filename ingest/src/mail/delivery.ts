@@ -22,7 +22,7 @@ export function smtpDelivery(url: string, from: string): Deliver {
 /**
  * Writes each message to `dir` as `<id>.eml`, a whole message as SMTP would carry it: CRLF line
  * endings (nodemailer's `newline: 'windows'`), so the file is the same message wherever it is
- * copied or opened, and can be sent on as it is (README, "Partners").
+ * copied or opened, and can be sent on as it is (ingest/docs/partner-emails.md#how-they-are-sent).
  */
 export function fileDelivery(dir: string, from: string): Deliver {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });

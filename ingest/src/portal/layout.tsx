@@ -4,7 +4,7 @@ import type { ProgramRow } from '../db/schema.js';
 import type { PortalSession } from './portal-auth.js';
 
 /**
- * The partner portal's pages (README, "Partner portal"): server-rendered like the dashboard's,
+ * The partner portal's pages (ingest/docs/partner-portal.md): server-rendered like the dashboard's,
  * with its stylesheet and script (copy buttons, the chart), and working without JavaScript.
  */
 

@@ -7,7 +7,7 @@ import { type OpenedPartnerSession, type PartnerSession, readPartnerSession } fr
 import { findPartner } from '../resources/partners/partners.repository.js';
 
 /**
- * Who is signed in to a program's portal (README, "Partner portal").
+ * Who is signed in to a program's portal (ingest/docs/partner-portal.md).
  *
  * - In a browser tab, a cookie session: an HttpOnly, SameSite=Lax cookie scoped to the program's
  *   path (`/p/<subdomain>`), so one browser can hold the portals of several programs; Secure and

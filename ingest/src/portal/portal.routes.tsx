@@ -34,7 +34,7 @@ import {
 } from './portal-auth.js';
 
 /**
- * The partner portal at `/p/:subdomain` (README, "Partner portal"): sign-up, sign-in by e-mail
+ * The partner portal at `/p/:subdomain` (ingest/docs/partner-portal.md): sign-up, sign-in by e-mail
  * link, and the partner's own pages, in a browser tab (cookie session) or in the merchant's app
  * (`/p/:subdomain/embed/:token/…`, an embed token from the API).
  */
@@ -63,7 +63,7 @@ export const PORTAL_WINDOW_SECONDS = 15 * 60;
  * In PORTAL_WINDOW_SECONDS: sign-in links asked for per e-mail address, per client address, and per
  * browser that signed in to the program before (counted instead of its address); sign-ups per
  * client address and program. What each lets an attacker at a shared address deny is in the
- * README, "Rate limits".
+ * ingest/docs/api.md#shared-addresses.
  */
 export const PORTAL_LIMITS = { linkPerEmail: 5, linkPerClient: 100, linkPerDevice: 20, joinPerClient: 10 };
 

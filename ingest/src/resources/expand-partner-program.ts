@@ -11,8 +11,8 @@ export type PartnerProgramExpand = 'partner' | 'program';
 type Expanded<T> = T & { partner?: z.output<typeof ExpandedPartner>; program?: z.output<typeof ExpandedProgram> };
 
 /**
- * Serialises a page of rows that point at a partner and a program, adding the requested
- * expansions (the spec's expanded partner and program objects), each loaded once per page.
+ * Serialises a page of rows that point at a partner and a program, adding the requested expansions
+ * (the Partnership Program API's expanded partner and program objects), each loaded once per page.
  */
 export async function presentWithPartnerAndProgram<R extends { partner_id: string | null; program_id: string }, T>(
   db: Db,

@@ -10,7 +10,7 @@ import { useTestApp } from '../support/fixture.js';
 
 /**
  * Failed authentication is throttled per client address, and a valid key is served all the same
- * (README, "Rate limits"); no secret key ever reaches a log line.
+ * (ingest/docs/api.md#rate-limits); no secret key ever reaches a log line.
  */
 
 const LIMIT = 4;

@@ -49,7 +49,7 @@ describe('POST /v1/clicks', () => {
   }
 
   describe('method 1: partner_id', () => {
-    it('records a click for the partner with exactly the spec’s fields, and stores it in SQL', async () => {
+    it('records a click for the partner with exactly the Partnership Program API’s fields, and stores it in SQL', async () => {
       const res = await postClick(t, org, { partner_id: partner.id });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       expect(res.body.success).toBe(true);

@@ -473,7 +473,8 @@ describe('/v1/commissions', () => {
       it('is set with status rejected, kept on later edits, replaced, cleared with null or an empty string', async () => {
         const c = await createWithReason({ amount: 100, customer_id: aliceCustomer.id });
         expect(c.rejection_reason).toBeNull();
-        // Given in the body, it is not shown unless asked for: the spec's set stays exact.
+        // Given in the body, it is not shown unless asked for: the Partnership Program API's set
+        // stays exact.
         const rejected = await update(c.id, { status: 'rejected', rejection_reason: '  Duplicate order  ' });
         expect(sortedKeys(rejected)).toEqual(FULL);
         expect(sortedKeys((await retrieve(c.id)).body.data)).toEqual(SHORT);
@@ -636,7 +637,7 @@ describe('/v1/commissions', () => {
       expect((await retrieve(noRevenue.id)).body.data.revenue).toBeNull();
     });
 
-    it('expands partner, program and customer with the spec shapes', async () => {
+    it('expands partner, program and customer in the shapes of the Partnership Program API', async () => {
       const c = await create({ amount: 1234, customer_id: aliceCustomer.id });
       const programObj = (await t.request.get(`/v1/programs/${program.id}`).set(org.auth)).body.data;
       const res = await retrieve(c.id, '?expand[]=partner&expand[]=program&expand[]=customer');
@@ -800,7 +801,7 @@ describe('/v1/commissions', () => {
       expect(filtered.body).toMatchObject({ has_more: true, total_count: 4 });
     });
 
-    it('expands partner, program, customer and transaction with the spec shapes', async () => {
+    it('expands partner, program, customer and transaction in the shapes of the Partnership Program API', async () => {
       const programObj = (await t.request.get(`/v1/programs/${lp.id}`).set(org.auth)).body.data;
       const res = await list(base('limit=100&order=asc&expand[]=partner&expand[]=program&expand[]=customer&expand[]=transaction'));
       expect(res.status, JSON.stringify(res.body)).toBe(200);

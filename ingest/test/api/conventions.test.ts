@@ -6,7 +6,7 @@ import { useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
- * The shared HTTP conventions of the README's API reference: success envelopes, authentication,
+ * The shared HTTP conventions (ingest/docs/api.md): success envelopes, authentication,
  * request validation, body handling and error bodies.
  */
 

@@ -18,7 +18,10 @@ import { resource, useTestApp } from '../support/fixture.js';
 import { warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
-/** POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps (README, "Customers"). */
+/**
+ * POST /v1/customers: attribution, the promotion code rule, uniqueness and timestamps
+ * (ingest/docs/commissions.md#who-a-customer-belongs-to).
+ */
 
 const WRITE_FIELDS = [...CUSTOMER_WRITE_FIELDS].sort();
 

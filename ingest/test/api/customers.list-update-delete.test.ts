@@ -198,7 +198,7 @@ describe('customers: list, retrieve, update, delete', () => {
       expect(ids(res.body.data.data)).toEqual(ids(expected));
     });
 
-    it('expands partner and program with the spec shapes', async () => {
+    it('expands partner and program in the shapes of the Partnership Program API', async () => {
       const programObj = (await t.request.get(`/v1/programs/${program.id}`).set(org.auth)).body.data;
       const res = await list(base('limit=100&expand[]=partner&expand[]=program'));
       expect(res.status).toBe(200);

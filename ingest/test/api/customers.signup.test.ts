@@ -7,8 +7,9 @@ import { useTestApp } from '../support/fixture.js';
 import { warmPool } from '../support/harness.js';
 
 /**
- * The signup conversion behind the tracking script (README, "Customers"), tested as a service
- * function against the test storage: click → lead of the click's partner.
+ * The signup conversion behind the tracking script
+ * (ingest/docs/commissions.md#who-a-customer-belongs-to), tested as a service function against the
+ * test storage: click → lead of the click's partner.
  */
 
 describe('convertClickToLead', () => {

@@ -11,7 +11,7 @@ import { DAY_MS } from '../support/time.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The events outbox (README, "Webhooks and events"): every change of a partner, link, customer,
+ * The events outbox (ingest/docs/webhooks.md): every change of a partner, link, customer,
  * transaction or commission is an event written in the change's own SQL transaction, whatever
  * made the change; its `data` is the object as the API answers it.
  */
@@ -158,7 +158,7 @@ describe('events', () => {
     ]);
   });
 
-  it("a rejection's reason is beside the commission's data (included), as include[] shows it; data keeps the spec's set; an event from before it reads null", async () => {
+  it("a rejection's reason is beside the commission's data (included), as include[] shows it; data keeps the Partnership Program API's set; an event from before it reads null", async () => {
     const partner = await createPartner(t, org);
     const customer = await createCustomer(t, org, partner);
     await createTransaction(t, org, customer, { amount: 1000 });

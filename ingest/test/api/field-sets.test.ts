@@ -32,15 +32,16 @@ import {
 import { useTestApp } from '../support/fixture.js';
 
 /**
- * The field sets of every spec resource, pinned (README, "Responses"): each operation (create,
- * list, retrieve, update) of partners, links, clicks, customers, transactions and commissions,
- * alone and with each of its expansions and includes, answers exactly the keys of the lists in
- * `support/fields.ts`, and each expanded or included object exactly its own list. Before anything
- * is made, every table behind those objects gets a column no serializer knows: an answer that
- * spreads a row, and so would show the next column a migration adds, fails here.
+ * The field sets of every resource of the Partnership Program API
+ * (README.md#the-api-specification), pinned (ingest/docs/api.md#field-sets): each operation
+ * (create, list, retrieve, update) of partners, links, clicks, customers, transactions and
+ * commissions, alone and with each of its expansions and includes, answers exactly the keys of the
+ * lists in `support/fields.ts`, and each expanded or included object exactly its own list. Before
+ * anything is made, every table behind those objects gets a column no serializer knows: an answer
+ * that spreads a row, and so would show the next column a migration adds, fails here.
  */
 
-/** The tables behind the spec's objects and their expansions. */
+/** The tables behind the Partnership Program API's objects and their expansions. */
 const TABLES = ['programs', 'groups', 'partners', 'links', 'clicks', 'customers', 'transactions', 'commissions'] as const;
 const PROBE = 'leak_probe';
 
@@ -98,7 +99,7 @@ function queryOf(param: 'expand' | 'include', names: readonly string[]): string 
 /** Query strings joined, the empty ones left out. */
 const joinQuery = (...parts: string[]) => parts.filter(Boolean).join('&');
 
-describe('field sets of the spec resources', () => {
+describe('field sets of the Partnership Program API’s resources', () => {
   const {
     t,
     orgs: [org],
@@ -215,7 +216,7 @@ describe('field sets of the spec resources', () => {
     }
   });
 
-  it('link: every operation the link fields, with partner and program as asked (a retrieve is an array of one, as the spec says)', async () => {
+  it('link: every operation the link fields, with partner and program as asked (a retrieve is an array of one, as the Partnership Program API says)', async () => {
     await checkWrites('/v1/links', {
       create: { param: 'ref', value: uniqueLinkValue(), partner_id: partner.id },
       id: link.id,
@@ -266,7 +267,7 @@ describe('field sets of the spec resources', () => {
         label: `GET /v1/customers?${query}`,
         send: () => get(`/v1/customers?program_id=${org.program_id}&${query}`),
         status: 200,
-        // The spec's customer list nests its array in data.data.
+        // The Partnership Program API's customer list nests its array in data.data.
         objects: (body) => many(body.data),
         keys: CUSTOMER_FIELDS,
         nested,
@@ -285,7 +286,7 @@ describe('field sets of the spec resources', () => {
     }
   });
 
-  it("transaction (the README's set, as the spec leaves it open): create, update and refund its fields; list and retrieve with customer, partner and program as asked", async () => {
+  it("transaction (svc's own set, as the Partnership Program API leaves it open): create, update and refund its fields; list and retrieve with customer, partner and program as asked", async () => {
     await checkWrites('/v1/transactions', {
       create: { amount: 1000, customer_id: customer.id, charge_id: `ch_${uniqueLinkValue()}` },
       id: transaction.id,
@@ -326,7 +327,7 @@ describe('field sets of the spec resources', () => {
     };
 
     it.each([
-      ['the spec full set', '', []],
+      ['the full set of the Partnership Program API', '', []],
       ['the full set and what include[]=rejection_reason adds', INCLUDE, COMMISSION_INCLUDED_FIELDS],
     ] as const)('create and update: %s', async (_name, query, extra) => {
       await checkWrites('/v1/commissions', {
@@ -340,7 +341,7 @@ describe('field sets of the spec resources', () => {
     });
 
     it.each([
-      ['only the spec short set', '', []],
+      ['only the short set of the Partnership Program API', '', []],
       ['the short set and what include[]=rejection_reason adds', INCLUDE, COMMISSION_INCLUDED_FIELDS],
     ] as const)('list and retrieve: %s, with partner, program, customer and transaction as asked', async (_name, include, extra) => {
       for (const nested of expansions(ALL_EXPANSIONS)) {

@@ -16,8 +16,9 @@ import { resource, useTestApp } from '../support/fixture.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
- * /v1/flows: the default flow, CRUD, list filters, validation (README, "Commission flows"), and what
- * flows do to commissions through real transactions.
+ * /v1/flows: the default flow, CRUD, list filters, validation
+ * (ingest/docs/commissions.md#commission-flows), and what flows do to commissions through real
+ * transactions.
  */
 
 const FLOW_FIELDS = [

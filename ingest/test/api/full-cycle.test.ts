@@ -5,8 +5,8 @@ import { useTestApp } from '../support/fixture.js';
 import { DAY_MS } from '../support/time.js';
 
 /**
- * The spec's tracking cycle "without the script", through the API only: link → click →
- * customer (lead) → customer active → transaction → commission → stats, on the program's
+ * The Partnership Program API's tracking cycle "without the script", through the API only: link →
+ * click → customer (lead) → customer active → transaction → commission → stats, on the program's
  * default flow (20 % of every payment, approved after 30 days).
  */
 describe('the whole tracking cycle through the API', () => {

@@ -349,7 +349,10 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   },
 };
 
-/** Body fields a valid request may fill with anything: the script's page and referrer are dropped unless URLs (README). */
+/**
+ * Body fields a valid request may fill with anything: the script's page and referrer are dropped
+ * unless URLs (script/README.md#the-endpoints-it-calls).
+ */
 const LENIENT: Record<string, string[]> = { 'POST /v1/track/click': ['page', 'referrer'] };
 
 /** The kind of record a list returns (for cursors) or a path id names. */

@@ -7,7 +7,7 @@ import { sendWhileTerminated } from '../support/terminate.js';
 
 /**
  * `Idempotency-Key` records live in SQL and are written in the same SQL transaction as the
- * change they protect (README, "Idempotency"): whatever fails between the change and its
+ * change they protect (ingest/docs/api.md#idempotency): whatever fails between the change and its
  * record, a retry either replays the answer or runs afresh, and nothing is recorded twice.
  */
 

@@ -5,9 +5,9 @@ import { useTestApp } from '../support/fixture.js';
 import { STORAGE } from '../support/harness.js';
 
 /**
- * `Idempotency-Key` on POST/PUT/DELETE (README, "Idempotency"): the same key and body replay the
- * first response with `Idempotent-Replayed: true`; another body → 400; while the first request
- * is still running → 409; keys belong to the organization.
+ * `Idempotency-Key` on POST/PUT/DELETE (ingest/docs/api.md#idempotency): the same key and body
+ * replay the first response with `Idempotent-Replayed: true`; another body → 400; while the first
+ * request is still running → 409; keys belong to the organization.
  */
 
 let keySeq = 0;

@@ -16,7 +16,7 @@ import { ISO_MS } from '../support/time.js';
 
 const sorted = (keys: readonly string[]) => [...keys].sort();
 
-/** The spec's own body for a click whose param/value matches no link. */
+/** The Partnership Program API's own body for a click whose param/value matches no link. */
 
 describe('links API', () => {
   const {
@@ -40,7 +40,7 @@ describe('links API', () => {
     ).filter((r) => r.value.toLowerCase() === value.toLowerCase());
 
   describe('POST /v1/links', () => {
-    it('creates a link with exactly the spec fields, in the partner’s program, and stores it', async () => {
+    it('creates a link with exactly the fields of the Partnership Program API, in the partner’s program, and stores it', async () => {
       const value = uniqueLinkValue('alice');
       const res = await postLink({ param: 'ref', value, partner_id: partner.id });
 
@@ -368,7 +368,7 @@ describe('links API', () => {
       expect(ids(before.body.data)).toEqual(ids(seeded.slice(0, 3)));
     });
 
-    it('expands the partner and the program with exactly the spec’s fields', async () => {
+    it('expands the partner and the program with exactly the Partnership Program API’s fields', async () => {
       const res = await list('expand[]=partner&expand[]=program&order=asc&limit=3');
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const programRead = (await t.request.get(`/v1/programs/${program.id}`).set(org.auth)).body.data;

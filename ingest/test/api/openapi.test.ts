@@ -38,7 +38,10 @@ function servedRoutes(router: any): string[] {
 
 const toOpenApiPath = (p: string) => p.replace(/:(\w+)/g, '{$1}');
 
-/** The operations the README's API reference documents today. */
+/**
+ * Every operation svc serves under /v1, each with its reference in the OpenAPI document
+ * (ingest/docs/api.md): this list keeps the documented operations equal to the served routes.
+ */
 const EXPECTED = [
   'get /v1/programs',
   'post /v1/programs',
@@ -240,7 +243,7 @@ describe('OpenAPI document', () => {
     for (const name of ['Program', 'Group', 'Partner', 'ApiKey', 'Error']) expect(doc.components?.schemas?.[name], name).toBeDefined();
   });
 
-  it("documents the commission field sets as served: the spec's sets required, rejection_reason only with include[] (given on create and update)", () => {
+  it("documents the commission field sets as served: the Partnership Program API's sets required, rejection_reason only with include[] (given on create and update)", () => {
     type Schema = { $ref?: string; properties?: Record<string, { type?: unknown; maxLength?: number }>; required?: string[] };
     const schemas = (doc.components?.schemas ?? {}) as Record<string, Schema>;
     const resolve = (s: Schema): Schema => (s.$ref ? schemas[s.$ref.replace('#/components/schemas/', '')] : s);
@@ -250,7 +253,8 @@ describe('OpenAPI document', () => {
       expect(body.properties?.rejection_reason).toMatchObject({ type: ['string', 'null'], maxLength: 2000 });
       expect(body.required ?? []).not.toContain('rejection_reason');
     }
-    // What every answer has is exactly the spec's set; the rest (expansions, includes) is optional.
+    // What every answer has is exactly the Partnership Program API's set; the rest (expansions,
+    // includes) is optional.
     const sets = { Commission: COMMISSION_SHORT_FIELDS, FullCommission: COMMISSION_FULL_FIELDS };
     const optional = {
       Commission: ['partner', 'program', 'customer', 'transaction', ...COMMISSION_INCLUDED_FIELDS],

@@ -5,8 +5,8 @@ import { createGroup, createPartner, createProgram } from '../support/factories.
 import { useTestApp } from '../support/fixture.js';
 
 /**
- * List conventions (README, "Lists"): order by (created_at, id), asc|desc, starting_after /
- * ending_before cursors, has_more, total_count, limit bounds, created_gte/lte, expand.
+ * List conventions (ingest/docs/api.md#lists): order by (created_at, id), asc|desc, starting_after
+ * / ending_before cursors, has_more, total_count, limit bounds, created_gte/lte, expand.
  */
 
 type Item = { id: string; created_at: string; [k: string]: unknown };

@@ -315,7 +315,7 @@ describe('POST /v1/partners', () => {
   });
 
   describe('duplicate e-mail', () => {
-    it('answers 409 with the spec body holding the existing partner', async () => {
+    it('answers 409 with the Partnership Program API’s body holding the existing partner', async () => {
       const existing = await createPartner(t, org, { company_name: 'First Co' });
       const res = await post(partnerInput(org, { email: existing.email, first_name: 'Second' }));
 

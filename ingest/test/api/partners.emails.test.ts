@@ -15,8 +15,9 @@ import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
 
 /**
- * The partner e-mails behind the spec's three switches (README, "Partner e-mails"): a first
- * customer, each new customer, a commission paid. Sent through the outbox as .eml files here.
+ * The partner e-mails behind the Partnership Program API's three switches
+ * (ingest/docs/partner-emails.md): a first customer, each new customer, a commission paid. Sent
+ * through the outbox as .eml files here.
  */
 
 const PROGRAM = 'Rocket Referrals';

@@ -189,7 +189,7 @@ describe('GET /v1/partners and GET /v1/partners/:id', () => {
   });
 
   describe('expansions and includes', () => {
-    it('expand[]=group adds the group with exactly the spec fields', async () => {
+    it('expand[]=group adds the group with exactly the fields of the Partnership Program API', async () => {
       const program = await createProgram(t, org);
       const group = await createGroup(t, org, { program_id: program.id, name: 'Influencers', description: 'Big audiences' });
       const partner = await createPartner(t, org, { program_id: program.id, group_id: group.id });
@@ -211,7 +211,7 @@ describe('GET /v1/partners and GET /v1/partners/:id', () => {
       expect(rest).toEqual(partner);
     });
 
-    it('expand[]=program on the list carries the program terms, with exactly the spec fields', async () => {
+    it('expand[]=program on the list carries the program terms, with exactly the fields of the Partnership Program API', async () => {
       const program = await createProgram(t, org, {
         product_name: 'Widget Pro',
         currency_code: 'EUR',

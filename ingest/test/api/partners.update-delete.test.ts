@@ -101,7 +101,7 @@ describe('PUT and DELETE /v1/partners/:id', () => {
       expect((await getPartner(t, org, partner.id)).email).toBe(partner.email.toUpperCase());
     });
 
-    it("answers 409 with the spec body when the e-mail is another partner's, and changes nothing", async () => {
+    it("answers 409 with the Partnership Program API's body when the e-mail is another partner's, and changes nothing", async () => {
       const other = await createPartner(t, org);
       const partner = await createPartner(t, org);
       const res = await put(partner.id, { email: other.email.toUpperCase(), first_name: 'Changed' });

@@ -19,7 +19,7 @@ import { expectPayoutsTrue } from '../support/payout-invariants.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
- * Payouts (README, "Payouts"): balances, generation with minimums and skipped partners, the
+ * Payouts (ingest/docs/payouts.md): balances, generation with minimums and skipped partners, the
  * status transitions and what they do to commissions, refunds around payouts, the batch files.
  */
 
@@ -190,7 +190,8 @@ describe('payouts', () => {
       created_at: expect.stringMatching(ISO_MS),
     });
     expect((await commissionsOfPayout(aliceId)).map((c) => c.id).sort()).toEqual([a1.id, a2.id].sort());
-    // The spec's rule holds: unpaid commissions carry no payout_id while in a payout.
+    // The Partnership Program API's rule holds: unpaid commissions carry no payout_id while in a
+    // payout.
     expect((await getCommission(a1.id)).payout_id).toBeNull();
 
     // New details do not change the payout; a second generation finds nothing new.

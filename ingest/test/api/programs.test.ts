@@ -352,7 +352,7 @@ describe('programs API', () => {
     });
   });
 
-  describe('subdomains and the partner portal settings (README, "Partner portal")', () => {
+  describe('subdomains and the partner portal settings (ingest/docs/partner-portal.md)', () => {
     it('keeps subdomains unique across organizations: a given one taken is 409, a derived one is numbered', async () => {
       const taken = `taken-${Date.now()}`;
       expect((await create({ name: 'First', subdomain: taken })).status).toBe(201);

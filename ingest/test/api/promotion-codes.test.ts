@@ -5,7 +5,10 @@ import { EXPANDED_PARTNER_FIELDS, EXPANDED_PROGRAM_FIELDS } from '../support/fie
 import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
-/** /v1/promotion-codes CRUD (README, "Promotion codes"). */
+/**
+ * /v1/promotion-codes CRUD (each operation's reference: its description in the OpenAPI document at
+ * /docs).
+ */
 
 const PROMOTION_CODE_FIELDS = [
   'id',
@@ -213,7 +216,7 @@ describe('/v1/promotion-codes', () => {
   });
 
   describe('retrieve', () => {
-    it('answers the code as a data object, with the spec-shaped partner and program expansions', async () => {
+    it('answers the code as a data object, with partner and program expansions shaped as the Partnership Program API has them', async () => {
       const pc = await createCode({ partner_id: partner.id });
       const program = (await t.request.get(`/v1/programs/${org.program_id}`).set(org.auth)).body.data;
 
@@ -305,7 +308,7 @@ describe('/v1/promotion-codes', () => {
       expect(res.body.total_count).toBe(5);
     });
 
-    it('expands partner and program with the spec shapes', async () => {
+    it('expands partner and program in the shapes of the Partnership Program API', async () => {
       const programObj = (await t.request.get(`/v1/programs/${program.id}`).set(org.auth)).body.data;
       const res = await list(`program_id=${program.id}&limit=100&expand[]=partner&expand[]=program`);
       expect(res.status).toBe(200);

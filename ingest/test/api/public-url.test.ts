@@ -9,7 +9,7 @@ import type { TestApp } from '../support/harness.js';
 import { csrfOf } from '../support/portal.js';
 
 /**
- * Every absolute URL svc writes comes from SVC_PUBLIC_URL (README, "Configuration"), never from
+ * Every absolute URL svc writes comes from SVC_PUBLIC_URL (README.md#configuration), never from
  * the request: a forged Host or X-Forwarded-Host must not reach an e-mail (a sign-in link
  * e-mailed to a partner would hand their account to whoever chose the host), an API answer or a
  * page. The app trusts a proxy here, as behind a load balancer, so that Express would read the

@@ -6,8 +6,8 @@ import { useTestApp } from '../support/fixture.js';
 import { createTestApp, STORAGE } from '../support/harness.js';
 
 /**
- * Per-API-key rate limit (README, "Rate limits"): with SVC_API_RATE_LIMIT=3, the fourth request
- * within a second answers 429 `rate_limit_error` with Retry-After and RateLimit-* headers.
+ * Per-API-key rate limit (ingest/docs/api.md#rate-limits): with SVC_API_RATE_LIMIT=3, the fourth
+ * request within a second answers 429 `rate_limit_error` with Retry-After and RateLimit-* headers.
  */
 
 const LIMIT = 3;

@@ -94,7 +94,8 @@ describe('GET /v1/programs/:id/stats', () => {
     for (let after: string | undefined; ; ) {
       const res = await resource(t, path, org).list({ ...query, limit: '100', order: 'asc', ...(after ? { starting_after: after } : {}) });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      // The customer list nests its page one level deeper (`data.data`), as the spec has it.
+      // The customer list nests its page one level deeper (`data.data`), as the Partnership Program
+      // API has it.
       items.push(...(Array.isArray(res.body.data) ? res.body.data : res.body.data.data));
       if (!res.body.has_more) return items;
       after = items.at(-1)!.id;

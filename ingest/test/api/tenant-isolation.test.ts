@@ -4,9 +4,9 @@ import { createGroup, createPartner, type TestOrg } from '../support/factories.j
 import { useTestApp } from '../support/fixture.js';
 
 /**
- * Multi-tenancy (README, "Authentication and tenancy"): every query is scoped by the caller's organization; an
- * id of another organization is indistinguishable from a missing one (404), and nothing the
- * other organization does changes the owner's records.
+ * Multi-tenancy (ingest/docs/api.md#authentication-and-tenancy): every query is scoped by the
+ * caller's organization; an id of another organization is indistinguishable from a missing one
+ * (404), and nothing the other organization does changes the owner's records.
  */
 
 function expectNotFound(res: Response, label: string): void {

@@ -17,9 +17,9 @@ import { setCookies } from '../support/set-cookies.js';
 import { DAY_MS } from '../support/time.js';
 
 /**
- * POST /v1/track/click, the tracking script's click (README, "The script's endpoints"): public key
- * in the body, JSON as text/plain, open CORS, per-IP limit, bot filter, repeat-click dedup,
- * first/last click attribution and same-site cookies.
+ * POST /v1/track/click, the tracking script's click (script/README.md#the-endpoints-it-calls):
+ * public key in the body, JSON as text/plain, open CORS, per-IP limit, bot filter, repeat-click
+ * dedup, first/last click attribution and same-site cookies.
  */
 
 const UA = {

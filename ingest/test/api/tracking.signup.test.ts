@@ -18,8 +18,8 @@ import { setCookies } from '../support/set-cookies.js';
 
 /**
  * POST /v1/track/signup, behind window.svc.signup(identifier): the visitor's click becomes a lead
- * of the click's partner (README, "The script's endpoints"); signup flows pay on it; same-site mode rewrites
- * the cookies with the customer and the click's remaining lifetime.
+ * of the click's partner (script/README.md#the-endpoints-it-calls); signup flows pay on it;
+ * same-site mode rewrites the cookies with the customer and the click's remaining lifetime.
  */
 
 const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';

@@ -22,10 +22,10 @@ import { warmPool } from '../support/harness.js';
 import { ISO_MS } from '../support/time.js';
 
 /**
- * PUT /v1/transactions/:id/refund and its effect on commissions (README, "Transactions"): a full
- * refund of an unpaid commission marks it refunded; a partial refund, or any refund of a paid
- * commission, adds a `refund` entry bringing the commission to
- * `amount − round_half_up(amount × refunded_total / transaction.amount)`.
+ * PUT /v1/transactions/:id/refund and its effect on commissions
+ * (ingest/docs/commissions.md#refunds): a full refund of an unpaid commission marks it refunded; a
+ * partial refund, or any refund of a paid commission, adds a `refund` entry bringing the commission
+ * to `amount − round_half_up(amount × refunded_total / transaction.amount)`.
  */
 
 const SCHEDULED = { type: 'scheduled', delay_days: 30 } as const;

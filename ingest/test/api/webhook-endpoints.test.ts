@@ -4,7 +4,10 @@ import { createProgram } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
 import { ISO_MS } from '../support/time.js';
 
-/** /v1/webhook-endpoints (README, "Webhooks and events"): the merchant's receivers, their secrets, and where they may point. */
+/**
+ * /v1/webhook-endpoints (ingest/docs/webhooks.md): the merchant's receivers, their secrets, and
+ * where they may point.
+ */
 
 const ENDPOINT_FIELDS = [
   'id',

@@ -15,7 +15,7 @@ import { STORAGE } from '../support/harness.js';
 import { type Reply, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * Webhook delivery (README, "Webhooks and events") to a real HTTP receiver that verifies every
+ * Webhook delivery (ingest/docs/webhooks.md) to a real HTTP receiver that verifies every
  * signature with the official `standardwebhooks` package. The test app's worker runs only when a
  * test drains it, and its retry schedule is followed on a fake clock (Date only).
  */

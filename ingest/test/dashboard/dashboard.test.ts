@@ -17,9 +17,9 @@ import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
 
 /**
- * The dashboard's rules on the server (README, "Dashboard"): sign-in and its throttle, sessions
- * in SQL, CSRF, roles, another organization's ids, and bulk changes all or nothing. The browser
- * flows are in e2e/dashboard.spec.ts.
+ * The dashboard's rules on the server (ingest/docs/dashboard.md): sign-in and its throttle,
+ * sessions in SQL, CSRF, roles, another organization's ids, and bulk changes all or nothing. The
+ * browser flows are in e2e/dashboard.spec.ts.
  */
 
 const PASSWORD = 'correct horse battery';

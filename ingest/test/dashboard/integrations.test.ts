@@ -8,10 +8,10 @@ import { invoice, newWebhookSecret, signStripeEvent, stripeEvent, stripeId } fro
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The integrations page's Stripe connection and webhook endpoints (README, "Dashboard"): each form
- * does what the API does (the same services), secrets are shown once and never cached, another
- * organization's ids are 404, members get 403, and every form needs the session's CSRF token.
- * The browser flows are in e2e/dashboard-integrations.spec.ts.
+ * The integrations page's Stripe connection and webhook endpoints (ingest/docs/dashboard.md): each
+ * form does what the API does (the same services), secrets are shown once and never cached, another
+ * organization's ids are 404, members get 403, and every form needs the session's CSRF token. The
+ * browser flows are in e2e/dashboard-integrations.spec.ts.
  */
 
 const PASSWORD = 'correct horse battery';

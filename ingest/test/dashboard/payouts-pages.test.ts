@@ -15,9 +15,10 @@ import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
 
 /**
- * The dashboard's Payouts pages (README, "Payouts"): balances as the API shows them, generation
- * and its report, the transitions the service allows, the batch files byte for byte as the API
- * sends them, another organization's ids and CSRF. The browser flow: e2e/dashboard-payouts.spec.ts.
+ * The dashboard's Payouts pages (ingest/docs/payouts.md): balances as the API shows them,
+ * generation and its report, the transitions the service allows, the batch files byte for byte as
+ * the API sends them, another organization's ids and CSRF. The browser flow:
+ * e2e/dashboard-payouts.spec.ts.
  */
 
 const PASSWORD = 'correct horse battery';

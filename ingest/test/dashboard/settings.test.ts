@@ -17,7 +17,7 @@ import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
 
 /**
- * The dashboard's program settings (README, "Dashboard"): every form goes through the API's
+ * The dashboard's program settings (ingest/docs/dashboard.md): every form goes through the API's
  * schema and service, so what the pages save is what the API then answers; the flow preview is
  * the engine's own plan. The browser flow is in e2e/dashboard-settings.spec.ts.
  */
@@ -85,7 +85,7 @@ describe('dashboard settings', () => {
     expect(await programOf(org, program.id)).toMatchObject({ currency_code: 'EUR', minimum_payout: 4950, name: 'Renamed program' });
   });
 
-  it('sets the partner portal\'s sign-up: who can join, auto-approval, the site and the terms (README, "Partner portal")', async () => {
+  it('sets who can join the partner portal, auto-approval, the site and the terms (ingest/docs/partner-portal.md)', async () => {
     const [org] = orgs;
     const { agent, csrf } = await signedIn(t, org);
     const program = await createProgram(t, org);

@@ -10,11 +10,12 @@ import type { TestApp } from '../support/harness.js';
 import { signInLinkFor } from '../support/portal.js';
 
 /**
- * Sign-in limits per client address never lock out a browser that signed in before (README,
- * "Rate limits"): behind one shared address (an office, a carrier's NAT), someone who fails on
- * purpose uses up the address's budget, and the people there who signed in before go on signing
- * in, counted on their own. The address's budget is used up here through the shared store, as
- * the attacker's failures would (each failure costs a password hash: a hundred would be slow).
+ * Sign-in limits per client address never lock out a browser that signed in before
+ * (ingest/docs/api.md#shared-addresses): behind one shared address (an office, a carrier's NAT),
+ * someone who fails on purpose uses up the address's budget, and the people there who signed in
+ * before go on signing in, counted on their own. The address's budget is used up here through the
+ * shared store, as the attacker's failures would (each failure costs a password hash: a hundred
+ * would be slow).
  */
 
 const PASSWORD = 'correct horse battery';

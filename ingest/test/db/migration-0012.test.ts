@@ -4,8 +4,9 @@ import { createPglite, type Db, pgliteDb } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 
 /**
- * Migration 0012 makes program subdomains unique (the portal's address, README "Partner portal"):
- * programs that shared one keep the oldest on it and give the others a suffix from their id.
+ * Migration 0012 makes program subdomains unique (the portal's address,
+ * ingest/docs/partner-portal.md): programs that shared one keep the oldest on it and give the
+ * others a suffix from their id.
  */
 describe('migration 0012: unique subdomains', () => {
   let db: Db;

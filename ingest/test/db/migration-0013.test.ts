@@ -15,9 +15,10 @@ import { useTestApp } from '../support/fixture.js';
 import { expectPayoutsTrue } from '../support/payout-invariants.js';
 
 /**
- * Migration 0013 brings pending payouts made before refund entries went into them up to the
- * rule (README, "Payouts"): an approved entry outside the pending payout of its reward joins it.
- * The state before is made by taking a refund entry back out of its payout, as it was then.
+ * Migration 0013 brings pending payouts made before refund entries went into them up to the rule
+ * (ingest/docs/payouts.md#refunds-and-payouts): an approved entry outside the pending payout of its
+ * reward joins it. The state before is made by taking a refund entry back out of its payout, as it
+ * was then.
  */
 describe('migration 0013: refund entries join their reward’s pending payout', () => {
   const {

@@ -10,12 +10,12 @@ import {
 } from '../../bench/faults/scenarios.js';
 
 /**
- * Real faults under mixed traffic on two real ingest processes (README, Reliability): the
- * PostgreSQL server really drops the connections or stops, a private redis-server is really
- * killed, an ingest process is really killed. The shared servers of the machine are never
- * touched: connections are terminated only in a database of the test's own, and what is
- * stopped or killed is a private cluster or redis-server. Figures are checked against generous
- * bounds; `npm run bench -- --faults` reports them exactly.
+ * Real faults under mixed traffic on two real ingest processes
+ * (ingest/docs/reliability.md#how-it-is-tested): the PostgreSQL server really drops the connections
+ * or stops, a private redis-server is really killed, an ingest process is really killed. The shared
+ * servers of the machine are never touched: connections are terminated only in a database of the
+ * test's own, and what is stopped or killed is a private cluster or redis-server. Figures are
+ * checked against generous bounds; `npm run bench -- --faults` reports them exactly.
  */
 
 const ADMIN_URL = process.env.DATABASE_URL ?? '';

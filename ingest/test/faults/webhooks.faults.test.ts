@@ -12,7 +12,7 @@ import { apiClient } from '../../client/api-client.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The events outbox survives the process that made the change (README, "Webhooks and events"):
+ * The events outbox survives the process that made the change (ingest/docs/webhooks.md):
  * an event is a row committed with its change, not a message held in a process's memory, so a
  * process killed right after answering still has its event delivered, by another process. And
  * a process killed while delivering leaves its claimed deliveries to the others within one

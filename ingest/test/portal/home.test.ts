@@ -19,9 +19,9 @@ import type { TestApp } from '../support/harness.js';
 import { csrfOf, portalAgent } from '../support/portal.js';
 
 /**
- * The portal's home page (README, "Partner portal"): the partner's links, the link builder, their
- * first link, their figures (the stats API's) and their balance, in a tab and embedded. Access
- * rules are in portal-access.test.ts.
+ * The portal's home page (ingest/docs/partner-portal.md): the partner's links, the link builder,
+ * their first link, their figures (the stats API's) and their balance, in a tab and embedded.
+ * Access rules are in portal-access.test.ts.
  */
 
 /** Text or an attribute value as the page has it, unescaped. */

@@ -6,7 +6,7 @@ import { useTestApp } from '../support/fixture.js';
 import { portalAgent, signInLinkFor } from '../support/portal.js';
 
 /**
- * Getting into the partner portal (README, "Partner portal"): sign-up with its rules, sign-in
+ * Getting into the partner portal (ingest/docs/partner-portal.md): sign-up with its rules, sign-in
  * links (one use, short expiry), sessions per program, status pages, embed tokens. The pages'
  * contents are in the other files of this folder; the browser flows in e2e/portal.spec.ts.
  */

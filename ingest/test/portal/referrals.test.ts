@@ -14,7 +14,7 @@ import { useTestApp } from '../support/fixture.js';
 import { portalAgent } from '../support/portal.js';
 
 /**
- * The portal's referrals (README, "Partner portal"): the partner's own customers (masked),
+ * The portal's referrals (ingest/docs/partner-portal.md): the partner's own customers (masked),
  * commissions (with why one was not paid), payouts with a page each, and the next payout against
  * their minimum. Nothing of another partner shows, and another partner's payout is a 404.
  */

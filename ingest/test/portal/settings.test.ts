@@ -4,9 +4,9 @@ import { useTestApp } from '../support/fixture.js';
 import { portalAgent } from '../support/portal.js';
 
 /**
- * The portal's settings (README, "Partner portal"): a partner changes their name, country, payout
- * method and details (as the API validates them, among the program's methods) and their e-mail
- * switches, and nothing else about themselves.
+ * The portal's settings (ingest/docs/partner-portal.md): a partner changes their name, country,
+ * payout method and details (as the API validates them, among the program's methods) and their
+ * e-mail switches, and nothing else about themselves.
  */
 
 /** The partner's fields the settings page may change, and those it never may. */

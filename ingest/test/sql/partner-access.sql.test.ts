@@ -15,7 +15,7 @@ import { sqlOf } from '../support/sql-recorder.js';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
-describe('partner portal access SQL (README, "Partner portal")', () => {
+describe('partner portal access SQL (ingest/docs/partner-portal.md)', () => {
   it('sessions: insert, the live session with its partner, extend, delete', async () => {
     expect(
       await sqlOf((db) =>

@@ -9,8 +9,9 @@ import { createMemoryStore } from '../../src/store/memory-store.js';
 import { sqlOf } from '../support/sql-recorder.js';
 
 /**
- * The statements of the script's click, the hot path (README, "Performance"): each scenario's
- * whole sequence, so that a change in their number shows in review as well as their text.
+ * The statements of the script's click, the hot path
+ * (ingest/bench/README.md#what-makes-the-hot-paths-fast): each scenario's whole sequence, so that a
+ * change in their number shows in review as well as their text.
  */
 
 const AT = new Date('2026-01-02T03:04:05.000Z');

@@ -21,7 +21,7 @@ export function expectError(res: Response, status: number, type: string, param?:
   expectNoLeak(res);
 }
 
-/** The spec's own body for an unknown (param, value) on a click. */
+/** The Partnership Program API's own body for an unknown (param, value) on a click. */
 export function expectLinkNotFound(res: Response): void {
   expect(res.status, JSON.stringify(res.body)).toBe(404);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -2,8 +2,9 @@
  * The keys each API object must have, written out once here rather than derived from the zod
  * schemas or the tables: the tests then check the API against the documented shape, so a field
  * that slips out of (or into) a schema, or a new column of a table, fails a test. The lists are
- * the spec's field tables as the README restates them (the spec fixes some sets exactly: "show
- * only"); where the spec leaves a set open (the transaction), the README's list. Every test
+ * the field tables of the Partnership Program API (README.md#the-api-specification), which fixes
+ * some sets exactly ("show only"); where it leaves a set open (the transaction), svc's own list
+ * (ingest/docs/api.md#field-sets). Every test
  * compares exact key sets against them; `api/field-sets.test.ts` pins each operation of each
  * resource, with its expansions and includes.
  */
@@ -73,13 +74,19 @@ export const CUSTOMER_FIELDS = [
   'updated_at',
 ] as const;
 
-/** Create and update show the customer with its `identifier` too (the spec: "appears in create and update responses"). */
+/**
+ * Create and update show the customer with its `identifier` too (the Partnership Program API:
+ * "appears in create and update responses").
+ */
 export const CUSTOMER_WRITE_FIELDS = [...CUSTOMER_FIELDS, 'identifier'] as const;
 
 /** What `include[]=stats` adds to a retrieved customer, as `stats`. */
 export const CUSTOMER_STATS_FIELDS = ['total_revenue', 'total_commission', 'total_orders', 'last_order_at'] as const;
 
-/** The fields of a transaction object (expansions aside): the README's set, as the spec leaves it open. */
+/**
+ * The fields of a transaction object (expansions aside): svc's own set, as the Partnership Program
+ * API leaves it open.
+ */
 export const TRANSACTION_FIELDS = [
   'id',
   'status',
@@ -102,7 +109,10 @@ export const TRANSACTION_FIELDS = [
   'updated_at',
 ] as const;
 
-/** The commission fields list and retrieve show: the spec's short set, exactly ("show only"). */
+/**
+ * The commission fields list and retrieve show: the Partnership Program API's short set, exactly
+ * ("show only").
+ */
 export const COMMISSION_SHORT_FIELDS = [
   'id',
   'amount',
@@ -118,7 +128,9 @@ export const COMMISSION_SHORT_FIELDS = [
   'organization_id',
 ] as const;
 
-/** The commission fields create and update show: the spec's full set, exactly. */
+/**
+ * The commission fields create and update show: the Partnership Program API's full set, exactly.
+ */
 export const COMMISSION_FULL_FIELDS = [
   'id',
   'amount',
@@ -142,7 +154,10 @@ export const COMMISSION_FULL_FIELDS = [
   'updated_at',
 ] as const;
 
-/** What `include[]=rejection_reason` adds to a commission in either set: beyond the spec, so only on request. */
+/**
+ * What `include[]=rejection_reason` adds to a commission in either set: beyond the Partnership
+ * Program API, so only on request.
+ */
 export const COMMISSION_INCLUDED_FIELDS = ['rejection_reason'] as const;
 
 /** What `include[]=stats` adds to a partner, as `stats`. */

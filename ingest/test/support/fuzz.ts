@@ -488,8 +488,9 @@ export const BAD_TIMESTAMPS = [
 ];
 
 /**
- * Timestamps a body may not store (README): years before 1000 (the embedded driver reads years
- * below 100 back as 19xx/20xx) and after 8999 (a date derived from one must keep four digits).
+ * Timestamps a body may not store (ingest/docs/api.md#validation): years before 1000 (the embedded
+ * driver reads years below 100 back as 19xx/20xx) and after 8999 (a date derived from one must keep
+ * four digits).
  */
 export const UNSTORABLE_TIMESTAMPS = [
   '0050-06-15T00:00:00Z',
@@ -610,7 +611,8 @@ export function invalidValue(slot: FieldSlot, opts: { lenient?: boolean } = {}):
     const all = [...new Set([...literals, ...bounds])];
     if (all.length) arbs.push(fc.constantFrom(...all).map((l) => ({ what: `number ${l}`, value: new RawJson(l) })));
   }
-  // A page or referrer the script reports is dropped when it is no URL, not refused (README).
+  // A page or referrer the script reports is dropped when it is no URL, not refused
+  // (script/README.md#the-endpoints-it-calls).
   if (types.has('string') && !opts.lenient) {
     const base = typeof slot.current === 'string' ? slot.current : 'text';
     arbs.push(
@@ -726,7 +728,7 @@ export function badEncoding(valid: Buffer): fc.Arbitrary<{ what: string; body: B
 
 /** Tables whose rows a refused request may write by design. */
 const EXEMPT_TABLES = new Set([
-  // An Idempotency-Key keeps the answer to a client error (README, "Idempotency").
+  // An Idempotency-Key keeps the answer to a client error (ingest/docs/api.md#idempotency).
   'idempotency_keys',
 ]);
 

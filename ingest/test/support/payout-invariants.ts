@@ -3,8 +3,8 @@ import { expect } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 
 /**
- * What must hold of a program's payouts whatever ran at once (README, "Payouts"), checked in SQL
- * rather than through the API:
+ * What must hold of a program's payouts whatever ran at once (ingest/docs/payouts.md), checked in
+ * SQL rather than through the API:
  *
  * - a payout's amount and count are the sum and number of its rows: the commissions in it while
  *   it is pending or processing, those it paid once paid;

@@ -3,7 +3,7 @@ import supertest from 'supertest';
 import { expect } from 'vitest';
 import type { TestApp } from './harness.js';
 
-/** Signing partners in to their portal in tests (README, "Partner portal"). */
+/** Signing partners in to their portal in tests (ingest/docs/partner-portal.md). */
 
 export type Agent = ReturnType<typeof supertest.agent>;
 

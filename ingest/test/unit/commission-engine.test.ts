@@ -12,7 +12,10 @@ import {
 import type { ConditionDef, RewardDef } from '../../src/resources/flows/flows.schema.js';
 import { DAY_MS } from '../support/time.js';
 
-/** The commission engine alone (README, "Commission flows"): no database, exact cents and dates. */
+/**
+ * The commission engine alone (ingest/docs/commissions.md#commission-flows): no database, exact
+ * cents and dates.
+ */
 
 const AT = new Date('2026-03-10T12:34:56.789Z');
 const GROUP = 'grp_main';

@@ -8,9 +8,10 @@ import { signInLinkEmail } from '../../src/resources/partners/partner-emails.js'
 import { readEml } from '../support/eml.js';
 
 /**
- * The outbox's .eml files (no SMTP configured: README, "Partners"): whole messages with CRLF line
- * endings (RFC 5322 §2.1), which a reader (test/support/eml.ts, as the tests read their e-mails)
- * gets back as queued, sign-in link included, across quoted-printable soft line breaks.
+ * The outbox's .eml files (no SMTP configured: ingest/docs/partner-emails.md#how-they-are-sent):
+ * whole messages with CRLF line endings (RFC 5322 §2.1), which a reader (test/support/eml.ts, as
+ * the tests read their e-mails) gets back as queued, sign-in link included, across quoted-printable
+ * soft line breaks.
  */
 describe('the outbox .eml files', () => {
   let dir: string;

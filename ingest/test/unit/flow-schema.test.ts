@@ -12,8 +12,9 @@ import {
 } from '../../src/resources/flows/flows.schema.js';
 
 /**
- * The flow schemas alone (README, "Commission flows"): what they accept, what they refuse and which
- * parameter the first problem names (the API turns it into `error.param`, see http/validation.ts).
+ * The flow schemas alone (ingest/docs/commissions.md#commission-flows): what they accept, what they
+ * refuse and which parameter the first problem names (the API turns it into `error.param`, see
+ * http/validation.ts).
  */
 
 /** The parameter the API would name for the first issue, or null when the input is accepted. */

@@ -9,7 +9,7 @@ import {
 } from '../../src/resources/commissions/refund-plan.js';
 
 /**
- * The refund planner alone (README, "Transactions"): each live reward is brought to
+ * The refund planner alone (ingest/docs/commissions.md#refunds): each live reward is brought to
  * amount − round_half_up(amount × refunded_total / transaction amount), cumulatively.
  */
 

@@ -1,4 +1,4 @@
-// The dashboard's progressive enhancement (README, "Dashboard"): every page works without it.
+// The dashboard's progressive enhancement (ingest/docs/dashboard.md): every page works without it.
 // Copy buttons, confirmations, "choose all" checkboxes, the program switch and the overview's chart.
 document.documentElement.classList.add('js');
 

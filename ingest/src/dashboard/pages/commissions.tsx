@@ -85,9 +85,9 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
 export type ShownCommission = CommissionObject & { currency: string; rejection_reason: string | null };
 
 /**
- * What the tables show of each commission of a page beyond the API's short object, which does
- * not carry it (the spec's field set): its currency (the transaction's, which need not be the
- * program's) and the reason it was rejected, read from the stored rows in one query.
+ * What the tables show of each commission of a page beyond the API's short object, which does not
+ * carry it (the Partnership Program API's field set): its currency (the transaction's, which need
+ * not be the program's) and the reason it was rejected, read from the stored rows in one query.
  */
 export async function withStoredFields<P extends { rows: CommissionObject[] }>(
   db: Db,

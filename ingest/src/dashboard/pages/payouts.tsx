@@ -42,7 +42,7 @@ import { CommissionRows, type ShownCommission, withStoredFields } from './commis
 import { partnerName } from './partners.js';
 
 /**
- * The program's payouts (README, "Payouts"): who is owed what, generating a batch, the payouts
+ * The program's payouts (ingest/docs/payouts.md): who is owed what, generating a batch, the payouts
  * and their transitions, and the batch files. Every rule is the payouts service's: this page
  * only reads forms through the API's schemas and shows what the service answers.
  */

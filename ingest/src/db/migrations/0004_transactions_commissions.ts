@@ -197,7 +197,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('commissions_customer').on('commissions').column('customer_id').execute();
   await db.schema.createIndex('commissions_partner_created').on('commissions').columns(['partner_id', 'created_at']).execute();
   await db.schema.createIndex('commissions_refund_of').on('commissions').column('refund_of').execute();
-  // One commission per flow and transaction, whatever happens (README, "Commissions").
+  // One commission per flow and transaction, whatever happens
+  // (ingest/docs/commissions.md#commission-flows).
   await sql`create unique index commissions_transaction_flow on commissions (transaction_id, flow_id) where type = 'reward' and flow_id is not null and transaction_id is not null`.execute(
     db,
   );

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 const ts = sql`timestamptz(3)`;
 
 /**
- * Stripe in (README, "Stripe"). A program's connection holds the signing secret of the
+ * Stripe in (ingest/docs/stripe.md). A program's connection holds the signing secret of the
  * merchant's Stripe webhook endpoint. Every event received is kept as one row keyed by
  * Stripe's event id, which is what makes each event count once. An event that cannot take
  * effect yet (a payment of a Stripe customer not linked so far, a refund of a payment not

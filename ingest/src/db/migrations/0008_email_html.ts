@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * The partner e-mails (README, "Partner e-mails") are sent as plain text with a simple HTML
+ * The partner e-mails (ingest/docs/partner-emails.md) are sent as plain text with a simple HTML
  * alternative; messages queued before this migration have text only.
  */
 export async function up(db: Kysely<any>): Promise<void> {

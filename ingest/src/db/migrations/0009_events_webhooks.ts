@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 const ts = sql`timestamptz(3)`;
 
 /**
- * Events out (README, "Webhooks and events").
+ * Events out (ingest/docs/webhooks.md).
  *
  * `events` is an outbox: database triggers on the tables behind the API's objects write one row
  * per created, changed or soft-deleted record, in the statement that changes it, so an event

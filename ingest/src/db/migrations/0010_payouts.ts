@@ -3,13 +3,13 @@ import { type Kysely, sql } from 'kysely';
 const ts = sql`timestamptz(3)`;
 
 /**
- * Payouts (README, "Payouts"): a payout pays a partner the approved commissions it groups, in one
- * currency. While it is unpaid, `payout_commissions` holds a row per commission in it (the spec's
- * `payout_id` stays null until they are paid; then it carries the payout's id and the rows go);
- * its primary key makes a commission part of at most one unpaid payout. Kept apart from the
- * commissions so that grouping a million of them writes a million narrow rows instead of
- * rewriting a million commissions (and running their triggers). A program sets the least a
- * payout may be (`minimum_payout`), a group may set its own.
+ * Payouts (ingest/docs/payouts.md): a payout pays a partner the approved commissions it groups, in
+ * one currency. While it is unpaid, `payout_commissions` holds a row per commission in it (the
+ * Partnership Program API's `payout_id` stays null until they are paid; then it carries the
+ * payout's id and the rows go); its primary key makes a commission part of at most one unpaid
+ * payout. Kept apart from the commissions so that grouping a million of them writes a million
+ * narrow rows instead of rewriting a million commissions (and running their triggers). A program
+ * sets the least a payout may be (`minimum_payout`), a group may set its own.
  *
  * Payouts are events too, by a trigger of their own: `payout.paid`, `payout.failed` and
  * `payout.canceled` name the status they reach, any other change is `payout.updated`.

@@ -4,8 +4,8 @@ const ts = sql`timestamptz(3)`;
 const now = sql`now()`;
 
 /**
- * The merchant dashboard (README, "Dashboard"): its users, their sign-in sessions, and the daily
- * figures of every program that its overview and `GET /v1/programs/:id/stats` read.
+ * The merchant dashboard (ingest/docs/dashboard.md): its users, their sign-in sessions, and the
+ * daily figures of every program that its overview and `GET /v1/programs/:id/stats` read.
  *
  * `daily_stats` holds, per program, partner, UTC day and currency, the clicks, leads (customers
  * by the day they were created), customers (past the lead stage, as partner_stats counts them,

@@ -4,7 +4,7 @@ const ts = sql`timestamptz(3)`;
 const now = sql`now()`;
 
 /**
- * The partner portal at `/p/:subdomain` (README, "Partner portal").
+ * The partner portal at `/p/:subdomain` (ingest/docs/partner-portal.md).
  *
  * - A program's subdomain names its portal, so it becomes unique across the service. Programs
  *   that shared one before keep the oldest on it; the others get a suffix from their id.

@@ -1,17 +1,17 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * A refund entry goes into the pending payout its reward is in (README, "Payouts"), so that
- * paying the payout pays nothing refunded. Before, a partial refund left the reward in its
- * pending payout at full value and the entry outside, for a later payout. This brings pending
- * payouts made then up to the rule: each approved entry in no payout whose reward sits in a
- * pending payout of the entry's currency joins it, and the payout's amount, count and period
- * follow; a payout left with nothing, or nothing positive, to pay is canceled, saying why, and
- * lets go of its commissions (payable again, the partner's next earnings absorb what they owe).
- * The payout trigger (0010) records each change as `payout.updated` or `payout.canceled`.
- * Data only: down leaves it as it is. The SQL is this migration's own, a copy of what
- * joinRewardPayouts (payouts.repository.ts) did when it landed: a migration that landed does not
- * change with the service.
+ * A refund entry goes into the pending payout its reward is in
+ * (ingest/docs/payouts.md#refunds-and-payouts), so that paying the payout pays nothing refunded.
+ * Before, a partial refund left the reward in its pending payout at full value and the entry
+ * outside, for a later payout. This brings pending payouts made then up to the rule: each approved
+ * entry in no payout whose reward sits in a pending payout of the entry's currency joins it, and
+ * the payout's amount, count and period follow; a payout left with nothing, or nothing positive, to
+ * pay is canceled, saying why, and lets go of its commissions (payable again, the partner's next
+ * earnings absorb what they owe). The payout trigger (0010) records each change as `payout.updated`
+ * or `payout.canceled`. Data only: down leaves it as it is. The SQL is this migration's own, a copy
+ * of what joinRewardPayouts (payouts.repository.ts) did when it landed: a migration that landed
+ * does not change with the service.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const { rows } = await sql<{ id: string; status: string }>`

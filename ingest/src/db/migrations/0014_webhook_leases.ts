@@ -1,8 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Webhook deliveries are leased apart from when they are due (README, "Webhooks and events" →
- * Delivery).
+ * Webhook deliveries are leased apart from when they are due (ingest/docs/webhooks.md#delivery).
  *
  * - `webhook_deliveries.leased_until`: the end of the lease of the process that claimed the
  *   delivery, which that process renews while it works on it; null when no process holds it.

@@ -17,8 +17,8 @@ import type { PortalContextOf } from '../portal.routes.js';
 import { payoutLabel } from './join.js';
 
 /**
- * The partner's home in the portal (README, "Partner portal"): their links with copy buttons, a
- * link builder for any page of the merchant's site (a GET form: it works without JavaScript),
+ * The partner's home in the portal (ingest/docs/partner-portal.md): their links with copy buttons,
+ * a link builder for any page of the merchant's site (a GET form: it works without JavaScript),
  * their first link when they have none, their figures for a period (the stats API's, narrowed to
  * them) with the chart, and their balance with what the next payout will bring.
  */

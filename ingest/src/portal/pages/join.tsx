@@ -28,7 +28,10 @@ export function CountryOptions({ selected }: { selected?: string | null }) {
   );
 }
 
-/** The name of the honeypot field: hidden from people, filled in by form-filling bots (README, "Partner portal"). */
+/**
+ * The name of the honeypot field: hidden from people, filled in by form-filling bots
+ * (ingest/docs/partner-portal.md).
+ */
 export const HONEYPOT = 'website';
 
 export function JoinPage({ program, values = {}, error }: { program: ProgramRow; values?: Record<string, string>; error?: string }) {

@@ -23,7 +23,7 @@ import { notFoundPage, type PortalContextOf } from '../portal.routes.js';
 import { payoutLabel } from './join.js';
 
 /**
- * The partner's referrals (README, "Partner portal"): what they are owed next, their customers
+ * The partner's referrals (ingest/docs/partner-portal.md): what they are owed next, their customers
  * (e-mails masked: a partner learns that someone signed up, not who), their commissions and
  * their payouts, each payout with a page of its own. Every list is read through the services
  * with the signed-in partner as its filter, so no other partner's record can show; a payout id
@@ -57,7 +57,8 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
       listCustomers(db, org, { ...scope, ...cursors.customers }),
       listCommissions(db, org, { ...scope, ...cursors.commissions, expand: ['customer', 'transaction'] })
         .then((page) => withStoredFields(db, page))
-        // A payment deleted since: its commissions were rejected for that (README, Transactions).
+        // A payment deleted since: its commissions were rejected for that
+        // (ingest/docs/commissions.md#refunds).
         .then((page) => ({ ...page, rows: page.rows.map((c) => ({ ...c, withdrawn: Boolean(c.transaction_id && !c.transaction) })) })),
       listPayouts(db, org, { ...scope, ...cursors.payouts }),
       listBalances(db, org, program.id, { partner_id: partner.id, limit: 1 }),

@@ -9,7 +9,7 @@ import type { PortalContextOf } from '../portal.routes.js';
 import { CountryOptions, payoutLabel } from './join.js';
 
 /**
- * The partner's own settings (README, "Partner portal"): name, country, how they are paid and
+ * The partner's own settings (ingest/docs/partner-portal.md): name, country, how they are paid and
  * which e-mails they get. Saved through the portal-settings service (the API's rules, and the
  * program's payout methods); nothing else about the partner can change here.
  *

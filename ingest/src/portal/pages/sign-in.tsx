@@ -2,7 +2,7 @@ import type { ProgramRow } from '../../db/schema.js';
 import { SIGN_IN_LINK_MINUTES } from '../../resources/partner-access/partner-access.service.js';
 import { PublicPage } from '../layout.js';
 
-/** Sign-in by a one-time link sent to the partner's e-mail (README, "Partner portal"). */
+/** Sign-in by a one-time link sent to the partner's e-mail (ingest/docs/partner-portal.md). */
 export function SignInPage({ program, email, error }: { program: ProgramRow; email?: string; error?: string }) {
   const base = `/p/${program.subdomain}`;
   return (

@@ -26,7 +26,9 @@ export interface VisitorContext {
   headerCountry?: string;
 }
 
-/** The spec's own body for an unknown (param, value). */
+/**
+ * The Partnership Program API's own body for an unknown (param, value) (ingest/docs/api.md#errors).
+ */
 export const linkNotFound = () => new ApiError('not_found_error', 'Link not found', { plainMessage: true });
 
 /** CDN headers use XX (unknown) and T1 (Tor) besides real codes; only real codes are kept. */

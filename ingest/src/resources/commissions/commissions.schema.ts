@@ -45,8 +45,9 @@ const expandParam = multiValue(['partner', 'program', 'customer', 'transaction']
 export type CommissionExpand = 'partner' | 'program' | 'customer' | 'transaction';
 
 /**
- * What `include[]` may add to a commission (README, Commissions). The spec's field sets are
- * exact ("show only"), so a column the spec does not name is shown only when asked for, as
+ * What `include[]` may add to a commission (ingest/docs/api.md#field-sets). The field sets of the
+ * Partnership Program API (README.md#the-api-specification) are exact ("show only"), so a column
+ * they do not name is shown only when asked for, as
  * partners show their stats (`include[]=stats`).
  */
 export const COMMISSION_INCLUDES = ['rejection_reason'] as const;
@@ -75,13 +76,13 @@ const expansions = {
   transaction: ExpandedTransaction.optional(),
 };
 
-/** Beyond the spec's field sets: present only when `include[]=rejection_reason` asks for it. */
+/** Beyond the Partnership Program API's field sets: present only when `include[]=rejection_reason` asks for it. */
 const rejectionReason = z.string().nullable().optional().meta({
   description:
     'Only with `include[]=rejection_reason`: why the merchant rejected the commission, shown to the partner; null unless status is rejected',
 });
 
-/** The commission as list and retrieve show it: only the spec's short field set (and what expand and include add). */
+/** The commission as list and retrieve show it: only the Partnership Program API's short field set (and what expand and include add). */
 export const Commission = z
   .object({
     id: z.string(),
@@ -107,7 +108,10 @@ const centsString = z
   .regex(/^-?\d+$/)
   .meta({ description: 'Cents, as a string', example: '980' });
 
-/** The commission as create and update show it: the spec's full field set, amount and revenue as strings (and what include adds). */
+/**
+ * The commission as create and update show it: the Partnership Program API's full field set, amount
+ * and revenue as strings (and what include adds).
+ */
 export const FullCommission = z
   .object({
     id: z.string(),

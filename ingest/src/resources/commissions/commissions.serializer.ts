@@ -8,8 +8,9 @@ import { toExpandedTransaction } from '../transactions/transactions.serializer.j
 import type { CommissionExpand, CommissionInclude, CommissionObject, FullCommissionObject } from './commissions.schema.js';
 
 /**
- * List and retrieve: the spec's short field set, exactly ("show only"). Each field is named
- * here, never spread from the row, so a new column cannot leak into it.
+ * List and retrieve: the short field set of the Partnership Program API
+ * (README.md#the-api-specification), exactly ("show only"). Each field is named here, never spread
+ * from the row, so a new column cannot leak into it.
  */
 export function toCommission(c: CommissionRow): CommissionObject {
   return {
@@ -28,7 +29,10 @@ export function toCommission(c: CommissionRow): CommissionObject {
   };
 }
 
-/** Create and update: the spec's full field set, exactly, with amount and revenue as strings. */
+/**
+ * Create and update: the Partnership Program API's full field set, exactly, with amount and revenue
+ * as strings.
+ */
 export function toFullCommission(c: CommissionRow): FullCommissionObject {
   return {
     id: c.id,

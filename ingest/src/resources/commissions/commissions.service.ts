@@ -103,10 +103,11 @@ function checkEditable(current: CommissionRow, input: CommissionUpdateInput): vo
 }
 
 /**
- * The rejection reason a commission has after a change (README, Commissions), or undefined when
- * it keeps its own. A reason may be given only to a commission rejected after the change (given
- * with `status: rejected`, or already rejected): 400 naming `rejection_reason` otherwise. Null or
- * an empty reason clears it; leaving `rejected` clears it too.
+ * The rejection reason a commission has after a change
+ * (ingest/docs/commissions.md#rejection-reasons), or undefined when it keeps its own. A reason may
+ * be given only to a commission rejected after the change (given with `status: rejected`, or
+ * already rejected): 400 naming `rejection_reason` otherwise. Null or an empty reason clears it;
+ * leaving `rejected` clears it too.
  */
 function rejectionReasonAfter(status: string, given: string | null | undefined, current: string | null): string | null | undefined {
   if (given) {
@@ -263,8 +264,8 @@ async function updateLocked(
 }
 
 /**
- * The partner's e-mail about a commission paid to them, if their switch wants it (README,
- * "Partner e-mails"); true when queued. A refund entry is not a payment to them.
+ * The partner's e-mail about a commission paid to them, if their switch wants it
+ * (ingest/docs/partner-emails.md); true when queued. A refund entry is not a payment to them.
  */
 async function queuePaidEmail(trx: Db, commission: CommissionRow): Promise<boolean> {
   if (commission.type !== 'reward' || commission.amount <= 0) return false;

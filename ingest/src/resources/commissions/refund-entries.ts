@@ -23,11 +23,12 @@ import { planRefund, type RefundEntry, type RefundPlan, type RewardWithEntries }
  */
 
 /**
- * A reward's refund entries follow it in and out of the totals (README, Commissions). When it
- * leaves them (rejected, refunded or deleted) its unpaid entries go with it, remembering their
- * status; from one void status to the other they go along; when it counts again they get their
- * status back. Paid entries, and entries whose status was set by hand meanwhile, stay as they
- * are. `rewards` are as they were before the change, locked with their entries.
+ * A reward's refund entries follow it in and out of the totals
+ * (ingest/docs/commissions.md#refund-entries-follow-their-reward). When it leaves them (rejected,
+ * refunded or deleted) its unpaid entries go with it, remembering their status; from one void
+ * status to the other they go along; when it counts again they get their status back. Paid entries,
+ * and entries whose status was set by hand meanwhile, stay as they are. `rewards` are as they were
+ * before the change, locked with their entries.
  */
 export async function moveRefundEntries(trx: Db, rewards: CommissionRow[], to: CommissionStatus | 'deleted', now: Date): Promise<void> {
   const idsOf = (counted: boolean) => rewards.filter((r) => r.type === 'reward' && countsTowardsTotals(r) === counted).map((r) => r.id);
@@ -181,9 +182,9 @@ export async function applyRefund(trx: Db, transaction: TransactionRow, refunded
 
 /**
  * A deleted transaction earns nothing: its commissions are settled as a full refund would settle
- * them, with `rejected` where a refund marks `refunded` (README, Transactions). A paid reward
- * keeps its status and payout and gets a refund entry for what it still counts, so the charge
- * recorded again does not pay the partner twice. Same locking as applyRefund.
+ * them, with `rejected` where a refund marks `refunded` (ingest/docs/commissions.md#refunds). A
+ * paid reward keeps its status and payout and gets a refund entry for what it still counts, so the
+ * charge recorded again does not pay the partner twice. Same locking as applyRefund.
  */
 export async function settleDeletedTransaction(trx: Db, transaction: TransactionRow, commissions: CommissionRow[]): Promise<void> {
   const { plan, inPendingPayout } = await planTransactionRefund(trx, { ...transaction, refunded_amount: transaction.amount }, commissions);

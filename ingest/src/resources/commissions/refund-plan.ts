@@ -1,7 +1,7 @@
 import { countsTowardsTotals, roundHalfUp } from './cents.js';
 
 /**
- * What a refund does to a transaction's commissions (README, "Transactions"). Pure.
+ * What a refund does to a transaction's commissions (ingest/docs/commissions.md#refunds). Pure.
  *
  * Each live reward commission is brought to what it should be worth after the refund:
  * `amount − round(amount × refunded / transaction amount)`, counted on the cumulative refunded

@@ -92,7 +92,7 @@ export const ExpandedCustomer = Customer.pick({ id: true, email: true, name: tru
   id: 'ExpandedCustomer',
 });
 
-/** Create and update responses also show the identifier (the spec lists it for those only). */
+/** Create and update responses also show the identifier (the Partnership Program API lists it for those only). */
 export const CustomerWithIdentifier = Customer.extend({ identifier: z.string() }).meta({ id: 'CustomerWithIdentifier' });
 export type CustomerWithIdentifierObject = z.output<typeof CustomerWithIdentifier>;
 

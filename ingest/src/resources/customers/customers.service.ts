@@ -99,12 +99,12 @@ const notApplied = (code: string): WarningObject => ({
 export type OnEmailQueued = () => void;
 
 /**
- * Inserts a customer and the commissions of the program's signup flows, together, and queues
- * the partner's first- or new-customer e-mail in the same SQL transaction (README, "Partner
- * e-mails"). When the partner wants either, their row is locked first, before the insert, so
- * that customers made at once count each other and exactly one is the first. A taken
- * identifier or integrator id in the program answers 409 with the existing customer; unique
- * indexes decide, so simultaneous inserts yield one customer.
+ * Inserts a customer and the commissions of the program's signup flows, together, and queues the
+ * partner's first- or new-customer e-mail in the same SQL transaction
+ * (ingest/docs/partner-emails.md). When the partner wants either, their row is locked first, before
+ * the insert, so that customers made at once count each other and exactly one is the first. A taken
+ * identifier or integrator id in the program answers 409 with the existing customer; unique indexes
+ * decide, so simultaneous inserts yield one customer.
  */
 async function insertWithSignupCommissions(
   db: Db,
@@ -153,7 +153,10 @@ interface Attribution {
   attributingCode?: PromotionCodeRow;
 }
 
-/** README, "Customers": partner_id or click_id (agreeing), else a partner-owned promotion code. */
+/**
+ * Who a customer belongs to (ingest/docs/commissions.md#who-a-customer-belongs-to): partner_id or
+ * click_id (agreeing), else a partner-owned promotion code.
+ */
 async function attribute(db: Db, organizationId: string, input: CustomerCreateInput): Promise<Attribution> {
   const click = input.click_id ? await requireClick(db, organizationId, input.click_id, 'click_id') : null;
   if (input.partner_id) {

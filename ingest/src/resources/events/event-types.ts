@@ -8,14 +8,14 @@ import { toPayout } from '../payouts/payouts.serializer.js';
 import { toTransaction } from '../transactions/transactions.serializer.js';
 
 /**
- * The resources whose changes are events, what happens to them, and the serializer that makes
- * an event's `data`: the object exactly as the API answers a create or an update of it. Stored
- * fields the API shows only on request (`include[]`, as a commission's `rejection_reason`) come
- * from `included` and go beside `data`, in the event's `included`: `data` stays the spec's
- * object, and a receiver still learns what changed. Which change is which event is decided by
- * the triggers of migrations 0009 (created, updated, deleted; a transaction whose refunded
- * amount grew is refunded) and 0010 (payouts); this is the one list the API, its validation and
- * its documentation read.
+ * The resources whose changes are events, what happens to them, and the serializer that makes an
+ * event's `data`: the object exactly as the API answers a create or an update of it. Stored fields
+ * the API shows only on request (`include[]`, as a commission's `rejection_reason`) come from
+ * `included` and go beside `data`, in the event's `included`: `data` stays the Partnership Program
+ * API's object, and a receiver still learns what changed. Which change is which event is decided by
+ * the triggers of migrations 0009 (created, updated, deleted; a transaction whose refunded amount
+ * grew is refunded) and 0010 (payouts); this is the one list the API, its validation and its
+ * documentation read.
  */
 export const EVENT_RESOURCES = {
   partner: { actions: ['created', 'updated', 'deleted'], present: (row: PartnerRow) => toPartner(row) },

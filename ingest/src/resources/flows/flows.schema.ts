@@ -5,7 +5,7 @@ import { listQuery } from '../../http/list.js';
 export const FLOW_TRIGGERS = ['payment', 'signup'] as const;
 export type FlowTrigger = (typeof FLOW_TRIGGERS)[number];
 
-/** Condition subjects and the kind of value each holds (README, "Commission flows"). */
+/** Condition subjects and the kind of value each holds (ingest/docs/commissions.md#commission-flows). */
 export const NUMBER_SUBJECTS = [
   'transaction.amount',
   'customer.transaction_count',

@@ -50,7 +50,7 @@ export const Group = z
   .meta({ id: 'Group' });
 export type GroupObject = z.output<typeof Group>;
 
-/** The group as expanded on a partner (spec: id, name, description, created_at, public_key, default). */
+/** The group as expanded on a partner (the Partnership Program API's: id, name, description, created_at, public_key, default). */
 export const ExpandedGroup = Group.pick({
   id: true,
   name: true,

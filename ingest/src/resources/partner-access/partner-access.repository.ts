@@ -2,7 +2,7 @@ import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PartnerSessionsTable, PartnerSignInLinksTable } from '../../db/schema.js';
 
-/** The SQL of the portal's sessions and one-time sign-in links (README, "Partner portal"). */
+/** The SQL of the portal's sessions and one-time sign-in links (ingest/docs/partner-portal.md). */
 
 export async function insertPartnerSession(db: Db, session: Insertable<PartnerSessionsTable>): Promise<void> {
   await db.insertInto('partner_sessions').values(session).execute();

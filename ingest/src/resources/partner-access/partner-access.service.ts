@@ -21,7 +21,7 @@ import {
 import type { EmbedTokenCreateInput, EmbedTokenObject } from './partner-access.schema.js';
 
 /**
- * How partners get into their portal (README, "Partner portal"): one-time sign-in links sent
+ * How partners get into their portal (ingest/docs/partner-portal.md): one-time sign-in links sent
  * by e-mail, which open a cookie session, and embed tokens made through the API, which are a
  * session of their own carried in the iframe's URL. Every token is random (about 256 bits) and
  * stored only as its SHA-256, like API keys and dashboard sessions.

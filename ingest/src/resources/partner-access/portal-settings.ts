@@ -6,11 +6,11 @@ import { PartnerUpdate } from '../partners/partners.schema.js';
 import { updatePartner } from '../partners/partners.service.js';
 
 /**
- * What a partner may change about themselves in the portal's settings (README, "Partner
- * portal"): their name, country, how they are paid and the three e-mail switches. Never their
- * status, e-mail, group or the program's notes: those are the program's. It goes through
- * `updatePartner`, so the API's rules hold (payout details as each method takes them; a new
- * method without details starts empty).
+ * What a partner may change about themselves in the portal's settings
+ * (ingest/docs/partner-portal.md): their name, country, how they are paid and the three e-mail
+ * switches. Never their status, e-mail, group or the program's notes: those are the program's. It
+ * goes through `updatePartner`, so the API's rules hold (payout details as each method takes them;
+ * a new method without details starts empty).
  */
 export const PortalSettings = PartnerUpdate.pick({
   first_name: true,

@@ -14,10 +14,10 @@ import { portalUrl, queueSignInLink } from './partner-access.service.js';
 import { portalPayoutMethods } from './portal-settings.js';
 
 /**
- * A partner's own sign-up in the portal of a public program (README, "Partner portal"; the portal
- * refuses it for a private one, which takes partners by invitation). It goes
- * through `createPartner`, so the API's rules hold (one e-mail per program, compared
- * case-insensitively); the program's `auto_approve_partners` picks active or pending.
+ * A partner's own sign-up in the portal of a public program (ingest/docs/partner-portal.md; the
+ * portal refuses it for a private one, which takes partners by invitation). It goes through
+ * `createPartner`, so the API's rules hold (one e-mail per program, compared case-insensitively);
+ * the program's `auto_approve_partners` picks active or pending.
  */
 export const PortalSignUp = z.strictObject({
   first_name: shortText(100),

@@ -3,7 +3,7 @@ import type { OutgoingEmail } from '../../mail/outbox.js';
 import { minorUnitDigits } from '../commissions/cents.js';
 
 /**
- * The e-mails svc sends partners (README, "Partner e-mails"): plain text with a simple HTML
+ * The e-mails svc sends partners (ingest/docs/partner-emails.md): plain text with a simple HTML
  * alternative, naming the program and the amounts. Only builders: they are queued in the SQL
  * transaction of the change that causes them (mail/outbox.ts).
  */
@@ -57,7 +57,7 @@ export function welcomeEmail(partner: PartnerRow, program: ProgramRow): Outgoing
 }
 
 /**
- * A customer the partner referred (a lead counts: README, "Partner e-mails"). `first` picks the
+ * A customer the partner referred (a lead counts: ingest/docs/partner-emails.md). `first` picks the
  * first-customer message; each kind is sent only while the partner's switch for it is on. The
  * first customer gets the new-customer message when only that switch is on.
  */
@@ -126,8 +126,8 @@ export function payoutPaidEmail(partner: PartnerRow, program: ProgramRow, payout
 }
 
 /**
- * A one-time link into the partner's portal (README, "Partner portal"): asked for on its sign-in
- * page, or sent instead of a second application by someone who is a partner already.
+ * A one-time link into the partner's portal (ingest/docs/partner-portal.md): asked for on its
+ * sign-in page, or sent instead of a second application by someone who is a partner already.
  */
 export function signInLinkEmail(
   partner: PartnerRow,

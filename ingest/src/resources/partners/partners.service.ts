@@ -99,7 +99,10 @@ export async function retrievePartner(
   return (await presentPartners(db, [partner], query.expand, { include: query.include }))[0];
 }
 
-/** The spec's own shape for a duplicate e-mail: a plain message and the existing partner in `data`. */
+/**
+ * The Partnership Program API's own shape for a duplicate e-mail (ingest/docs/api.md#errors): a
+ * plain message and the existing partner in `data`.
+ */
 function partnerExists(existing: PartnerRow): ApiError {
   return new ApiError('conflict_error', 'Partner with this email already exists', {
     plainMessage: true,
@@ -210,7 +213,7 @@ export async function deletePartner(db: Db, store: SharedStore, organizationId: 
 
 /**
  * Queues, in the caller's SQL transaction, the e-mail `build` makes for a live partner of the
- * program (undefined when their switch does not want it: README, "Partner e-mails"); true when
+ * program (undefined when their switch does not want it: ingest/docs/partner-emails.md); true when
  * queued, so the caller kicks the mailer after its commit.
  */
 export async function queuePartnerEmail(

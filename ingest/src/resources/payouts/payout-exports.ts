@@ -2,8 +2,8 @@ import type { PayoutRow } from '../../db/schema.js';
 import { minorUnitDigits } from '../commissions/cents.js';
 
 /**
- * The batch files a payout export writes (README, "Payouts"): what each provider's batch upload
- * takes, built from a payout and its partner. Amounts are in the currency's major unit.
+ * The batch files a payout export writes (ingest/docs/payouts.md): what each provider's batch
+ * upload takes, built from a payout and its partner. Amounts are in the currency's major unit.
  */
 
 export interface ExportPartner {

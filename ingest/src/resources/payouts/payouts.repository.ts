@@ -242,11 +242,11 @@ async function lockPendingPayouts(db: Db, joins: RawBuilder<unknown>): Promise<v
 /**
  * Changes pending payouts by what `moves` (common table expressions ending in one named `moved`:
  * `payout_id, amount, commissions, newest`) says left or joined each: its amount and count change
- * by these (a change, not a new sum: two refunds at once each make their own), its period ends
- * no earlier than its newest commission. A payout left with nothing, or nothing positive, to pay
- * is canceled, saying why (README, Payouts): no provider pays zero or less, and its commissions,
- * released by the caller, go back to the partner's balance, where their next earnings absorb
- * what they owe. Returns the payouts it canceled.
+ * by these (a change, not a new sum: two refunds at once each make their own), its period ends no
+ * earlier than its newest commission. A payout left with nothing, or nothing positive, to pay is
+ * canceled, saying why (ingest/docs/payouts.md#refunds-and-payouts): no provider pays zero or less,
+ * and its commissions, released by the caller, go back to the partner's balance, where their next
+ * earnings absorb what they owe. Returns the payouts it canceled.
  */
 async function changePendingPayouts(db: Db, moves: RawBuilder<unknown>, now: Date): Promise<string[]> {
   const nothing = sql`(p.commission_count + m.commissions <= 0 or p.amount + m.amount <= 0)`;
@@ -292,10 +292,11 @@ export async function detachUnpayable(db: Db, partnerIds: string[], now: Date): 
 }
 
 /**
- * These refund entries, the approved ones among them, go into the pending payout their reward is
- * in (README, Payouts: a payout pays its commissions net of their refunds), in the payout's
- * currency only, which goes down by them (changePendingPayouts). An entry already in a payout
- * stays where it is. Returns the payouts it canceled, whose commissions the caller releases.
+ * These refund entries, the approved ones among them, go into the pending payout their reward is in
+ * (ingest/docs/payouts.md#refunds-and-payouts: a payout pays its commissions net of their refunds),
+ * in the payout's currency only, which goes down by them (changePendingPayouts). An entry already
+ * in a payout stays where it is. Returns the payouts it canceled, whose commissions the caller
+ * releases.
  */
 export async function joinRewardPayouts(db: Db, entryIds: string[], now: Date): Promise<string[]> {
   if (entryIds.length === 0) return [];

@@ -45,7 +45,7 @@ import type {
 } from './payouts.schema.js';
 import { presentPayouts, toBalance } from './payouts.serializer.js';
 
-/** Where each status may go (README, "Payouts"); paid, failed and canceled are final. */
+/** Where each status may go (ingest/docs/payouts.md); paid, failed and canceled are final. */
 export const NEXT_STATUSES: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
   pending: ['processing', 'paid', 'failed', 'canceled'],
   processing: ['paid', 'failed', 'canceled'],
@@ -189,9 +189,9 @@ export async function settleUnpaidPayouts(trx: Db, partnerIds: string[], now: Da
 
 /**
  * Refund entries just made payable (written by a refund, or approved) go into the pending payout
- * their reward is in, whose amount goes down by them at once: paying it then pays nothing
- * refunded (README, Payouts). One left with nothing to pay is canceled and lets go of the rest.
- * Runs in the caller's SQL transaction, which holds the program's payouts shared
+ * their reward is in, whose amount goes down by them at once: paying it then pays nothing refunded
+ * (ingest/docs/payouts.md#refunds-and-payouts). One left with nothing to pay is canceled and lets
+ * go of the rest. Runs in the caller's SQL transaction, which holds the program's payouts shared
  * (shareProgramPayouts), so that no generation runs meanwhile.
  */
 export async function addEntriesToPayouts(trx: Db, entryIds: string[], now: Date): Promise<void> {

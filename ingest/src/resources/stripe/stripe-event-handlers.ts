@@ -34,7 +34,7 @@ import {
 } from './stripe-objects.js';
 
 /**
- * What each Stripe event does to the program (README, "Stripe"). A handler reads the event's
+ * What each Stripe event does to the program (ingest/docs/stripe.md). A handler reads the event's
  * object, finds or makes the svc records it concerns and says what happened. Every effect can
  * safely run twice: a customer is found before one is made, a payment is keyed by its Stripe id
  * (the transactions' unique charge_id), and a refund brings the transaction up to Stripe's
@@ -530,7 +530,7 @@ const HANDLERS: Record<string, Handler> = {
 /**
  * Handled, but not to enable by default: a Checkout payment arrives as checkout.session.completed
  * too, with its tax known, while a charge does not tell its tax; it is for one-off payments
- * made by the merchant's own code (README, "Stripe").
+ * made by the merchant's own code (ingest/docs/stripe.md).
  */
 export const OPTIONAL_EVENT_TYPES = ['charge.succeeded'];
 

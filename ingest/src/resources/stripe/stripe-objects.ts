@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The parts of Stripe's event objects that svc reads, in the shapes of every API version a
- * webhook endpoint may be pinned to (README, "Stripe"). Since 2025-03-31 ("basil") an invoice
+ * webhook endpoint may be pinned to (ingest/docs/stripe.md). Since 2025-03-31 ("basil") an invoice
  * no longer names its charge, PaymentIntent or subscription at the top level: the subscription
  * is under `parent.subscription_details`, tax under `total_taxes`, and the payments are linked
  * by `invoice_payment.paid`. Objects are parsed loosely: Stripe adds fields in every version,

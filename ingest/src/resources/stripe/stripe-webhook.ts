@@ -26,7 +26,8 @@ const SETTLED = new Set(['processed', 'ignored', 'failed']);
 
 /**
  * The `stripe` package, loaded on the first delivery: it is large (every API resource), and a
- * process that never receives a Stripe event should not carry it (README, "Performance": RSS).
+ * process that never receives a Stripe event should not carry it
+ * (ingest/bench/README.md#where-the-targets-do-not-hold-and-why: RSS).
  */
 let stripePackage: Promise<typeof import('stripe').default> | undefined;
 const loadStripe = () => {
@@ -118,7 +119,7 @@ async function runWaiting(ctx: EventContext): Promise<void> {
 const errorText = (err: unknown) => ((err as Error)?.message ?? String(err)).slice(0, 500);
 
 /**
- * One delivery of a Stripe event to a program's webhook URL (README, "Stripe"). The signature
+ * One delivery of a Stripe event to a program's webhook URL (ingest/docs/stripe.md). The signature
  * is checked first. The event then runs in one SQL transaction with its record: its effects
  * and the record of its outcome commit together, so a retry after any failure finds both or
  * neither, and each event id takes effect once. The program's events run one at a time (an

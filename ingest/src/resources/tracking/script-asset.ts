@@ -7,7 +7,10 @@ import { ApiError } from '../../http/errors.js';
 /** The tracking script as `npm run build` writes it (rollup.config.mjs), with svc.js.gz, svc.js.br and svc.json (written last) beside it. */
 export const SCRIPT_FILE = fileURLToPath(new URL('../../../../script/dist/svc.js', import.meta.url));
 
-/** The stable URL: what the README's tag points at, picked up by browsers within minutes of an upgrade. */
+/**
+ * The stable URL: what the script tag points at (README.md#the-script-tag), picked up by browsers
+ * within minutes of an upgrade.
+ */
 const STABLE_CACHE = 'public, max-age=300, stale-while-revalidate=86400';
 /** The versioned URL names one build's content, so it never changes: cached for a year. */
 const VERSIONED_CACHE = 'public, max-age=31536000, immutable';
@@ -85,9 +88,10 @@ function send(req: Request, res: Response, script: BuiltScript, cacheControl: st
 }
 
 /**
- * GET /svc.js and GET /svc.<hash>.js, loadable from any origin (CORS here; Cross-Origin-Resource-Policy
- * cross-origin comes with the security headers, http/security-headers.ts, which decide it for every
- * public path), compressed with brotli or gzip when the browser accepts it (README, "The script tag"):
+ * GET /svc.js and GET /svc.<hash>.js, loadable from any origin (CORS here;
+ * Cross-Origin-Resource-Policy cross-origin comes with the security headers,
+ * http/security-headers.ts, which decide it for every public path), compressed with brotli or gzip
+ * when the browser accepts it (README.md#the-script-tag):
  *
  * - /svc.js: cacheable for five minutes, then revalidated by ETag (served stale meanwhile for a day).
  * - /svc.<hash>.js: this build, immutable for a year; pin it with its integrity hash (svc.json).

@@ -3,7 +3,7 @@ import net, { type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where webhooks may be sent (README, "Webhooks and events"): public addresses only, so that an
+ * Where webhooks may be sent (ingest/docs/webhooks.md): public addresses only, so that an
  * endpoint URL cannot make svc reach its own host, the cloud's metadata service or the private
  * network behind it (server-side request forgery). `SVC_WEBHOOKS_ALLOW_PRIVATE=true` lifts this
  * for local development and tests, and also allows plain http.

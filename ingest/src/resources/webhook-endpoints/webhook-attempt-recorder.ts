@@ -3,11 +3,11 @@ import type { Db } from '../../db/database.js';
 import { type AttemptOutcome, recordAttempts } from './webhook-endpoints.repository.js';
 
 /**
- * Writes webhook attempts to their deliveries' logs as they complete (README, "Webhooks and
- * events" → Delivery), every lane's together: one statement at a time per process, carrying
- * every attempt that completed while the one before was written. A process serving many
- * endpoints thus spends one pooled connection and one commit a round, not one per attempt, and
- * an attempt waits for its record no longer than about two statements.
+ * Writes webhook attempts to their deliveries' logs as they complete
+ * (ingest/docs/webhooks.md#delivery), every lane's together: one statement at a time per process,
+ * carrying every attempt that completed while the one before was written. A process serving many
+ * endpoints thus spends one pooled connection and one commit a round, not one per attempt, and an
+ * attempt waits for its record no longer than about two statements.
  */
 export interface AttemptRecorder {
   /**

@@ -97,7 +97,8 @@ export async function updateEndpoint(
   if (input.url !== undefined) checkUrl(input.url, allowPrivate);
   if (input.program_id) await requireProgram(db, organizationId, input.program_id, 'program_id');
   // Enabling again is a fresh start: svc's reason for disabling it, and its failing streak, go.
-  // Disabling is a pause: nothing is queued for it until it is enabled (README, "Delivery").
+  // Disabling is a pause: nothing is queued for it until it is enabled
+  // (ingest/docs/webhooks.md#delivery).
   const reenabled = input.enabled === true && !current.enabled;
   const paused = input.enabled === false;
   return updateEndpointRow(db, current.id, {

@@ -3,11 +3,11 @@ import type { Db } from '../../db/database.js';
 import { type ClaimedDelivery, renewClaims } from './webhook-endpoints.repository.js';
 
 /**
- * The leases one process holds on the webhook deliveries it claimed (README, "Webhooks and
- * events" → Delivery). A claim holds its delivery for `leaseMs`; while the process lives, every
- * claim it still holds is renewed, all in one statement, every quarter of that. A slow receiver
- * therefore never lets another process take a delivery that is still being worked on, while a
- * process that dies leaves its deliveries to the others within one lease.
+ * The leases one process holds on the webhook deliveries it claimed
+ * (ingest/docs/webhooks.md#delivery). A claim holds its delivery for `leaseMs`; while the process
+ * lives, every claim it still holds is renewed, all in one statement, every quarter of that. A slow
+ * receiver therefore never lets another process take a delivery that is still being worked on,
+ * while a process that dies leaves its deliveries to the others within one lease.
  *
  * A lease counts as held only up to the end SQL last confirmed. When renewals fail (PostgreSQL
  * unreachable), that end comes closer until `holds` says no, and the lane stops sending rather

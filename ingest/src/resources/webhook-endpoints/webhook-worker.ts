@@ -71,7 +71,7 @@ export interface WebhookWorker {
 }
 
 /**
- * The delivery worker of every ingest process (README, "Webhooks and events"): it fans new events
+ * The delivery worker of every ingest process (ingest/docs/webhooks.md): it fans new events
  * out to the endpoints that want them, then claims due deliveries and posts them, each endpoint's
  * in order on a lane of its own, so one slow receiver holds up no other. Claims are leases taken
  * with SKIP LOCKED (webhook-endpoints.repository.ts) and renewed while this process works on them
