@@ -115,11 +115,9 @@ export const DEFAULT_APPROVAL: ApprovalDef = { type: 'scheduled', delay_days: 30
 
 const flowFields = {
   name: shortText(200),
-  group_id: idField
-    .nullable()
-    .meta({
-      description: 'Only partners of this group; null (the default) for every group. A flow of a group later deleted matches no one.',
-    }),
+  group_id: idField.nullable().meta({
+    description: 'Only partners of this group; null (the default) for every group. A flow of a group later deleted matches no one.',
+  }),
   trigger: z.enum(FLOW_TRIGGERS).meta({
     description:
       'payment (the default): every transaction, renewals included; signup: a customer created (needs a fixed reward and only partner.* conditions, 400 otherwise)',
