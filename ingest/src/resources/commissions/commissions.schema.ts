@@ -23,7 +23,7 @@ const editableFields = {
   source: z.string().trim().min(1).max(255).nullable(),
   status: z.enum(COMMISSION_STATUSES).meta({
     description:
-      'Default pending. Moving to paid assigns a payout_id (po_…), kept while the commission stays paid; any other status clears it. A commission in an unpaid payout, or paid by a payout, cannot change status (400 naming the payout).',
+      'Default on create: pending. Moving to paid assigns a payout_id (po_…), kept while the commission stays paid; any other status clears it. A commission in an unpaid payout, or paid by a payout, cannot change status (400 naming the payout).',
   }),
   revenue: centsField.nullable().meta({ description: 'Cents of the sale the commission was earned on; null when not set' }),
   created_at: storedTimestampField,

@@ -9,7 +9,8 @@ export const CUSTOMER_STATUSES = ['lead', 'trialing', 'active', 'canceled'] as c
 
 const customerFields = {
   email: emailField.meta({
-    description: 'On update only the address changes: the identifier the customer signed up with stays theirs',
+    description:
+      "The customer's e-mail address; on create, the default identifier. Changing it on update changes the address only: the identifier the customer signed up with stays theirs.",
   }),
   name: optionalText(200),
   subscription_id: externalId.nullable(),
