@@ -88,7 +88,7 @@ export const promotionCodeDocs = {
   create:
     'Beyond the spec. Owned by a partner (`partner_id`), a group (`group_id`) or, with neither, the whole program (`entity_type` says which); both → 400. `code` is unique in the program, compared case-insensitively (409). A customer created with the code (`promotion_code` on `POST /v1/customers`, or a Stripe checkout) gets it applied when it is active and the referring partner’s, their group’s or program-wide; an active partner-owned code also attributes a customer to its partner when nothing else does.',
   list: 'Beyond the spec. The codes of the program named by `program_id` (required), filtered by `partner_id`.',
-  retrieve: 'Beyond the spec.',
+  retrieve: 'Beyond the spec. `expand[]=partner|program` as on the list.',
   update: 'Beyond the spec. `code`, `type`, `value` and `active`; the owner cannot change (create a new code for another owner).',
   delete: 'Beyond the spec. Soft delete: customers who used it keep their promotion_code_id.',
 } as const;
