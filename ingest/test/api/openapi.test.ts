@@ -212,6 +212,27 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('describes every operation: a summary and a description with some text in it', () => {
+    expect(documented.length).toBeGreaterThanOrEqual(EXPECTED.length);
+    for (const entry of documented) {
+      const [method, path] = entry.split(' ');
+      const op = doc.paths[path][method] as Operation & { summary?: unknown; description?: unknown };
+      expect(typeof op.summary === 'string' && op.summary.trim() !== '', `${entry}: summary`).toBe(true);
+      expect(typeof op.description === 'string' && op.description.trim() !== '', `${entry}: description`).toBe(true);
+    }
+  });
+
+  it('says "beyond the spec" on the operations of the resources the Partnership Program API Specification does not have', () => {
+    const beyond = /^\/v1\/programs(\/\{id\})?$|^\/v1\/(groups|flows|promotion-codes|payouts)(\/|$)|^\/v1\/programs\/\{id\}\/balances$/;
+    const marked = documented.filter((entry) => beyond.test(entry.split(' ')[1]));
+    expect(marked.length).toBeGreaterThanOrEqual(26);
+    for (const entry of marked) {
+      const [method, path] = entry.split(' ');
+      const op = doc.paths[path][method] as Operation & { description?: string };
+      expect(op.description, entry).toMatch(/beyond the spec/i);
+    }
+  });
+
   it('documents the list parameters and the path ids', () => {
     const list = doc.paths['/v1/partners'].get;
     const names = (list.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);

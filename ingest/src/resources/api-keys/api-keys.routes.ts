@@ -31,6 +31,7 @@ export function registerApiKeyRoutes(api: ApiBuilder, { db, store, secretGuards 
     method: 'get',
     path: '/v1/api-keys',
     summary: 'List active API keys',
+    description: apiKeyDocs.list,
     query: ApiKeyListQuery,
     status: 200,
     response: listResponse(ApiKey),

@@ -29,6 +29,7 @@ export function registerEventRoutes(api: ApiBuilder, { db, webhooks, secretGuard
     method: 'get',
     path: '/v1/events/:id',
     summary: 'Retrieve an event',
+    description: eventDocs.retrieve,
     status: 200,
     response: oneResponse(Event),
     handler: async ({ res, params }) => envelope.one(await retrieveEvent(db, authOf(res).organizationId, params.id)),

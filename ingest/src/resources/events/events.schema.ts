@@ -22,9 +22,10 @@ export const EventResend = z
 
 /** The operations' descriptions in the OpenAPI document. */
 export const eventDocs = {
-  list: 'Events of the last 30 days, newest first. Each is also what webhook endpoints receive as the request body.',
+  list: 'Events of the last 30 days, newest first, filtered by `type` and `program_id`. Each is also what webhook endpoints receive as the request body. Event types and when each is made: ingest/docs/webhooks.md.',
+  retrieve: 'An event of the last 30 days, the same object webhook endpoints receive.',
   resend:
-    'Queues the event again, as a new delivery, for every enabled endpoint that wants it (its types and program), or for `endpoint_id` only (whatever types it subscribes to). The event keeps its id, so a receiver that already has it can tell.',
+    'Queues the event again, as a new delivery, for every enabled endpoint that wants it (its types and program), or for `endpoint_id` only (whatever types it subscribes to), and answers the deliveries it queued (`wd_…` ids). The event keeps its id, so a receiver that already has it can tell.',
 } as const;
 
 export const Event = z

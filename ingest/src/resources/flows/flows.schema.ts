@@ -57,7 +57,11 @@ export const Condition = z
       ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.subject} compares ${kind}s` });
     }
   })
-  .meta({ id: 'FlowCondition', description: 'All conditions of a flow must hold. "First payment only": customer.transaction_count eq 1.' });
+  .meta({
+    id: 'FlowCondition',
+    description:
+      "All conditions of a flow must hold. Number subjects: `transaction.amount` (cents), `customer.transaction_count` (this payment included), `customer.days_since_lead` (whole days from the customer's `lead_at` to the payment), `partner.total_customers`. Text subjects: `transaction.billing_type`, `transaction.interval`, `transaction.product_id`, `transaction.product_name`, `transaction.source`, `transaction.currency`, `partner.country_code`. Ops: `eq`, `neq`, `in` (value an array), `gte` and `lte` (numbers only). A missing value (no interval, no country) matches only `neq`. First payment only: `customer.transaction_count eq 1`; recurring for 12 months: `customer.days_since_lead lte 365`.",
+  });
 export type ConditionDef = z.output<typeof Condition>;
 
 // JSON numbers print back as written (12.5 → "12.5"), so the shortest form tells the decimals.
@@ -67,7 +71,7 @@ const fixedValue = z.number().int('must be an integer number of cents').min(0).m
 
 const percentageRate = {
   type: z.literal('percentage'),
-  value: percentValue.meta({ description: 'Percent of the transaction amount, 0–100' }),
+  value: percentValue.meta({ description: 'Percent of the transaction amount, 0–100 with at most two decimals' }),
 };
 const fixedRate = { type: z.literal('fixed'), value: fixedValue.meta({ description: 'Cents' }) };
 
@@ -80,7 +84,7 @@ const productRates = z
   .max(100)
   .refine((rates) => new Set(rates.map((r) => r.product_id)).size === rates.length, 'each product_id may appear once')
   .optional()
-  .meta({ description: 'Rates that replace the base rate for transactions of these product_ids' });
+  .meta({ description: 'Rates that replace the base rate for transactions of these product_ids (each product_id once)' });
 
 export const Reward = z
   .discriminatedUnion('type', [
@@ -90,7 +94,7 @@ export const Reward = z
   .meta({
     id: 'FlowReward',
     description:
-      'A percentage of the transaction amount (rounded half up to the cent) or a fixed amount in cents, never more than the transaction amount.',
+      'A percentage of the transaction amount (rounded half up to the cent) or a fixed amount in cents, never more than the payment it is earned on (for a bounty that does not depend on the payment, use a signup flow). A reward that comes to 0 cents creates no commission.',
   });
 export type RewardDef = z.output<typeof Reward>;
 
@@ -102,7 +106,8 @@ export const Approval = z
   ])
   .meta({
     id: 'FlowApproval',
-    description: 'immediate: approved at once; scheduled: approved delay_days after the event; manual: pending until updated',
+    description:
+      'immediate: approved at once; scheduled: pending, with `scheduled_approval_date` = the payment (or signup) time + delay_days (0–3650), approved then by a job every process runs at start and every `SVC_APPROVAL_INTERVAL_SECONDS` (each commission exactly once); manual: pending until you update it. Default on create: scheduled, 30 days.',
   });
 export type ApprovalDef = z.output<typeof Approval>;
 
@@ -110,12 +115,17 @@ export const DEFAULT_APPROVAL: ApprovalDef = { type: 'scheduled', delay_days: 30
 
 const flowFields = {
   name: shortText(200),
-  group_id: idField.nullable().meta({ description: 'Only partners of this group; null for every group' }),
-  trigger: z.enum(FLOW_TRIGGERS).meta({ description: 'payment: every transaction, renewals included; signup: a customer created' }),
-  conditions: z.array(Condition).max(20),
+  group_id: idField.nullable().meta({
+    description: 'Only partners of this group; null (the default) for every group. A flow of a group later deleted matches no one.',
+  }),
+  trigger: z.enum(FLOW_TRIGGERS).meta({
+    description:
+      'payment (the default): every transaction, renewals included; signup: a customer created (needs a fixed reward and only partner.* conditions, 400 otherwise)',
+  }),
+  conditions: z.array(Condition).max(20).meta({ description: 'Up to 20; all must hold. Default: none (every payment or signup)' }),
   reward: Reward,
   approval: Approval,
-  active: z.boolean(),
+  active: z.boolean().meta({ description: 'Default true; an inactive flow creates no commissions' }),
 };
 
 export const FlowCreate = z
@@ -135,7 +145,8 @@ export const FlowListQuery = listQuery({
   active: z
     .enum(['true', 'false'])
     .transform((v) => v === 'true')
-    .optional(),
+    .optional()
+    .meta({ description: 'true or false' }),
 });
 export type FlowListInput = z.output<typeof FlowListQuery>;
 
@@ -148,7 +159,9 @@ export const Flow = z
     reward: Reward,
     approval: Approval,
     active: z.boolean(),
-    default: z.boolean().meta({ description: 'The flow the program was created with' }),
+    default: z.boolean().meta({
+      description: 'The flow every program starts with: 20 % of every payment, approved 30 days after the payment',
+    }),
     group_id: z.string().nullable(),
     program_id: z.string(),
     organization_id: z.string(),
@@ -161,7 +174,10 @@ export type FlowObject = z.output<typeof Flow>;
 /** The OpenAPI descriptions of the flow operations. */
 export const flowDocs = {
   create:
-    'A flow turns a payment (every transaction, renewals included) or a signup into a commission for the referring partner, when all its conditions hold. `group_id` limits it to one group. Approval defaults to scheduled after 30 days. A signup flow needs a fixed reward and only partner.* conditions.',
-  update: 'Applies to payments and signups from now on; commissions already created keep their amounts.',
-  delete: 'The flow stops creating commissions; the commissions it created remain and keep their flow_id.',
+    "Beyond the spec. A flow turns a payment (every transaction, renewals included) or a signup into a commission for the referring partner, when all its conditions hold. `group_id` limits it to one group. Approval defaults to scheduled after 30 days. A signup flow needs a fixed reward and only partner.* conditions (400 otherwise). Each matching flow creates at most one commission per transaction (a unique index on the transaction and the flow). Only partners whose status is `active` earn: a suspended, pending or rejected partner's customers still have their transactions recorded, without commission.",
+  list: 'Beyond the spec. The flows of the program named by `program_id` (required), filtered by `group_id`, `trigger` and `active`.',
+  retrieve: 'Beyond the spec.',
+  update:
+    'Beyond the spec. Any field but the program. Applies to payments and signups from now on; commissions already created keep their amounts. A change that would break the signup rules (fixed reward, partner.* conditions) → 400.',
+  delete: 'Beyond the spec. Soft delete: the flow stops creating commissions; the commissions it created remain and keep their flow_id.',
 } as const;

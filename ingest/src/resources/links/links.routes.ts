@@ -28,6 +28,7 @@ export function registerLinkRoutes(api: ApiBuilder, { db, store, secretGuards }:
     method: 'get',
     path: '/v1/links',
     summary: 'List the links of a program',
+    description: linkDocs.list,
     query: LinkListQuery,
     status: 200,
     response: listResponse(Link),

@@ -8,16 +8,25 @@ import { ExpandedProgram } from '../programs/programs.schema.js';
 export const linkValue = z
   .string()
   .regex(/^[A-Za-z0-9._~-]{1,64}$/, 'must be 1–64 characters of A-Z, a-z, 0-9, ".", "_", "~" or "-"')
-  .meta({ example: 'alice' });
-const linkParam = z.string().min(1).max(32).meta({ description: "One of the program's url_params", example: 'ref' });
+  .meta({
+    description:
+      '1–64 URL-safe characters (A-Z a-z 0-9 . _ ~ -), so a link never needs encoding. Unique with its param in the program, compared case-insensitively; it keeps the case it was given.',
+    example: 'alice',
+  });
+const linkParam = z.string().min(1).max(32).meta({ description: "One of the program's url_params (400 otherwise)", example: 'ref' });
 
 export const LinkCreate = z.strictObject({ param: linkParam, value: linkValue, partner_id: idField }).meta({ id: 'LinkCreate' });
 export const LinkUpdate = z.strictObject({ param: linkParam.optional(), value: linkValue.optional() }).meta({ id: 'LinkUpdate' });
 
-const expandParam = multiValue(['partner', 'program']);
+const expandParam = multiValue(['partner', 'program']).meta({
+  description:
+    'One or more of: partner (id, first_name, last_name, email, company_name, status, created_at), program (id, status, name, product_name, subdomain, type, currency_code, created_at)',
+});
 export const LinkListQuery = listQuery({
   program_id: idField,
-  partner_id: idField.optional(),
+  partner_id: idField
+    .optional()
+    .meta({ description: "Only this partner's links; a partner of another organization matches nothing (an empty list, not a 404)" }),
   param: z.string().max(32).optional(),
   value: z.string().max(200).optional().meta({ description: 'Exact value, compared case-insensitively' }),
   expand: expandParam.optional(),
@@ -44,8 +53,10 @@ export type LinkObject = z.output<typeof Link>;
 /** The OpenAPI descriptions of the link operations. */
 export const linkDocs = {
   create:
-    "`param` must be one of the program's url_params; (param, value) is unique in the program, the value compared case-insensitively (409 otherwise).",
+    "`param` must be one of the program's url_params (400 otherwise); `value` is 1–64 URL-safe characters. (param, value) is unique in the program, the value compared case-insensitively (409 `conflict_error` otherwise); the value keeps the case it was given. A link resolves while its partner exists, whatever the partner's status (a suspended or rejected partner's clicks are still recorded; deleting the partner stops them).",
+  list: 'The links of the program named by `program_id` (required; another organization’s program → 404), filtered by `partner_id`, `param` and `value` (exact, compared case-insensitively).',
   retrieve: 'As the spec says, `data` is an array holding the link.',
-  update: 'The old (param, value) stops resolving at once, on every process.',
-  delete: 'The link stops resolving at once; clicks already recorded keep their link_id.',
+  update: 'The same rules as on create. The old (param, value) stops resolving at once, on every process.',
+  delete:
+    'Soft delete: the link stops resolving at once, on every process, and its value is free again; clicks already recorded keep their link_id.',
 } as const;

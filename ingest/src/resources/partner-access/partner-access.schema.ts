@@ -29,5 +29,5 @@ export type EmbedTokenObject = z.output<typeof EmbedToken>;
 
 export const embedTokenDocs = {
   create:
-    "A short-lived token that opens the partner's portal in an iframe of your app without a sign-in (README, \"Partner portal\"). Make one per page view on your server, with your secret key, and put `url` in the iframe's `src`; never cache it in a browser. The partner's status applies as in the portal: a pending, rejected or suspended partner sees their state only.",
+    "A short-lived token that opens the partner's portal in an iframe of your app without a sign-in (ingest/docs/partner-portal.md). Make one per page view on your server, with your secret key, and put `url` in the iframe's `src`; never cache it in a browser. The partner's status applies as in the portal: a pending, rejected or suspended partner sees their state only. The token is random and stored as its SHA-256; it ends when it expires or at once when the partner is deleted.",
 } as const;

@@ -50,6 +50,7 @@ export function registerPartnerRoutes(api: ApiBuilder, { db, store, mailer, secr
     method: 'get',
     path: '/v1/partners/:id',
     summary: 'Retrieve a partner',
+    description: partnerDocs.retrieve,
     query: PartnerRetrieveQuery,
     status: 200,
     response: oneResponse(Partner),

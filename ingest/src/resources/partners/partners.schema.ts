@@ -64,33 +64,53 @@ const payoutDetails = z
   .refine((o) => Object.keys(o).length <= 20, 'at most 20 fields')
   .meta({
     description:
-      'Depends on payout_method: paypal/wise {email}; crypto {wallet_address, network, currency}; bank_transfer/wire {account_holder_name, bank_name, iban, account_number, routing_number, sort_code, swift_bic, country_code, address}; none {}.',
+      'Depends on payout_method: paypal/wise {email}; crypto {wallet_address, network, currency}; bank_transfer/wire {account_holder_name, bank_name, iban, account_number, routing_number, sort_code, swift_bic, country_code, address}; none {}. Every field may be left out until known; an unknown field → 400. Default on create: {}. Changing payout_method without new details clears the old details.',
   });
+
+/** The three e-mail switches: what each sends (each queued with the change that causes it). */
+const emailSwitch = (description: string) => z.boolean().meta({ description: `${description} Default true.` });
 
 const editableFields = {
   first_name: shortText(100),
   last_name: shortText(100),
-  email: emailField,
-  group_id: idField,
+  email: emailField.meta({
+    description: 'Unique in the program, compared case-insensitively (on create and update): a taken one → 409 with the existing partner',
+  }),
+  group_id: idField.meta({ description: "A group of the partner's program; default on create: the program's default group" }),
   company_name: optionalText(200),
   country_code: countryCode.nullable(),
-  payout_method: payoutMethod,
+  payout_method: payoutMethod.meta({ description: 'Default on create: none' }),
   payout_details: payoutDetails,
-  status: z.enum(PARTNER_STATUSES),
-  completed_onboarding: z.boolean(),
+  status: z.enum(PARTNER_STATUSES).meta({
+    description:
+      'Default on create: active. Any status may follow any other. Only active partners earn commissions from flows; a partner of any status is still paid what they earned, and their links keep resolving.',
+  }),
+  completed_onboarding: z.boolean().meta({
+    description:
+      'Default on create: true (a partner added through the API is ready). While false, the partner is left out of the default listing.',
+  }),
   rejection_note: optionalText(2000),
   internal_note: optionalText(2000),
   suspension_reason: optionalText(2000),
-  first_customer_email_active: z.boolean(),
-  new_customer_email_active: z.boolean(),
-  payout_paid_email_active: z.boolean(),
+  first_customer_email_active: emailSwitch(
+    'E-mail the partner when their first customer (a lead counts) is created: "Your first referral for {program}". Customers created at once count each other, so exactly one is the first.',
+  ),
+  new_customer_email_active: emailSwitch(
+    'E-mail the partner for each further customer (a lead counts), and for the first one too when only this switch is on: "New referral for {program}: j•••@example.com" (the customer masked).',
+  ),
+  payout_paid_email_active: emailSwitch(
+    'E-mail the partner when a payout to them is marked paid (the amount, the number of commissions and your reference), or when a commission of theirs is marked paid by itself (`PUT /v1/commissions/{id}`): "{program} paid you $50.00". A commission created already paid, a refund entry, or a paid commission marked paid again sends nothing.',
+  ),
 };
 
 export const PartnerCreate = z
   .strictObject({
     ...editableFields,
     program_id: idField,
-    send_welcome_email: z.boolean().optional().meta({ description: 'When true, a welcome e-mail is sent to the partner after creation' }),
+    send_welcome_email: z.boolean().optional().meta({
+      description:
+        "The spec's unnamed flag. When true, a welcome e-mail is queued with the partner, in the same SQL transaction, and sent after the commit.",
+    }),
   })
   .partial()
   .required({ first_name: true, last_name: true, email: true, program_id: true })
@@ -100,8 +120,13 @@ export type PartnerCreateInput = z.output<typeof PartnerCreate>;
 export const PartnerUpdate = z.strictObject(editableFields).partial().meta({ id: 'PartnerUpdate' });
 export type PartnerUpdateInput = z.output<typeof PartnerUpdate>;
 
-const expandParam = multiValue(['group', 'program']);
-const includeParam = multiValue(['stats']);
+const expandParam = multiValue(['group', 'program']).meta({
+  description:
+    'One or more of: group (id, name, description, created_at, public_key, default), program (id, status, name, product_name, subdomain, type, currency_code, created_at; in the list also cookie_duration, payout_methods, payout_term, url_params)',
+});
+const includeParam = multiValue(['stats']).meta({
+  description: 'stats: adds `stats` {total_clicks, total_customers, total_revenue, total_commission}',
+});
 
 export const PartnerListQuery = listQuery({
   program_id: idField,
@@ -124,21 +149,34 @@ export const PartnerListQuery = listQuery({
 export const PartnerRetrieveQuery = z.strictObject({ expand: expandParam.optional(), include: includeParam.optional() });
 
 /** The operations' descriptions in the OpenAPI document. */
+const E_MAILS =
+  'E-mails: the welcome e-mail (`send_welcome_email`) and those of the three switches `first_customer_email_active`, `new_customer_email_active` and `payout_paid_email_active` (see each field) are queued in the same SQL transaction as the change that causes them, so a refused or rolled-back change sends nothing. Each is plain text with a simple HTML alternative, naming the program and the amounts. The outbox sends them after the commit through `SMTP_URL` (or writes each as an `.eml` file to `SVC_OUTBOX_DIR` without SMTP) and retries a failed send with backoff, up to 8 attempts. (The partner portal sends its own sign-up answer and sign-in links whatever the switches.)';
+
 export const partnerDocs = {
-  create:
-    'A partner whose e-mail (compared case-insensitively) already exists in the program answers 409 with `error: "Partner with this email already exists"` and the existing partner in `data`.',
-  list: 'Partners who have not completed onboarding are hidden, except from an `email` lookup. `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params. `include[]=stats` adds total_clicks, total_customers (not leads), total_revenue (net of refunds) and total_commission (not rejected or refunded, net of refund entries).',
-  update: 'Changing payout_method without payout_details clears the details of the old method.',
+  create: `Required: \`program_id\`, \`first_name\`, \`last_name\`, \`email\`; every other field has a default (see each field). A partner whose e-mail (compared case-insensitively) already exists in the program answers 409 with \`error: "Partner with this email already exists"\` and the existing partner in \`data\`, decided by a unique index, so simultaneous requests cannot create two. ${E_MAILS}`,
+  list: 'Partners who have not completed onboarding (`completed_onboarding: false`) are hidden, except from an `email` lookup (exact, case-insensitive). `expand[]=program` here includes cookie_duration, payout_methods, payout_term and url_params. `include[]=stats` adds total_clicks, total_customers (not leads), total_revenue (net of refunds) and total_commission (not rejected or refunded, net of refund entries); deleted records count in none of them.',
+  retrieve:
+    '`expand[]=group|program` adds the expanded objects (see the parameter); `include[]=stats` adds total_clicks, total_customers (not leads), total_revenue (net of refunds) and total_commission (not rejected or refunded, net of refund entries).',
+  update:
+    'Any field of the create body except `program_id` and `send_welcome_email`. Status transitions are free (the spec shows none). An e-mail another partner of the program has (compared case-insensitively) → 409 with that partner in `data`. Changing payout_method without payout_details clears the details of the old method.',
   delete:
-    'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted and stop resolving; its transactions and commissions remain.',
+    'Soft delete: the partner is hidden from the API and its e-mail is free again; its links are deleted (their values free again) and stop resolving; its transactions and commissions remain.',
 } as const;
 
 export const PartnerStats = z
   .object({
-    total_clicks: z.number().int(),
-    total_customers: z.number().int().meta({ description: 'Customers attributed to the partner that are not leads' }),
-    total_revenue: z.number().int().meta({ description: 'Cents of transaction revenue, net of refunds' }),
-    total_commission: z.number().int().meta({ description: 'Cents of commission not rejected or refunded, net of refund entries' }),
+    total_clicks: z.number().int().meta({ description: 'Clicks recorded for the partner' }),
+    total_customers: z
+      .number()
+      .int()
+      .meta({ description: 'Customers attributed to the partner that are not leads (deleted ones excluded)' }),
+    total_revenue: z
+      .number()
+      .int()
+      .meta({ description: 'Cents: the amounts of the partner’s transactions, net of refunds (deleted transactions excluded)' }),
+    total_commission: z.number().int().meta({
+      description: 'Cents of commission not rejected, refunded or deleted, refund entries included, so net of refunds',
+    }),
   })
   .meta({ id: 'PartnerStats' });
 export type PartnerStatsObject = z.output<typeof PartnerStats>;

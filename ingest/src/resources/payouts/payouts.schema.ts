@@ -22,35 +22,45 @@ export const EXPORT_FORMATS = ['paypal', 'wise', 'csv'] as const;
 export const PayoutGenerate = z
   .strictObject({
     program_id: idField,
-    up_to: storedTimestampField
-      .optional()
-      .meta({ description: 'Only commissions created up to this time (inclusive); left out, up to now' }),
+    up_to: storedTimestampField.optional().meta({
+      description:
+        'Only commissions created up to this time (inclusive); left out, up to now. A reward taken still brings its approved refund entries made after it.',
+    }),
     partner_ids: z
       .array(idField)
       .min(1)
       .max(1000)
       .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an id')
       .optional()
-      .meta({ description: 'Only these partners of the program' }),
+      .meta({ description: 'Only these partners of the program (1–1000 distinct ids)' }),
   })
   .meta({ id: 'PayoutGenerate' });
 export type PayoutGenerateInput = z.output<typeof PayoutGenerate>;
 
 export const PayoutUpdate = z
   .strictObject({
-    status: z.enum(PAYOUT_STATUSES).optional(),
+    status: z.enum(PAYOUT_STATUSES).optional().meta({
+      description:
+        'pending → processing → paid, or pending → paid; pending or processing → failed or canceled. paid, failed and canceled are final (400).',
+    }),
     reference: optionalText(255)
       .optional()
       .meta({ description: 'Your reference of the payment (the PayPal, Wise or bank transaction id)' }),
-    reason: optionalText(1000).optional().meta({ description: 'Why it failed or was canceled' }),
+    reason: optionalText(1000).optional().meta({ description: 'Why it failed or was canceled (optional), up to 1,000 characters' }),
   })
   .meta({ id: 'PayoutUpdate' });
 export type PayoutUpdateInput = z.output<typeof PayoutUpdate>;
 
-const expandParam = multiValue(['partner']);
+const expandParam = multiValue(['partner']).meta({
+  description: 'partner: adds `partner` (id, first_name, last_name, email, company_name, status, created_at)',
+});
+/** Here and on balances, a partner of another program is named, not silently matched by nothing. */
+const partnerFilter = idField
+  .optional()
+  .meta({ description: "Only this partner's; a partner that is not the program's → 404 (`param: partner_id`)" });
 export const PayoutListQuery = listQuery({
   program_id: idField,
-  partner_id: idField.optional(),
+  partner_id: partnerFilter,
   status: z.enum(PAYOUT_STATUSES).optional(),
   expand: expandParam.optional(),
 });
@@ -60,46 +70,66 @@ export const PayoutRetrieveQuery = z.strictObject({ expand: expandParam.optional
 export const PayoutCommissionsQuery = listQuery({ include: commissionIncludeParam.optional() });
 export type PayoutCommissionsInput = z.output<typeof PayoutCommissionsQuery>;
 
-export const BalanceListQuery = listQuery({ partner_id: idField.optional(), expand: expandParam.optional() });
+export const BalanceListQuery = listQuery({ partner_id: partnerFilter, expand: expandParam.optional() });
 export type BalanceListInput = z.output<typeof BalanceListQuery>;
 
 export const PayoutExportQuery = z.strictObject({
   program_id: idField,
-  format: z.enum(EXPORT_FORMATS),
-  status: z.enum(PAYOUT_STATUSES).optional().meta({ description: 'Default: pending' }),
-  currency: currencyCode.optional().meta({ description: 'Only payouts in this currency (a PayPal file holds one currency)' }),
+  format: z.enum(EXPORT_FORMATS).meta({ description: 'paypal, wise or csv (see the operation)' }),
+  status: z.enum(PAYOUT_STATUSES).optional().meta({ description: 'Only payouts of this status; default: pending' }),
+  currency: currencyCode.optional().meta({
+    description: 'Only payouts in this currency (ISO 4217). A PayPal file holds one currency: payouts in several → 400 asking for it.',
+    example: 'USD',
+  }),
 });
 export type PayoutExportInput = z.output<typeof PayoutExportQuery>;
 
 /** The operations' descriptions in the OpenAPI document. */
+const BEYOND = 'Beyond the spec (payouts are svc’s own).';
+
 export const payoutDocs = {
-  generate:
-    "Groups every partner's approved commissions that are in no payout (refund entries netted) into one payout per partner and currency, when it reaches the minimum (the partner's group's `minimum_payout`, else the program's) and the partner has a payout method. A reward taken brings its approved refund entries, even ones made after `up_to`. Partners left out are listed in `skipped` with the reason; a negative balance stays for the next payout. Generations of one program run one at a time, and never while a refund runs, so a commission is never in two payouts.",
-  update:
-    'Status changes: pending → processing → paid; pending or processing → failed or canceled, which makes its commissions payable again. Marking it paid marks every commission in it paid, with this payout as their `payout_id`. A paid, failed or canceled payout cannot change. While it is pending, refunds change it at once: the entry of a partial refund joins it, a commission refunded in full leaves it, and one left with nothing to pay is canceled; once processing or paid, a refund becomes an entry the next payout takes back.',
-  export:
-    'A file for a batch upload: `paypal` (PayPal Payouts, no header, one currency per file: the PayPal payouts in it), `wise` (Wise batch "send by e-mail" template: the Wise payouts in it) or `csv` (every payout, with a header). Amounts in the currency\'s major unit.',
-  balances:
-    "What each partner of the program is owed, per currency: `pending` (not yet approved), `payable` (approved, in no payout, net of refund entries), `in_payouts` (in payouts not paid yet) and `paid`. A partner's refund entries count where their status puts them.",
+  generate: `${BEYOND} Takes the program's \`approved\` commissions that are in no unpaid payout (created up to \`up_to\`, default now; of \`partner_ids\` when given), sums them per partner and currency (refund entries netting), and makes one \`pending\` payout of each sum that a partner is owed, at least their minimum (the partner's group's \`minimum_payout\`, else the program's: one number of minor units for every currency, 5000 is $50.00 but ¥5,000), when they have a payout method. A reward taken brings its approved refund entries along, even ones made after \`up_to\`: a payout never pays a sale without its refunds. A partner is paid whatever their status (a suspended partner is still owed what they earned); deleted partners are skipped. The answer lists \`up_to\` (the cut-off used), the \`payouts\` made and the \`skipped\` partners with their sum, minimum and reason (see \`reason\`); their commissions stay payable for the next generation. A program's generations run one at a time (also across processes), and never while a refund of the program runs; a commission is in at most one unpaid payout, so generating again right after finds nothing new.`,
+  list: `${BEYOND} The payouts of the program named by \`program_id\` (required), filtered by \`status\` and \`partner_id\` (a partner that is not the program's → 404).`,
+  retrieve: `${BEYOND} \`expand[]=partner\` adds the partner. The id of a commission marked paid by itself (\`PUT /v1/commissions/{id}\`) names no payout: 404.`,
+  commissions: `${BEYOND} The commissions in the payout (or that it paid), refund entries included, in the commission list's field set; \`include[]=rejection_reason\` as on the commission list.`,
+  update: `${BEYOND} Status changes: pending → processing → paid, or pending → paid; pending or processing → failed or canceled (with a \`reason\` if you like), which makes its commissions payable again. A paid, failed or canceled payout cannot change (400). Mark it processing when its file is at PayPal, Wise or the bank: from then on refunds no longer change it.
+
+Marking it paid marks every commission in it paid, with this payout as their \`payout_id\`, in the same SQL transaction, and queues the partner's "payout paid" e-mail (when their \`payout_paid_email_active\` is on). While it is unpaid, and after it paid them, its commissions cannot change status or amount or be deleted (400 naming the payout): a paid payout's commissions are exactly what it paid.
+
+Refunds (full or partial) and a transaction's delete take effect at once, so that an exported file never pays what was refunded:
+
+- \`pending\`: its amount changes in the refund's own SQL transaction. A commission refunded in full, or rejected by a delete, leaves it with its refund entries; a partial refund puts its refund entry (the negative commission) into it, next to its reward; a refund entry approved later (by hand or when due) joins its reward's pending payout too. \`amount\` is always the sum of the commissions in it, refund entries included, and \`commission_count\` their number. A refund entry joins only its reward's payout (same currency), never one of another currency.
+- A pending payout that a refund leaves with nothing, or less than nothing, to pay is \`canceled\`, with the \`reason\` "Nothing left to pay: its commissions were refunded, rejected or deleted" and its last \`amount\` and \`commission_count\`, and its commissions go back to the partner's balance; what the partner then owes (\`payable\` below 0) is taken from their next earnings. A payout still above 0 stays, with its lower amount, even below the minimum (cancel it yourself to wait for more).
+- \`processing\` or \`paid\`: it keeps its amount and commissions; the refund adds an \`approved\` refund entry, which the partner's next payout takes back.
+
+Events: \`payout.created\`, \`payout.updated\` (also when a refund changes its amount, with the amount before in \`previous_attributes\`), \`payout.paid\`, \`payout.failed\`, \`payout.canceled\` (also when a refund leaves it nothing to pay). See ingest/docs/payouts.md.`,
+  export: `${BEYOND} A CSV file of the program's payouts of \`status\` (default pending) for a batch upload, streamed as it is read, named like \`payouts-acme-pending-2026-11-30-paypal.csv\`. Amounts are in the currency's major unit (\`1234.56\`; \`500\` for yen).
+
+- \`paypal\`: PayPal Payouts (web upload), no header: recipient e-mail, amount, currency, the payout id as reference, a note, \`PAYPAL\`. The payouts whose method is PayPal; one currency per file (several → 400 asking for \`currency\`); at most 5,000 rows.
+- \`wise\`: Wise batch payment, "send by e-mail" template: \`name, recipientEmail, paymentReference, receiverType, amountCurrency, amount, sourceCurrency, targetCurrency\`, with \`amountCurrency: target\` so the partner gets the exact amount, and as reference the payout id's last 10 characters (Wise's limit for some currencies). The payouts whose method is Wise; at most 1,000 rows.
+- \`csv\`: every field, with a header (bank transfers, crypto, your own tools). All payouts.
+
+More rows than the provider takes in one upload → 400 (export a currency at a time, or mark some processing first). A payout of the provider whose details hold no e-mail stops the file (400 naming it) rather than leaving someone out. The file holds the payouts made up to the moment it was asked for. Text a spreadsheet would run as a formula (a partner named \`=HYPERLINK(…)\`) is written with a leading \`'\`. Should the database fail while the file is written, the connection is cut: the client sees an incomplete download, never a short file that looks whole.`,
+  balances: `${BEYOND} What each partner of the program is owed, listed over the program's partners with the list parameters, \`partner_id\` (a partner that is not the program's → 404) and \`expand[]=partner\`: per currency they have commissions in, \`pending\` (not yet approved), \`payable\` (approved and in no unpaid payout: what the next payout would pay), \`in_payouts\` (in payouts not paid yet) and \`paid\`. Refund entries count where their status puts them, so \`payable\` is net of refunds and can be negative. \`minimum_payout\` is the partner's group's, else the program's.`,
 } as const;
 
 export const Payout = z
   .object({
-    id: z.string(),
-    status: z.enum(PAYOUT_STATUSES),
+    id: z.string().meta({ example: 'po_…' }),
+    status: z.enum(PAYOUT_STATUSES).meta({ description: 'pending, processing, paid, failed or canceled' }),
     amount: z.number().int().meta({ description: 'Cents: the sum of its commissions, refund entries included' }),
     currency: z.string(),
     partner_id: z.string(),
     program_id: z.string(),
     organization_id: z.string(),
-    payout_method: payoutMethod,
+    payout_method: payoutMethod.meta({ description: "The partner's payout method when the payout was made" }),
     payout_details: z.record(z.string(), z.string()).meta({ description: "The partner's payout details when the payout was made" }),
-    commission_count: z.number().int(),
+    commission_count: z.number().int().meta({ description: 'The number of commissions in it, refund entries included' }),
     period_start: isoString.meta({ description: 'When its oldest commission was made' }),
     period_end: isoString.meta({ description: 'When its newest commission was made' }),
-    reference: z.string().nullable(),
-    reason: z.string().nullable(),
-    paid_at: isoString.nullable(),
+    reference: z.string().nullable().meta({ description: 'Your reference of the payment, set with PUT' }),
+    reason: z.string().nullable().meta({ description: 'Why it failed or was canceled' }),
+    paid_at: isoString.nullable().meta({ description: 'When it was marked paid' }),
     created_at: isoString,
     updated_at: isoString,
     partner: ExpandedPartner.optional(),
@@ -117,7 +147,10 @@ export const GenerateResult = z
         currency: z.string(),
         amount: z.number().int(),
         minimum_payout: z.number().int(),
-        reason: z.enum(SKIP_REASONS),
+        reason: z.enum(SKIP_REASONS).meta({
+          description:
+            'below_minimum; no_payout_method; missing_payout_details (PayPal or Wise without the e-mail the batch file needs); negative_balance (owing after refunds: carried forward, their next payout is smaller); nothing_owed; partner_deleted',
+        }),
       }),
     ),
   })
@@ -126,10 +159,12 @@ export type GenerateResultObject = z.output<typeof GenerateResult>;
 
 const Amounts = z.object({
   currency: z.string(),
-  pending: z.number().int(),
-  payable: z.number().int(),
-  in_payouts: z.number().int(),
-  paid: z.number().int(),
+  pending: z.number().int().meta({ description: 'Cents not yet approved' }),
+  payable: z.number().int().meta({
+    description: 'Cents approved and in no unpaid payout: what the next payout would pay; net of refunds, so it can be negative',
+  }),
+  in_payouts: z.number().int().meta({ description: 'Cents in payouts not paid yet' }),
+  paid: z.number().int().meta({ description: 'Cents paid' }),
 });
 
 export const Balance = z

@@ -26,7 +26,7 @@ export const StatsQuery = z
   .strictObject({
     start: calendarDay.optional().meta({ description: 'First UTC day of the period (inclusive); default: 29 days before `end`' }),
     end: calendarDay.optional().meta({ description: 'Last UTC day of the period (inclusive); default: today' }),
-    partner_id: idField.optional().meta({ description: "Only this partner's figures" }),
+    partner_id: idField.optional().meta({ description: "Only this partner's figures; a partner of another program → 404" }),
   })
   .transform((q, ctx): StatsPeriod => {
     const end = q.end ?? todayUtc();
@@ -54,8 +54,11 @@ const Figures = {
   customers: z.number().int().meta({
     description: 'Customers past the lead stage (as partner stats count them), by the day of their first payment, else of their creation',
   }),
-  revenue: Money.meta({ description: 'Payments net of refunds, by the day of the payment' }),
-  commissions: Money.meta({ description: 'Commissions not rejected or refunded, by the day they were earned' }),
+  revenue: Money.meta({ description: 'Payments net of refunds, by the day of the payment (a refund lowers the payment’s day)' }),
+  commissions: Money.meta({
+    description:
+      'Commissions not rejected or refunded, by the day they were earned. A negative refund entry (a partial refund, or a refund of a commission already approved or paid) counts on the refund’s day; a full refund of a pending commission voids it, which takes it off the day it was earned.',
+  }),
 };
 
 export const StatsDay = z.object({ date: z.string(), ...Figures }).meta({ id: 'StatsDay' });
@@ -75,6 +78,7 @@ export type StatsFigures = StatsObject['totals'];
 export const statsDocs = {
   stats:
     'Clicks, leads, paying customers, revenue and commissions of a program (or one of its partners) per UTC day of a period ' +
-    `of at most ${MAX_PERIOD_DAYS} days, with the totals. Read from daily figures kept as each change commits, so the cost ` +
-    'does not grow with the number of clicks. Revenue and commissions are given per currency.',
+    `of at most ${MAX_PERIOD_DAYS} days (\`start\` and \`end\` are UTC days, both included; default the 30 days ending today), with the totals. ` +
+    '`days` holds every day of the period, zeros included. Money is `{currency: cents}`; a currency that sums to 0 is left out. ' +
+    'Read from daily figures kept as each change commits, so the cost does not grow with the number of clicks. The same figures as the dashboard’s overview and the partner portal’s home.',
 };

@@ -31,11 +31,12 @@ export const StripeIntegration = z
     program_id: z.string(),
     connected: z.boolean(),
     webhook_secret: z.string().nullable().meta({ description: 'Redacted: whsec_… and the last four characters' }),
-    webhook_url: z.string().meta({ description: 'The endpoint URL to give Stripe' }),
+    webhook_url: z.string().meta({ description: 'The endpoint URL to give Stripe, as this server was reached' }),
     tax_counts_as_revenue: z.boolean(),
-    events_to_enable: z
-      .array(z.string())
-      .meta({ description: 'The event types to select on the Stripe webhook endpoint (charge.succeeded is optional: README, "Stripe")' }),
+    events_to_enable: z.array(z.string()).meta({
+      description:
+        'The event types to select on the Stripe webhook endpoint (charge.succeeded is optional, only for one-off payments outside Checkout and invoices: ingest/docs/stripe.md)',
+    }),
     event_counts: counts.meta({ description: 'Events received, by outcome' }),
     last_event_at: isoString.nullable(),
     connected_at: isoString.nullable(),
@@ -55,11 +56,19 @@ export const StripeEventRecord = z
     id: z.string().meta({ description: "Stripe's event id (evt_…)" }),
     type: z.string(),
     status: z.enum(STRIPE_EVENT_STATUSES),
-    reason: z.string().nullable().meta({ description: 'A stable code, e.g. payment_recorded, unknown_customer' }),
-    message: z.string().nullable(),
+    reason: z.string().nullable().meta({
+      description:
+        'A stable code: customer_linked, payment_recorded, already_recorded, payment_linked, refund_applied, already_refunded, customer_canceled, customer_trialing, unknown_customer, unknown_payment, nothing_paid, customer_deleted, other_subscription, no_svc_metadata, invoice_charge, charge_origin_unknown, not_paid, unhandled_type, unusable_event, rejected, processing_error',
+    }),
+    message: z.string().nullable().meta({
+      description: 'The same for people, e.g. "Invoice in_…: no click, svc metadata or partner promotion code attributes this customer"',
+    }),
     customer_id: z.string().nullable(),
     transaction_id: z.string().nullable(),
-    waiting_for: z.array(z.string()).nullable().meta({ description: 'Stripe ids whose arrival makes the event run again' }),
+    waiting_for: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: 'Stripe ids whose arrival makes the event run again (an event waits three days at most, then stays ignored)' }),
     livemode: z.boolean(),
     api_version: z.string().nullable(),
     attempts: z
@@ -88,11 +97,12 @@ export type StripeWebhookReceiptObject = z.output<typeof StripeWebhookReceipt>;
 /** The OpenAPI descriptions of the Stripe operations. */
 export const stripeDocs = {
   connect:
-    'Connects Stripe to the program with the signing secret of your Stripe webhook endpoint, or changes its options. The secret is never returned; `GET` shows it redacted. Point the Stripe endpoint at `webhook_url` and select `events_to_enable`.',
+    'Connects Stripe to the program with the signing secret of your Stripe webhook endpoint, or changes its options; `PUT` again with a new secret after rolling it in Stripe, or with only options. The secret is never returned; `GET` shows it redacted. Point the Stripe endpoint at `webhook_url` and select `events_to_enable`. What each event does: ingest/docs/stripe.md.',
   retrieve: 'The connection state: whether Stripe is connected, the URL to give Stripe, and the events received by outcome.',
   disconnect:
-    'Forgets the signing secret: Stripe events for the program answer 404 from now on. The events received and the links made stay.',
-  events: 'Every Stripe event received, newest first, with what it did: why a payment did or did not produce a commission.',
+    'Forgets the signing secret: Stripe events for the program answer 404 from now on. The events received and the links made stay, so reconnecting carries on.',
+  events:
+    'Every Stripe event received, newest first, with what it did: why a payment did or did not produce a commission. Filters `status` and `type`.',
   webhook:
-    "The URL to give Stripe. No API key: the `Stripe-Signature` header is checked with the program's signing secret (400 when it does not match; nothing is written). Each event id takes effect once. Answers 2xx once the event is recorded, also when it is ignored or can never take effect; 5xx when a fault stopped it, so that Stripe delivers it again.",
+    "The URL to give Stripe. No API key: the `Stripe-Signature` header is checked with the program's signing secret (400 when it does not match; nothing is written). Each event id takes effect once. Answers 2xx once the event is recorded, also when it is ignored or can never take effect; 5xx when a fault stopped it, so that Stripe delivers it again. Limited per client address (`SVC_STRIPE_RATE_LIMIT` per second), bodies up to 1 MB. What each event does, and in which order they may come: ingest/docs/stripe.md.",
 };

@@ -13,7 +13,10 @@ const cookieDomain = z
   .regex(/^[a-zA-Z0-9.-]+$/)
   .nullable()
   .optional()
-  .meta({ description: 'Domain for the cookies the response sets in same-site mode (the script’s probed domain)' });
+  .meta({
+    description:
+      'Domain for the cookies the response sets in same-site mode (the script’s probed domain), used when it is the page’s host or a parent of it; one that is not a valid cookie domain still records the click, with cookies for the host only',
+  });
 
 /** Which build of svc.js sent the request (its package version); recorded nowhere yet, accepted so that a newer script is never refused. */
 const scriptVersion = z.string().max(32).optional().meta({ description: 'The svc.js version that sent the request', example: '0.1.0' });
@@ -47,8 +50,8 @@ const clickHint = z
 export const TrackClick = z
   .strictObject({
     key: publicKey,
-    param: z.string().min(1).max(64),
-    value: z.string().min(1).max(256),
+    param: z.string().min(1).max(64).meta({ description: 'The tracking parameter found in the URL, e.g. ref' }),
+    value: z.string().min(1).max(256).meta({ description: 'Its value, e.g. alice; an unknown one → 404 `Link not found`' }),
     page: reportedUrl('The landing page (the script sends it without its query string, except the tracking parameter)'),
     referrer: reportedUrl('The referrer’s origin and path'),
     click_id: clickHint,
@@ -61,8 +64,10 @@ export type TrackClickInput = z.output<typeof TrackClick>;
 export const TrackSignup = z
   .strictObject({
     key: publicKey,
-    click_id: idField,
-    identifier: z.string().trim().min(1).max(255).meta({ description: 'An e-mail or your user id, unique per customer' }),
+    click_id: idField.meta({ description: 'The visitor’s click, of this key’s program' }),
+    identifier: z.string().trim().min(1).max(255).meta({
+      description: 'An e-mail or your user id, unique per customer in the program; an e-mail address also becomes the customer’s email',
+    }),
     cookie_domain: cookieDomain,
     v: scriptVersion,
   })
@@ -76,7 +81,10 @@ export const SvcData = z
     cookie_duration: z.number().int().meta({ description: 'Days' }),
     partner_id: z.string(),
     program_id: z.string(),
-    customer_id: z.string().nullable(),
+    customer_id: z.string().nullable().meta({
+      description:
+        'The customer made from this click by a signup, only when the visitor named the click by their own cookie (`click_id`); null otherwise',
+    }),
   })
   .meta({ id: 'SvcData' });
 export type SvcDataObject = z.output<typeof SvcData>;
@@ -111,9 +119,20 @@ export const TrackSignupResponse = z
   .meta({ id: 'TrackSignupResponse' });
 
 /** The OpenAPI descriptions of the script's operations. */
+const SCRIPT_ENDPOINT =
+  "Called by svc.js from browsers. Authenticated by `key`, the program's public key, instead of a secret key (a wrong one → 401 `authentication_error`). Accepts JSON sent as `text/plain` (so browsers send no CORS preflight) as well as `application/json`, answers any origin (`Access-Control-Allow-Origin: *`, preflights answered), and is limited per client address (`SVC_TRACK_RATE_LIMIT` per second; 429 with `Retry-After`). Behind a proxy, forward `X-Forwarded-For` and set `SVC_TRUST_PROXY`, or every visitor shares the proxy's address (and the repeat-click memory). `v` is the script's version.";
+
+/** The OpenAPI descriptions of the script's operations. */
 export const trackingDocs = {
-  click:
-    "Authenticated by `key`, the program's public key. Accepts JSON sent as `text/plain`. A repeat by the same visitor on the same link within an hour returns the same click. With `attribution_model: first_click` a visitor whose `click_id` is still within the cookie duration keeps it (the new click is still recorded). Bots (by User-Agent) get `data: null` and nothing is recorded. When called same-origin (the merchant proxies the API), the response also sets the `svc_data` and `svc_ref` cookies.",
-  signup:
-    'Creates a customer (status lead) attributed to the click’s partner, with the given identifier (also its e-mail when it is one). A taken identifier → 409 `Customer already exists`.',
+  click: `${SCRIPT_ENDPOINT}
+
+\`data\` is what \`window.svc_data\` and the \`svc_data\` cookie hold, \`max_age\` the seconds left until the referral expires (click time + \`cookie_duration\` days). An unknown value → 404 \`{"success":false,"error":"Link not found"}\`. A \`page\` or \`referrer\` that is not an http(s) URL of at most 2,048 characters (an app referrer such as \`android-app://…\`) is dropped rather than failing the click. \`click_id\` is a hint from the visitor's cookie and never fails a click: a value that is not a click id, or an unknown or expired one, is ignored and the click is recorded as new.
+
+- The same visitor on the same link within an hour gets the same click, not a new row: the visitor is known by the \`click_id\` of their cookie, or else by client address and User-Agent (hashed, kept in the shared state for the hour). Since people behind one network with the same browser share those, such a repeat reuses a click only while nobody has signed up on it, and answers \`customer_id: null\`; only a visitor who names the click by their own cookie gets its \`customer_id\`.
+- Attribution follows the program's \`attribution_model\`: \`last_click\` (default), the new click; \`first_click\`, a \`click_id\` of the program that has not expired is kept and returned (the new click is still recorded, so the other partner's click count is right).
+- Bots (by User-Agent, with isbot) get \`data: null\` and nothing is recorded (\`SVC_BOT_FILTER=off\` turns this off).
+- Called same-origin (\`Sec-Fetch-Site: same-origin\`: the API proxied under the merchant's site), the response also sets the \`svc_data\` and \`svc_ref\` cookies (\`Path=/\`, \`SameSite=Lax\`, \`Secure\` on https, \`Max-Age\`, and \`Domain=cookie_domain\` when that is the page's host or a parent of it) and says \`cookie: true\`; the script then leaves the cookies alone. Browsers send \`Sec-Fetch-Site\` only to https origins (and localhost), so on a plain-http site the script writes the cookies itself.`,
+  signup: `${SCRIPT_ENDPOINT}
+
+The click (of this key's program) becomes a customer with status \`lead\`, attributed to the click's partner, with \`identifier\` as given (and \`email\` too when it is an e-mail address); the program's signup flows run, as for \`POST /v1/customers\`. A taken identifier → 409 \`{"success":false,"error":{"message":"Customer already exists","type":"conflict_error"}}\`, without the existing customer (browsers must not learn who signed up).`,
 } as const;

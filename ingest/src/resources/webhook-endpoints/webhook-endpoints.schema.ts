@@ -7,17 +7,27 @@ const eventFilters = z
   .array(z.enum(EVENT_FILTERS))
   .min(1)
   .max(EVENT_FILTERS.length)
-  .meta({ description: 'Event types (`commission.updated`), every type of a resource (`commission.*`), or `*` for all', example: ['*'] });
+  .meta({
+    description: 'Event types (`commission.updated`), every type of a resource (`commission.*`), or `*` for all (the default on create)',
+    example: ['*'],
+  });
 
 const endpointFields = {
-  url: urlField.meta({ description: 'Where events are posted: https, a public address', example: 'https://example.com/svc/webhooks' }),
+  url: urlField.meta({
+    description:
+      'Where events are posted: https, without credentials, at a public address (not localhost, a loopback, private, link-local, shared or reserved address: 400)',
+    example: 'https://example.com/svc/webhooks',
+  }),
   description: optionalText(500).optional(),
   events: eventFilters.optional(),
   program_id: idField
     .nullable()
     .optional()
     .meta({ description: "Only this program's events; null or left out for the whole organization" }),
-  enabled: z.boolean().optional(),
+  enabled: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Default true. false pauses the endpoint: nothing is queued for it until it is enabled again' }),
 };
 
 export const WebhookEndpointCreate = z.strictObject(endpointFields).meta({ id: 'WebhookEndpointCreate' });
@@ -37,14 +47,17 @@ export type WebhookDeliveryListInput = z.output<typeof WebhookDeliveryListQuery>
 /** The operations' descriptions in the OpenAPI document. */
 export const webhookEndpointDocs = {
   create:
-    'The signing secret (`whsec_…`) is in this response only (`Cache-Control: no-store`; an `Idempotency-Key` replay answers without it). Events are posted with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`.',
+    'The signing secret (`whsec_…`) is in this response only (`Cache-Control: no-store`; an `Idempotency-Key` replay answers without it). Events are posted with the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`. The endpoint receives the events of changes made after it was created; send it earlier ones with `POST /v1/events/{id}/resend`. Delivery, retries and verifying: ingest/docs/webhooks.md.',
+  list: 'The organization’s webhook endpoints, filtered by `program_id`. The secret is never shown again: `redacted_secret` has its last four characters.',
+  retrieve: 'The secret is never shown again: `redacted_secret` has its last four characters.',
   update:
-    'Setting `enabled: true` again after svc disabled a failing endpoint clears `disabled_reason` and `failing_since`, and the deliveries that waited go out. `enabled: false` pauses it: nothing is queued for it until it is enabled.',
+    'Setting `enabled: true` again after svc disabled a failing endpoint clears `disabled_reason` and `failing_since`, and the deliveries that waited go out. `enabled: false` pauses it: nothing is queued for it until it is enabled (resend what you need from `/v1/events`).',
   delete: 'Deliveries still due are not sent.',
   rotate:
-    'A new signing secret, in this response only. The previous one keeps signing beside it for 24 hours (both signatures are in `webhook-signature`), so receivers can switch over.',
+    'A new signing secret, in this response only. The previous one keeps signing beside it for 24 hours (both signatures are in `webhook-signature`; `previous_secret_expires_at` says until when), so receivers can switch over. Rotating again within those 24 hours ends the oldest secret at once.',
   test: 'Posts an event of type `test` to this endpoint (whatever types it subscribes to), and answers its delivery; see its outcome in the delivery log.',
-  deliveries: 'Each event sent to this endpoint with its attempts: status, response code and start of the body, duration, error.',
+  deliveries:
+    'Each event sent to this endpoint with its attempts: status, response code and start of the body, duration, error. Filters `status` (`pending`, `succeeded`, `failed`) and `event_id`. Deliveries are kept 30 days.',
 } as const;
 
 export const WebhookEndpoint = z
@@ -85,7 +98,10 @@ export const DeliveryAttemptObject = z
     response_status: z.number().int().nullable(),
     response_body: z.string().nullable().meta({ description: 'The first 1,024 bytes of the answer' }),
     duration_ms: z.number().int(),
-    error: z.string().nullable(),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: 'e.g. "HTTP 500", "timed out after 5 s", "ECONNREFUSED: …", "refused: … is not a public address"' }),
     created_at: isoString,
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
