@@ -159,7 +159,8 @@ export class ApiBuilder {
       info: {
         title: 'svc partner program API',
         version: '1.0.0',
-        description: 'Partners, links, clicks, customers, transactions and commissions of a self-hosted partner program.',
+        description:
+          'Partners, links, clicks, customers, transactions and commissions of a self-hosted partner program. The API follows the Partnership Program API Specification ("the spec" below): its operations, and its field sets exactly. What svc adds (programs, groups, flows, promotion codes, payouts, webhooks…) is marked "beyond the spec". Conventions shared by every operation (keys, errors, lists, idempotency, rate limits) are in the repository\'s ingest/docs/api.md.',
       },
       servers: serverUrl ? [{ url: serverUrl }] : undefined,
     });
