@@ -1,13 +1,19 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createPglite, migrateToLatest, pgliteDb } from '../../src/db/database.js';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { createPglite, migrateToLatest, openDatabase, pgliteDb } from '../../src/db/database.js';
+import { randomBase62 } from '../../src/ids.js';
 
 /**
- * Creating and migrating a PGlite database costs seconds; every test file instead loads a
- * migrated copy made once here (the same migrations, so nothing is skipped).
+ * Creating and migrating a database costs seconds; every test file instead starts from a
+ * migrated copy made once here (the same migrations, so nothing is skipped): a PGlite dump for
+ * the embedded setup and, when DATABASE_URL is set, a PostgreSQL template database that each
+ * file's throwaway database is created from.
  */
-export default async function setup({ provide }: { provide: (key: 'pgliteTemplate', value: string) => void }) {
+export default async function setup({ provide }: TestProject) {
   const pglite = createPglite({ dataDir: 'memory://' });
   const db = pgliteDb(pglite);
   await migrateToLatest(db);
@@ -17,13 +23,34 @@ export default async function setup({ provide }: { provide: (key: 'pgliteTemplat
   await fs.writeFile(file, Buffer.from(await dump.arrayBuffer()));
   await db.destroy();
   provide('pgliteTemplate', file);
+
+  const dropTemplate = process.env.DATABASE_URL ? await createPostgresTemplate(process.env.DATABASE_URL, provide) : undefined;
   return async () => {
     await fs.rm(dir, { recursive: true, force: true });
+    await dropTemplate?.();
+  };
+}
+
+async function createPostgresTemplate(adminUrl: string, provide: TestProject['provide']) {
+  const name = `svc_test_template_${randomBase62(12).toLowerCase()}`;
+  const admin = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: adminUrl, max: 1 }) }) });
+  await sql.raw(`create database ${name}`).execute(admin);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  await migrateToLatest(db);
+  // No connection may stay open on a template while databases are created from it.
+  await db.destroy();
+  provide('postgresTemplate', name);
+  return async () => {
+    await sql.raw(`drop database if exists ${name} with (force)`).execute(admin);
+    await admin.destroy();
   };
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    postgresTemplate: string;
   }
 }
