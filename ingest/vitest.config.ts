@@ -14,7 +14,9 @@ const root = new URL('..', import.meta.url).pathname;
 // so a new one cannot land in the shared graph by mistake.
 const mocking = fs
   .readdirSync(`${root}ingest/test`, { recursive: true, encoding: 'utf8' })
-  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('faults/') && fs.readFileSync(`${root}ingest/test/${f}`, 'utf8').includes('vi.mock('))
+  .filter(
+    (f) => f.endsWith('.test.ts') && !f.startsWith('faults/') && fs.readFileSync(`${root}ingest/test/${f}`, 'utf8').includes('vi.mock('),
+  )
   .map((f) => `ingest/test/${f}`);
 
 // Unit and SQL snapshot tests touch no database: once, with the embedded setup, is enough.
