@@ -31,11 +31,9 @@ export const StripeIntegration = z
     program_id: z.string(),
     connected: z.boolean(),
     webhook_secret: z.string().nullable().meta({ description: 'Redacted: whsec_… and the last four characters' }),
-    webhook_url: z
-      .string()
-      .meta({
-        description: 'The endpoint URL to give Stripe, on the public address (SVC_PUBLIC_URL), never on the Host a request came with',
-      }),
+    webhook_url: z.string().meta({
+      description: 'The endpoint URL to give Stripe, on the public address (SVC_PUBLIC_URL), never on the Host a request came with',
+    }),
     tax_counts_as_revenue: z.boolean(),
     events_to_enable: z.array(z.string()).meta({
       description:
