@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -6,6 +5,7 @@ import { createUser } from '../../src/resources/users/users.service.js';
 import { createPartner, createProgram, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
+import { queuedTo } from '../support/outbox.js';
 import { csrfOf } from '../support/portal.js';
 
 /**
@@ -23,9 +23,7 @@ const PASSWORD = 'correct horse battery';
 /** Every absolute URL in a text, and the e-mails queued to an address (text and HTML bodies). */
 const urlsIn = (text: string) => [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0]);
 async function emailsTo(t: TestApp, to: string): Promise<string[]> {
-  const { rows } = await sql<{ text_body: string; html_body: string | null }>`
-    select text_body, html_body from email_outbox where lower(to_address) = ${to.toLowerCase()} order by created_at, id`.execute(t.deps.db);
-  return rows.map((r) => `${r.text_body}\n${r.html_body ?? ''}`);
+  return (await queuedTo(t, to)).map((r) => `${r.text_body}\n${r.html_body ?? ''}`);
 }
 
 /** No trace of the forged host, and each link that names svc names its public address. */
