@@ -1,7 +1,7 @@
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { dashboardUser, PASSWORD } from '../support/dashboard.js';
 import { createPartner, createProgram, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
@@ -18,7 +18,6 @@ import { csrfOf } from '../support/portal.js';
 
 const PUBLIC = 'https://svc.example.com';
 const FORGED = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'http' };
-const PASSWORD = 'correct horse battery';
 
 /** Every absolute URL in a text, and the e-mails queued to an address (text and HTML bodies). */
 const urlsIn = (text: string) => [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0]);
@@ -93,8 +92,7 @@ describe('links under a forged Host and X-Forwarded-Host', () => {
 
   it('dashboard pages: the script tag, the portal address and the Stripe endpoint; forms from another Origin are refused', async () => {
     const [org] = orgs;
-    const email = uniqueEmail('owner');
-    await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
+    const email = await dashboardUser(t, org);
     const agent = supertest.agent(t.app);
     const evilSignIn = await agent
       .post('/dashboard/sign-in')

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SIGN_IN_LIMITS, SIGN_IN_WINDOW_SECONDS } from '../../src/dashboard/dashboard.routes.js';
 import { sha256 } from '../../src/ids.js';
 import { PORTAL_LIMITS, PORTAL_WINDOW_SECONDS } from '../../src/portal/portal.routes.js';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { type Agent, dashboardUser, PASSWORD } from '../support/dashboard.js';
 import { createPartner, createProgram, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
@@ -17,9 +17,7 @@ import { signInLinkCausedBy } from '../support/outbox.js';
  * the attacker's failures would (each failure costs a password hash: a hundred would be slow).
  */
 
-const PASSWORD = 'correct horse battery';
 const NAT = { 'X-Forwarded-For': '192.0.2.77' };
-type Agent = ReturnType<typeof supertest.agent>;
 
 /** Takes every point of a limiter for `key`, as that many failures would. */
 async function useUp(t: TestApp, name: string, points: number, windowSeconds: number, key: string, taken = points) {
@@ -37,8 +35,7 @@ describe('a shared address', () => {
     agent.post('/dashboard/sign-in').set(NAT).type('form').send({ email, password });
 
   it('dashboard: a browser that signed in before gets in past the address limit and past failures on its account; a new browser does not', async () => {
-    const email = uniqueEmail('owner');
-    await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
+    const email = await dashboardUser(t, org);
     const known = supertest.agent(t.app);
     const first = await dashboardSignIn(known, email, PASSWORD);
     expect(first.status).toBe(303);
