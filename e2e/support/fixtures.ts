@@ -303,6 +303,17 @@ function parse(text: string | null | undefined): any {
 export const nowSeconds = () => Date.now() / 1000;
 export const DAY_SECONDS = 86_400;
 
+/**
+ * A cookie's `expires` (as context.cookies() gives it) is `maxAge` seconds after it was set, at a
+ * moment between `since` (Date.now() before the request that set it) and now: bounds from the
+ * clock, with a second for rounding, rather than a tolerance around now that a slow machine
+ * could outlast.
+ */
+export function expectExpiresIn(expires: number, maxAge: number, since: number): void {
+  expect(expires).toBeGreaterThanOrEqual(since / 1000 + maxAge - 1);
+  expect(expires).toBeLessThanOrEqual(nowSeconds() + maxAge + 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 interface WorkerFixtures extends DemoOptions {
