@@ -8,7 +8,7 @@ import { expect, test, unique, uniqueEmail } from './support/fixtures.js';
  */
 
 test('a manager refunds part of a payment after seeing its effect on the commission', async ({ browser, api, demo }) => {
-  test.slow(); // Three pages and a dozen API calls: more than the default 30 s on a loaded machine.
+  test.slow(); // Three pages and a dozen API calls: more than the default timeout on a loaded machine.
   // A program of its own (tests run in parallel on one organization): its default flow pays 20 %, pending 30 days.
   const program = (await api.post('/v1/programs', { name: unique('Refunds ') })).data[0];
   const partner = (

@@ -173,12 +173,13 @@ export class Visitor {
     } as TrackCall;
     call.settled = (async () => {
       const response = await request.response().catch(() => null);
+      // Taken before asking the browser for anything more (allHeaders may take a round trip).
+      const at = Date.now();
       call.headers = await request.allHeaders().catch(() => request.headers());
       if (!response) {
         call.failure = request.failure()?.errorText ?? 'no response';
         return;
       }
-      const at = Date.now();
       // Read the body at once: a page that navigates right after the answer takes it along.
       const [text, headers] = await Promise.all([response.text().catch(() => ''), response.headersArray().catch(() => [])]);
       call.response = { status: response.status(), headers, body: parse(text), at };
