@@ -1,5 +1,5 @@
-import type { Browser, BrowserContext, Page } from '@playwright/test';
-import { type Api, type DemoState, expect, test, unique } from './support/fixtures.js';
+import { ownerPage, ownProgram } from './support/dashboard.js';
+import { expect, test, unique } from './support/fixtures.js';
 
 /**
  * The integrations page's Stripe connection and webhook endpoints (ingest/docs/dashboard.md) in
@@ -8,39 +8,6 @@ import { type Api, type DemoState, expect, test, unique } from './support/fixtur
  * SVC_WEBHOOKS_ALLOW_PRIVATE, so endpoints are public https URLs and these tests check the pages
  * and the API's state, not deliveries (ingest/test/dashboard/integrations.test.ts does).
  */
-
-/**
- * The owner's session, signed in once per worker and reused: sign-ins per e-mail address are
- * throttled (10 in 15 minutes), and every dashboard spec signs in as the demo's one owner.
- */
-let ownerSession: ReturnType<BrowserContext['storageState']> | undefined;
-
-async function ownerPage(browser: Browser, demo: DemoState, permissions: string[] = []): Promise<Page> {
-  ownerSession ??= (async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${demo.ingestUrl}/dashboard`);
-    await page.getByLabel('E-mail').fill(demo.owner_email!);
-    await page.getByLabel('Password').fill(demo.owner_password!);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-    const state = await context.storageState();
-    await context.close();
-    return state;
-  })();
-  const context = await browser.newContext({ permissions, storageState: await ownerSession });
-  return context.newPage();
-}
-
-/** A program of the test's own (tests run in parallel on one organization). */
-// One worker runs this file's tests one after the other, so they share one sign-in.
-test.describe.configure({ mode: 'default' });
-
-async function ownProgram(api: Api): Promise<{ id: string; name: string }> {
-  const name = unique('Program ');
-  const program = (await api.post('/v1/programs', { name })).data[0];
-  return { id: program.id, name };
-}
 
 test('an owner adds a webhook endpoint and sees its signing secret once', async ({ browser, demo, api }) => {
   const program = await ownProgram(api);
@@ -95,7 +62,7 @@ test('an owner adds a webhook endpoint and sees its signing secret once', async 
 
 test('an owner connects Stripe for a program and sees the webhook URL to paste into Stripe', async ({ browser, demo, api }) => {
   const program = await ownProgram(api);
-  const page = await ownerPage(browser, demo, ['clipboard-read', 'clipboard-write']);
+  const page = await ownerPage(browser, demo, { permissions: ['clipboard-read', 'clipboard-write'] });
   await page.goto(`${demo.ingestUrl}/dashboard/integrations`);
   await page
     .getByRole('region', { name: 'Stripe' })

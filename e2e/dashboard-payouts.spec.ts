@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from '@playwright/test';
-import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
+import { ownerPage } from './support/dashboard.js';
+import { type Api, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 
 /**
  * The dashboard's Payouts pages (ingest/docs/payouts.md) in real Chromium: a manager with approved
@@ -13,17 +13,6 @@ async function listOf<T>(api: Api, path: string): Promise<T[]> {
   return ((await api.get(path)) as unknown as { data: T[] }).data;
 }
 type Balance = { amounts: { currency: string; pending: number; payable: number; in_payouts: number; paid: number }[] };
-
-async function ownerPage(browser: Browser, demo: DemoState): Promise<Page> {
-  const page = await (await browser.newContext({ acceptDownloads: true })).newPage();
-  await page.goto(`${demo.ingestUrl}/dashboard`);
-  await expect(page).toHaveURL(/\/dashboard\/sign-in/);
-  await page.getByLabel('E-mail').fill(demo.owner_email!);
-  await page.getByLabel('Password').fill(demo.owner_password!);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-  return page;
-}
 
 /** A program of the test's own, with a partner paid by PayPal and two approved commissions (no approving by hand). */
 async function owedProgram(api: Api) {
@@ -51,7 +40,7 @@ async function owedProgram(api: Api) {
 test('generates payouts, downloads the PayPal file and marks the payout paid', async ({ browser, api, demo }) => {
   const { program, partner, paypalEmail, commissions } = await owedProgram(api);
   const name = `${partner.first_name} ${partner.last_name}`;
-  const page = await ownerPage(browser, demo);
+  const page = await ownerPage(browser, demo, { acceptDownloads: true });
   await page.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}`);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payouts' }).click();
   await expect(page.getByRole('heading', { name: 'Payouts', level: 1 })).toBeVisible();

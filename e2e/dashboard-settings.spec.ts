@@ -1,28 +1,11 @@
-import type { Browser, Page } from '@playwright/test';
-import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
+import { ownerPage, ownProgram } from './support/dashboard.js';
+import { expect, test, uniqueEmail } from './support/fixtures.js';
 
 /**
  * The dashboard's program settings in real Chromium (ingest/docs/dashboard.md): a commission flow
  * made in the browser pays the next payment reported through the API, and the preview said so.
  * Server-side rules in detail: ingest/test/dashboard/settings.test.ts.
  */
-
-async function ownerPage(browser: Browser, demo: DemoState): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${demo.ingestUrl}/dashboard`);
-  await page.getByLabel('E-mail').fill(demo.owner_email!);
-  await page.getByLabel('Password').fill(demo.owner_password!);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-  return page;
-}
-
-/** A program of the test's own: tests run in parallel on one organization. */
-async function ownProgram(api: Api): Promise<{ id: string; name: string }> {
-  const name = unique('Program ');
-  const program = (await api.post('/v1/programs', { name })).data[0];
-  return { id: program.id, name };
-}
 
 test('create a flow and see the next payment follow it', async ({ browser, api, demo }) => {
   const program = await ownProgram(api);

@@ -1,5 +1,5 @@
-import type { Browser, Page } from '@playwright/test';
-import { type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
+import { ownerPage } from './support/dashboard.js';
+import { expect, test, unique, uniqueEmail } from './support/fixtures.js';
 
 /**
  * The dashboard's customers and transactions pages in real Chromium: a manager finds a payment,
@@ -7,18 +7,8 @@ import { type DemoState, expect, test, unique, uniqueEmail } from './support/fix
  * the refund and the clawed-back commission. Server-side rules: ingest/test/dashboard/customers-transactions.test.ts.
  */
 
-async function ownerPage(browser: Browser, demo: DemoState): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${demo.ingestUrl}/dashboard`);
-  await page.getByLabel('E-mail').fill(demo.owner_email!);
-  await page.getByLabel('Password').fill(demo.owner_password!);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-  return page;
-}
-
 test('a manager refunds part of a payment after seeing its effect on the commission', async ({ browser, api, demo }) => {
-  test.slow(); // Three pages and a dozen API calls: more than the default 30 s on a loaded machine.
+  test.slow(); // Three pages and a dozen API calls: more than the default timeout on a loaded machine.
   // A program of its own (tests run in parallel on one organization): its default flow pays 20 %, pending 30 days.
   const program = (await api.post('/v1/programs', { name: unique('Refunds ') })).data[0];
   const partner = (

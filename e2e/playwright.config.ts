@@ -53,8 +53,10 @@ export default defineConfig<{}, DemoOptions>({
   workers: 2,
   retries: 0,
   reporter: 'list',
-  timeout: 30_000,
-  expect: { timeout: 5_000 },
+  // Room for a loaded machine (two workers, two demo instances and Chromium on two shared cores):
+  // a passing test takes what it takes, only a failing one waits this long.
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
   forbidOnly: Boolean(process.env.CI),
   use: {
     launchOptions: {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from '@playwright/test';
 import { type Api, type DemoState, expect, type SvcData, test, unique, uniqueEmail } from './support/fixtures.js';
-import { signInLinkTo, subjectsTo } from './support/outbox.js';
+import { emailCausedBy, signInLinkCausedBy } from './support/outbox.js';
 
 /**
  * The partner portal (ingest/docs/partner-portal.md) in real Chromium, on both storage setups: a
@@ -12,14 +12,19 @@ import { signInLinkTo, subjectsTo } from './support/outbox.js';
 
 const usd = (cents: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(cents / 100);
 
+/** Asks for a sign-in link on the portal's form; answers the link in the one e-mail that asking caused. */
+async function askSignInLink(page: Page, demo: DemoState, email: string): Promise<string> {
+  return signInLinkCausedBy(demo.outboxDir, email, async () => {
+    await page.goto(`${demo.portalUrl}/sign-in`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+    await expect(page.getByRole('heading', { name: 'Check your e-mail' })).toBeVisible();
+  });
+}
+
 /** Asks for a sign-in link on the portal's form and opens it from the outbox; the page is then signed in. */
 async function signIn(page: Page, demo: DemoState, email: string): Promise<string> {
-  const since = Date.now();
-  await page.goto(`${demo.portalUrl}/sign-in`);
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-  await expect(page.getByRole('heading', { name: 'Check your e-mail' })).toBeVisible();
-  const link = await signInLinkTo(demo.outboxDir, email, since);
+  const link = await askSignInLink(page, demo, email);
   await page.goto(link);
   await page.getByRole('button', { name: 'Sign in' }).click();
   return link;
@@ -53,15 +58,16 @@ test('a partner joins, is approved, signs in by e-mail and follows a referral fr
   const page = await newPage(browser);
   const first = unique('Ada');
   const email = `${first}@partners.example`;
-  await page.goto(`${demo.portalUrl}/join`);
-  await page.getByLabel('First name').fill(first);
-  await page.getByLabel('Last name').fill('Lovelace');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Country').selectOption('GB');
-  await page.getByLabel('How you want to be paid').selectOption('paypal');
-  await page.getByRole('button', { name: 'Join' }).click();
-  await expect(page.getByRole('heading', { name: 'Thank you' })).toBeVisible();
-  await expect.poll(() => subjectsTo(demo.outboxDir, email)).toContain('Your application to the Acme Partners partner program');
+  await emailCausedBy(demo.outboxDir, { to: email, subject: 'Your application to the Acme Partners partner program' }, async () => {
+    await page.goto(`${demo.portalUrl}/join`);
+    await page.getByLabel('First name').fill(first);
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Country').selectOption('GB');
+    await page.getByLabel('How you want to be paid').selectOption('paypal');
+    await page.getByRole('button', { name: 'Join' }).click();
+    await expect(page.getByRole('heading', { name: 'Thank you' })).toBeVisible();
+  });
 
   // Pending: signed in, the partner sees where they stand and nothing else.
   const partner = (await api.get(`/v1/partners?program_id=${demo.program_id}&email=${encodeURIComponent(email)}`)).data[0];
@@ -153,11 +159,7 @@ test('a sign-in link works once and not once expired', async ({ browser, api, de
   await expect(other.getByRole('heading', { name: 'This link has expired' })).toBeVisible();
 
   // Expired: a fresh link made old by the test hook.
-  const since = Date.now();
-  await other.goto(`${demo.portalUrl}/sign-in`);
-  await other.getByLabel('E-mail').fill(partner.email);
-  await other.getByRole('button', { name: 'Send me a sign-in link' }).click();
-  const fresh = await signInLinkTo(demo.outboxDir, partner.email, since);
+  const fresh = await askSignInLink(other, demo, partner.email);
   expect(fresh).not.toBe(link);
   await other.goto(fresh);
   await expect(other.getByRole('button', { name: 'Sign in' })).toBeVisible();

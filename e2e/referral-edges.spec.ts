@@ -71,12 +71,14 @@ test('leaving before the click is answered: the next page finishes it, and the r
 }) => {
   const link = await referral();
   const v = await visitor();
-  // The first click's answer takes 1.5 s (a slow network); the visitor moves on long before.
+  // The first click's answer is held (a slow network) until the visitor has moved on.
   let first = true;
+  let moveOn!: () => void;
+  const movedOn = new Promise<void>((resolve) => (moveOn = resolve));
   await v.context.route('**/v1/track/click', async (route) => {
     if (first) {
       first = false;
-      await new Promise((r) => setTimeout(r, 1_500));
+      await movedOn;
     }
     // The page that sent it may be gone by now.
     await route.continue().catch(() => undefined);
@@ -87,6 +89,7 @@ test('leaving before the click is answered: the next page finishes it, and the r
   await expect.poll(() => v.clicks().length).toBe(1);
   expect(v.clicks()[0].response).toBeUndefined();
   await v.page.goto('/signup?svc_mode=direct');
+  moveOn();
   const again = await v.clicked(2);
   expect(again.body).toMatchObject({ param: 'ref', value: link.value, page: `${demo.demoUrl}/pricing?ref=${link.value}` });
   expect(again.response?.status).toBe(200);

@@ -179,12 +179,13 @@ export class Visitor {
     } as TrackCall;
     call.settled = (async () => {
       const response = await request.response().catch(() => null);
+      // Taken before asking the browser for anything more (allHeaders may take a round trip).
+      const at = Date.now();
       call.headers = await request.allHeaders().catch(() => request.headers());
       if (!response) {
         call.failure = request.failure()?.errorText ?? 'no response';
         return;
       }
-      const at = Date.now();
       // Read the body at once: a page that navigates right after the answer takes it along.
       const [text, headers] = await Promise.all([response.text().catch(() => ''), response.headersArray().catch(() => [])]);
       call.response = { status: response.status(), headers, body: parse(text), at };
@@ -308,6 +309,17 @@ function parse(text: string | null | undefined): any {
 /** Seconds since the epoch, like a cookie's `expires` in context.cookies(). */
 export const nowSeconds = () => Date.now() / 1000;
 export const DAY_SECONDS = 86_400;
+
+/**
+ * A cookie's `expires` (as context.cookies() gives it) is `maxAge` seconds after it was set, at a
+ * moment between `since` (Date.now() before the request that set it) and now: bounds from the
+ * clock, with a second for rounding, rather than a tolerance around now that a slow machine
+ * could outlast.
+ */
+export function expectExpiresIn(expires: number, maxAge: number, since: number): void {
+  expect(expires).toBeGreaterThanOrEqual(since / 1000 + maxAge - 1);
+  expect(expires).toBeLessThanOrEqual(nowSeconds() + maxAge + 1);
+}
 
 // ---------------------------------------------------------------------------------------------
 

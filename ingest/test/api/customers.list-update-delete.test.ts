@@ -14,6 +14,7 @@ import {
 } from '../support/factories.js';
 import { CUSTOMER_FIELDS, CUSTOMER_WRITE_FIELDS, EXPANDED_PARTNER_FIELDS, EXPANDED_PROGRAM_FIELDS } from '../support/fields.js';
 import { resource, useTestApp } from '../support/fixture.js';
+import { clockPast } from '../support/time.js';
 
 /** GET /v1/customers, GET/PUT/DELETE /v1/customers/:id. */
 
@@ -349,7 +350,8 @@ describe('customers: list, retrieve, update, delete', () => {
         expect((await rowOf(c.id)).active_at?.toISOString()).toBe(activeAt);
 
         expect((await put(c.id, { status: 'canceled' })).body.data[0]).toMatchObject({ status: 'canceled', active_at: activeAt });
-        await new Promise((r) => setTimeout(r, 5));
+        // A second activation now would stamp a later time: it must keep the first.
+        await clockPast(activeAt);
         const again = await put(c.id, { status: 'active' });
         expect(again.body.data[0]).toMatchObject({ status: 'active', active_at: activeAt });
         expect((await retrieve(c.id)).body.data.active_at).toBe(activeAt);

@@ -11,7 +11,7 @@ import { errorHandler } from '../../src/http/error-handler.js';
  * failure halfway (SQL gone) can only cut the answer short; it must never end the process.
  */
 describe('file answers', () => {
-  function appWith(rows: () => AsyncIterable<string>) {
+  function appWith(rows: (res: express.Response) => AsyncIterable<string>) {
     const api = new ApiBuilder();
     api.route({
       method: 'get',
@@ -21,7 +21,7 @@ describe('file answers', () => {
       file: 'text/plain',
       status: 200,
       response: z.string(),
-      handler: () => ({ filename: 'test.txt', body: rows(), through: [] }),
+      handler: ({ res }) => ({ filename: 'test.txt', body: rows(res), through: [] }),
     });
     const app = express();
     app.use(api.router);
@@ -41,9 +41,10 @@ describe('file answers', () => {
 
   it('cuts the answer short when reading fails halfway, and goes on serving', async () => {
     let fail = true;
-    const request = appWith(async function* () {
+    const request = appWith(async function* (res) {
       yield 'first row\n';
-      await new Promise((r) => setTimeout(r, 10));
+      // Halfway: the answer has started (its status and first row are on their way) when reading fails.
+      while (!res.headersSent) await new Promise((resolve) => setImmediate(resolve));
       if (fail) throw new Error('SQL went away');
       yield 'second row\n';
     });

@@ -13,7 +13,7 @@ import {
   fullCommission,
 } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
-import { DAY_MS, ISO_MS } from '../support/time.js';
+import { clockPast, DAY_MS, ISO_MS } from '../support/time.js';
 
 /**
  * /v1/flows: the default flow, CRUD, list filters, validation
@@ -264,7 +264,7 @@ describe('commission flows', () => {
       const program = await createProgram(t, org);
       const group = await createGroup(t, org, { program_id: program.id });
       const flow = await newFlow(program.id, { name: 'before' });
-      await new Promise((r) => setTimeout(r, 5));
+      await clockPast(flow.updated_at);
       const changes = {
         name: 'after',
         group_id: group.id,

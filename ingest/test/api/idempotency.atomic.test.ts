@@ -3,7 +3,9 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ApiObject, createCustomer, createOrganization, createPartner, type TestOrg } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import { STORAGE, warmPool } from '../support/harness.js';
+import { queuedTo } from '../support/outbox.js';
 import { sendWhileTerminated } from '../support/terminate.js';
+import { EVENTUALLY } from '../support/time.js';
 
 /**
  * `Idempotency-Key` records live in SQL and are written in the same SQL transaction as the
@@ -141,10 +143,7 @@ describe('Idempotency-Key records commit with the change', () => {
       await sql`alter table idempotency_keys drop constraint refuse_records`.execute(t.storage.db);
     }
     await t.deps.mailer.drain();
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from email_outbox where to_address = ${email}`.execute(
-      t.storage.db,
-    );
-    expect(rows[0].n).toBe(0);
+    expect(await queuedTo(t, email)).toEqual([]);
 
     const committed = `committed-${seq}@example.com`;
     const ok = await t.request
@@ -153,12 +152,10 @@ describe('Idempotency-Key records commit with the change', () => {
       .set('Idempotency-Key', newKey())
       .send({ program_id: org.program_id, first_name: 'Com', last_name: 'Mitted', email: committed, send_welcome_email: true });
     expect(ok.status).toBe(201);
+    // Sent in the background after the commit, by the mailer's own run.
     await vi.waitFor(async () => {
-      const sent = await sql<{
-        n: number;
-      }>`select count(*)::int as n from email_outbox where to_address = ${committed} and sent_at is not null`.execute(t.storage.db);
-      expect(sent.rows[0].n).toBe(1);
-    });
+      expect((await queuedTo(t, committed)).filter((e) => e.sent_at !== null)).toHaveLength(1);
+    }, EVENTUALLY);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createGroup, createPartner, type TestOrg, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import { STORAGE } from '../support/harness.js';
+import { EVENTUALLY } from '../support/time.js';
 
 /**
  * `Idempotency-Key` on POST/PUT/DELETE (ingest/docs/api.md#idempotency): the same key and body
@@ -178,7 +179,7 @@ describe('Idempotency-Key', () => {
             t.storage.db,
           );
           expect(rows[0].n).toBeGreaterThan(0);
-        });
+        }, EVENTUALLY);
         const concurrent = await createProgram(key, { name: 'Slow program' });
         expect(concurrent.status).toBe(409);
         expect(concurrent.body).toMatchObject({ success: false, error: { type: 'conflict_error' } });

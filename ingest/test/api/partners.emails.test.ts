@@ -7,12 +7,12 @@ import {
   createLink,
   createPartner,
   createTransaction,
-  sentEmails,
   type TestOrg,
   uniqueEmail,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
+import { queuedTo, sentEmails } from '../support/outbox.js';
 
 /**
  * The partner e-mails behind the Partnership Program API's three switches
@@ -25,13 +25,7 @@ const PROGRAM = 'Rocket Referrals';
 /** What was sent to the partner, oldest first: the .eml files, and the outbox rows with their text and HTML. */
 async function mailOf(t: TestApp, partner: ApiObject) {
   const sent = (await sentEmails(t)).filter((m) => m.to === partner.email);
-  const rows = await t.storage.db
-    .selectFrom('email_outbox')
-    .select(['kind', 'subject', 'text_body', 'html_body', 'sent_at'])
-    .where('to_address', '=', partner.email)
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  const rows = await queuedTo(t, partner.email);
   return { sent, rows, kinds: rows.map((r) => r.kind) };
 }
 

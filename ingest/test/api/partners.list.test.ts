@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type ApiObject, createGroup, createPartner, createProgram, uniqueEmail } from '../support/factories.js';
 import { EXPANDED_GROUP_FIELDS, EXPANDED_PROGRAM_FIELDS, PARTNER_FIELDS, PARTNER_LIST_PROGRAM_FIELDS } from '../support/fields.js';
 import { resource, useTestApp } from '../support/fixture.js';
+import { clockPast } from '../support/time.js';
 
 const sorted = (a: readonly string[]) => [...a].sort();
 
@@ -20,7 +21,7 @@ describe('GET /v1/partners and GET /v1/partners/:id', () => {
     const partners: ApiObject[] = [];
     for (let i = 0; i < n; i++) {
       // Timestamps have millisecond resolution: keep creation times distinct so the order is known.
-      if (i > 0) await new Promise((r) => setTimeout(r, 3));
+      if (i > 0) await clockPast(partners[i - 1].created_at);
       partners.push(await createPartner(t, org, { program_id: program.id, ...overrides }));
     }
     return { program, partners };

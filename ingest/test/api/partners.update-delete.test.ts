@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createGroup, createPartner, createProgram, getPartner, partnerInput, uniqueEmail } from '../support/factories.js';
 import { PARTNER_FIELDS } from '../support/fields.js';
 import { resource, useTestApp } from '../support/fixture.js';
+import { clockPast } from '../support/time.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The payout part of a partner, to compare exactly (toMatchObject would accept extra details). */
 const payoutOf = (p: Record<string, unknown>) => ({ payout_method: p.payout_method, payout_details: p.payout_details });
 
@@ -48,7 +48,7 @@ describe('PUT and DELETE /v1/partners/:id', () => {
         suspension_reason: 'old',
         status: field === 'status' && value === 'active' ? 'pending' : 'active',
       });
-      await sleep(3);
+      await clockPast(partner.updated_at);
       const res = await put(partner.id, { [field]: value });
 
       expect(res.status).toBe(200);

@@ -1,14 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  createOrganization,
-  createPartner,
-  createProgram,
-  partnerInput,
-  sentEmails,
-  type TestOrg,
-  uniqueEmail,
-} from '../support/factories.js';
+import { createOrganization, createPartner, createProgram, partnerInput, type TestOrg, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
+import { queuedTo, sentEmails } from '../support/outbox.js';
 
 describe('welcome e-mail on POST /v1/partners', () => {
   const { t } = useTestApp();
@@ -19,7 +12,7 @@ describe('welcome e-mail on POST /v1/partners', () => {
     org = await createOrganization(t, { program: programName });
   });
 
-  const outboxRows = (to: string) => t.storage.db.selectFrom('email_outbox').selectAll().where('to_address', '=', to).execute();
+  const outboxRows = (to: string) => queuedTo(t, to);
   const emailsTo = async (to: string) => (await sentEmails(t)).filter((m) => m.to === to);
 
   it('send_welcome_email: true writes one welcome message to the partner', async () => {

@@ -10,11 +10,11 @@ import {
   createPartner,
   createProgram,
   createTransaction,
-  sentEmails,
   type TestOrg,
   uniqueEmail,
 } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
+import { queuedTo, sentEmails } from '../support/outbox.js';
 import { expectPayoutsTrue } from '../support/payout-invariants.js';
 import { DAY_MS, ISO_MS } from '../support/time.js';
 
@@ -610,7 +610,7 @@ describe('payouts', () => {
     expect(file.text.split(',').slice(1, 3)).toEqual(['5000', 'JPY']);
     await setStatus(payout.id, { status: 'paid' });
     // Subjects as written (the .eml headers carry them MIME-encoded).
-    const [mail] = await t.storage.db.selectFrom('email_outbox').select('subject').where('to_address', '=', alice.email).execute();
+    const [mail] = await queuedTo(t, alice.email);
     expect(mail.subject).toBe('Yen Program paid you ¥5,000');
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import { resource, useTestApp } from '../support/fixture.js';
-import { ISO_MS } from '../support/time.js';
+import { clockPast, ISO_MS } from '../support/time.js';
 
 describe('programs API', () => {
   const {
@@ -266,7 +266,7 @@ describe('programs API', () => {
   describe('PUT /v1/programs/:id', () => {
     it('updates the given fields, leaves the others, and the change reads back', async () => {
       const created = (await create({ name: 'To update' })).body.data[0];
-      await new Promise((r) => setTimeout(r, 5));
+      await clockPast(created.updated_at);
       const res = await t.request
         .put(`/v1/programs/${created.id}`)
         .set(a.auth)

@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { dashboardUser, PASSWORD } from '../support/dashboard.js';
 import { createPartner, createProgram, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
+import { queuedTo } from '../support/outbox.js';
 import { csrfOf } from '../support/portal.js';
 
 /**
@@ -18,14 +18,11 @@ import { csrfOf } from '../support/portal.js';
 
 const PUBLIC = 'https://svc.example.com';
 const FORGED = { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'http' };
-const PASSWORD = 'correct horse battery';
 
 /** Every absolute URL in a text, and the e-mails queued to an address (text and HTML bodies). */
 const urlsIn = (text: string) => [...text.matchAll(/https?:\/\/[^\s"'<>)]+/g)].map((m) => m[0]);
 async function emailsTo(t: TestApp, to: string): Promise<string[]> {
-  const { rows } = await sql<{ text_body: string; html_body: string | null }>`
-    select text_body, html_body from email_outbox where lower(to_address) = ${to.toLowerCase()} order by created_at, id`.execute(t.deps.db);
-  return rows.map((r) => `${r.text_body}\n${r.html_body ?? ''}`);
+  return (await queuedTo(t, to)).map((r) => `${r.text_body}\n${r.html_body ?? ''}`);
 }
 
 /** No trace of the forged host, and each link that names svc names its public address. */
@@ -95,8 +92,7 @@ describe('links under a forged Host and X-Forwarded-Host', () => {
 
   it('dashboard pages: the script tag, the portal address and the Stripe endpoint; forms from another Origin are refused', async () => {
     const [org] = orgs;
-    const email = uniqueEmail('owner');
-    await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
+    const email = await dashboardUser(t, org);
     const agent = supertest.agent(t.app);
     const evilSignIn = await agent
       .post('/dashboard/sign-in')

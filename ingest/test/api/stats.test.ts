@@ -1,6 +1,6 @@
 import { CompiledQuery, Kysely, type KyselyPlugin, PostgresDialect, type QueryId, type RootOperationNode, sql } from 'kysely';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
 import { updateCommission } from '../../src/resources/commissions/commissions.service.js';
@@ -24,6 +24,7 @@ import {
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import { STORAGE } from '../support/harness.js';
+import { EVENTUALLY } from '../support/time.js';
 
 /**
  * Partner stats (include[]=stats on list and retrieve, kept by triggers in partner_stats) and
@@ -856,13 +857,12 @@ describe('partner and customer stats', () => {
           await paused; // the transaction row is updated and its shard bumped, uncommitted
           const updating = updateCommission(updater.db, org.organization_id, reward.id, { status: 'rejected' });
           // Wait until the update is blocked on a lock, then let the refund go on.
-          for (let i = 0; i < 100; i++) {
+          await vi.waitFor(async () => {
             const r = await sql<{ w: string | null }>`select wait_event_type as w from pg_stat_activity where pid = ${updater.pid}`.execute(
               t.storage.db,
             );
-            if (r.rows[0]?.w === 'Lock') break;
-            await new Promise((r) => setTimeout(r, 20));
-          }
+            expect(r.rows[0]?.w).toBe('Lock');
+          }, EVENTUALLY);
           release();
           const outcomes = await Promise.allSettled([refunding, updating]);
           const errors = outcomes.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error)?.message ?? o.reason)] : []));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../support/expect-error.js';
 import { type ApiObject, createClick, createOrganization, createPartner, type TestOrg } from '../support/factories.js';
 import { createTestApp, type TestApp } from '../support/harness.js';
-import { signInLinkFor } from '../support/portal.js';
+import { signInLinkCausedBy } from '../support/outbox.js';
 
 /**
  * The browser tests' hooks (SVC_TEST_HOOKS=1): POST /__test/clicks/:id/age {seconds} makes a click
@@ -92,10 +92,11 @@ describe('test hooks, on (SVC_TEST_HOOKS=1)', () => {
 
   it("expire a partner's portal sign-in links and sessions: 204, and the link no longer signs in; 404 for an unknown partner", async () => {
     const program = (await t.request.get(`/v1/programs/${org.program_id}`).set(org.auth)).body.data;
-    await t.request.post(`/p/${program.subdomain}/sign-in`).type('form').send({ email: partner.email });
+    const link = await signInLinkCausedBy(t, partner.email, () =>
+      t.request.post(`/p/${program.subdomain}/sign-in`).type('form').send({ email: partner.email }),
+    );
     const expire = (id: string) => t.request.post(`/__test/partners/${id}/expire-access`);
     expect((await expire(partner.id)).status).toBe(204);
-    const link = await signInLinkFor(t, partner.email);
     expect((await t.request.post(link)).status).toBe(410);
     expectError(await expire('ptn_doesnotexist000000000000'), 404, 'not_found_error');
   });

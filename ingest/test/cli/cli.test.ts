@@ -79,6 +79,7 @@ async function waitUntilHealthy(base: string, child: ChildProcess, timeoutMs = 6
     } catch {
       // not listening yet
     }
+    // The pause between two probes of a poll with a deadline, not a wait for anything.
     await new Promise((r) => setTimeout(r, 150));
   }
   throw new Error('server did not become healthy in time');

@@ -1,7 +1,6 @@
-import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { previewRefund } from '../../src/resources/transactions/transactions.service.js';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { dashboardAgent } from '../support/dashboard.js';
 import {
   type ApiObject,
   commissionsOf,
@@ -24,21 +23,7 @@ import type { TestApp } from '../support/harness.js';
  * which must show what the refund then does. The browser flow is in e2e/dashboard-transactions.spec.ts.
  */
 
-const PASSWORD = 'correct horse battery';
-type Agent = ReturnType<typeof supertest.agent>;
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 const usd = (cents: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(cents / 100);
-
-async function signedIn(t: TestApp, org: TestOrg): Promise<{ agent: Agent; csrf: string }> {
-  const email = uniqueEmail('owner');
-  await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
-  const agent = supertest.agent(t.app);
-  const res = await agent.post('/dashboard/sign-in').type('form').send({ email, password: PASSWORD });
-  expect(res.status, res.text).toBe(303);
-  const page = await agent.get(`/dashboard/programs/${org.program_id}`);
-  expect(page.status).toBe(200);
-  return { agent, csrf: csrfOf(page.text) };
-}
 
 /** The rows of the first table.data of a page, as text per cell (tags dropped). */
 function tableRows(html: string): string[][] {
@@ -76,7 +61,7 @@ describe('dashboard: customers and transactions', () => {
 
   it('lists customers with their partner, status, lead and first payment, filtered by search, status and partner', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const base = `/dashboard/programs/${program.id}/customers`;
     const empty = await agent.get(base);
@@ -119,7 +104,7 @@ describe('dashboard: customers and transactions', () => {
 
   it('lists transactions with amounts and refunds, filtered by partner, customer and charge', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const base = `/dashboard/programs/${program.id}/transactions`;
     expect((await agent.get(base)).text).toContain('No transactions yet.');
@@ -153,7 +138,7 @@ describe('dashboard: customers and transactions', () => {
 
   it("answers 404 for another organization's or another program's customers, transactions and partners", async () => {
     const [org, other] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const theirPartner = await createPartner(t, other);
     const theirCustomer = await createCustomer(t, other, theirPartner);
     const theirTxn = await createTransaction(t, other, theirCustomer);
@@ -192,7 +177,7 @@ describe('dashboard: customers and transactions', () => {
 
   it('previews a refund with exactly what the refund then does to the commissions, partial and then full', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const { program, customer } = await twoFlowProgram(t, org);
     const txn = await createTransaction(t, org, customer, { amount: 10_000 });
     const made = await commissionsOf(t, org, txn);
@@ -264,7 +249,7 @@ describe('dashboard: customers and transactions', () => {
 
   it('refuses a bad amount, an unconfirmed or stale refund, and a request without the CSRF token, changing nothing', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const { program, customer } = await twoFlowProgram(t, org);
     const txn = await createTransaction(t, org, customer, { amount: 10_000 });
     const before = await commissionsOf(t, org, txn);
@@ -306,7 +291,7 @@ describe('dashboard: customers and transactions', () => {
 
   it('shows a customer with their transactions and commissions, and what to do when there are none', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const { program, partner, customer } = await twoFlowProgram(t, org);
     const base = `/dashboard/programs/${program.id}/customers/${customer.id}`;
     const fresh = await agent.get(base);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { csrfOf, dashboardAgent, dashboardUser, PASSWORD } from '../support/dashboard.js';
 import {
   commissionsOf,
   createCustomer,
@@ -9,12 +9,10 @@ import {
   createPartner,
   createProgram,
   createTransaction,
-  type TestOrg,
   uniqueEmail,
   uniqueSuffix,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
-import type { TestApp } from '../support/harness.js';
 
 /**
  * The dashboard's rules on the server (ingest/docs/dashboard.md): sign-in and its throttle,
@@ -22,35 +20,12 @@ import type { TestApp } from '../support/harness.js';
  * browser flows are in e2e/dashboard.spec.ts.
  */
 
-const PASSWORD = 'correct horse battery';
-
-type Agent = ReturnType<typeof supertest.agent>;
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-/** A user of the organization, signed in through the form; the agent keeps the session cookie. */
-async function signedIn(
-  t: TestApp,
-  org: TestOrg,
-  role: 'owner' | 'member' = 'owner',
-): Promise<{ agent: Agent; csrf: string; email: string }> {
-  const email = uniqueEmail(role);
-  await createUser(t.deps.db, org.organization_id, { email, role, password: PASSWORD });
-  const agent = supertest.agent(t.app);
-  const res = await agent.post('/dashboard/sign-in').type('form').send({ email, password: PASSWORD });
-  expect(res.status, res.text).toBe(303);
-  const page = await agent.get(`/dashboard/programs/${org.program_id}`);
-  expect(page.status).toBe(200);
-  return { agent, csrf: csrfOf(page.text), email };
-}
-
 describe('dashboard', () => {
   const { t, orgs } = useTestApp({ orgs: 2 });
 
   it('signs in, refuses a wrong password and an unknown e-mail alike, and signs out', async () => {
     const [org] = orgs;
-    const email = uniqueEmail('owner');
-    await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
+    const email = await dashboardUser(t, org);
     const agent = supertest.agent(t.app);
 
     expect((await agent.get('/dashboard')).headers.location).toBe('/dashboard/sign-in?next=%2Fdashboard');
@@ -99,8 +74,7 @@ describe('dashboard', () => {
 
   it('never sends a signed-in user to another site after signing in', async () => {
     const [org] = orgs;
-    const email = uniqueEmail('owner');
-    await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
+    const email = await dashboardUser(t, org);
     for (const next of ['//evil.example/x', 'https://evil.example', '/dashboard\\@evil.example', '/v1/programs']) {
       const res = await supertest(t.app).post('/dashboard/sign-in').type('form').send({ email, password: PASSWORD, next });
       expect(res.headers.location, next).toBe('/dashboard');
@@ -109,7 +83,7 @@ describe('dashboard', () => {
 
   it('an expired session signs nobody in', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     await sql`update sessions set expires_at = now() - interval '1 second'
                where user_id in (select id from users where organization_id = ${org.organization_id})`.execute(t.deps.db);
     const res = await agent.get(`/dashboard/programs/${org.program_id}/partners`);
@@ -119,8 +93,7 @@ describe('dashboard', () => {
 
   it('throttles failed sign-in attempts per e-mail address, the right password included once blocked; successes are not counted', async () => {
     const [org] = orgs;
-    const email = uniqueEmail('target');
-    await createUser(t.deps.db, org.organization_id, { email, role: 'member', password: PASSWORD });
+    const email = await dashboardUser(t, org, 'member');
     const attempt = (password: string) => supertest(t.app).post('/dashboard/sign-in').type('form').send({ email, password });
     for (let i = 0; i < 12; i++) expect((await attempt(PASSWORD)).status).toBe(303);
     for (let i = 0; i < 10; i++) expect((await attempt('guess')).status).toBe(401);
@@ -132,14 +105,13 @@ describe('dashboard', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     }
     // Another address from the same client is not held back.
-    const other = uniqueEmail('other');
-    await createUser(t.deps.db, org.organization_id, { email: other, role: 'member', password: PASSWORD });
+    const other = await dashboardUser(t, org, 'member');
     expect((await supertest(t.app).post('/dashboard/sign-in').type('form').send({ email: other, password: PASSWORD })).status).toBe(303);
   }, 60_000); // 25 password hashes (about 0.3 s each, more on a busy machine)
 
   it('renews a session used a day after its last renewal, in SQL and in the cookie', async () => {
     const [org] = orgs;
-    const { agent, email } = await signedIn(t, org);
+    const { agent, email } = await dashboardAgent(t, org);
     const page = `/dashboard/programs/${org.program_id}`;
     expect((await agent.get(page)).headers['set-cookie']).toBeUndefined();
     const inFiveDays = new Date(Date.now() + 5 * 86_400_000);
@@ -166,7 +138,7 @@ describe('dashboard', () => {
 
   it('refuses a state-changing request without the session token or from another origin (CSRF)', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const keysBefore = (await t.request.get('/v1/api-keys').set(org.auth)).body.total_count;
 
     const noToken = await agent.post('/dashboard/integrations/api-keys').type('form').send({ name: 'forged' });
@@ -209,7 +181,7 @@ describe('dashboard', () => {
 
   it('members run the program but cannot open integrations, keys or users', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org, 'member');
+    const { agent, csrf } = await dashboardAgent(t, org, 'member');
     const overview = await agent.get(`/dashboard/programs/${org.program_id}`);
     expect(overview.status).toBe(200);
     expect(overview.text).not.toContain('/dashboard/integrations"');
@@ -226,7 +198,7 @@ describe('dashboard', () => {
 
   it("answers 404 for another organization's program, partner, commission and key", async () => {
     const [org, other] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const partner = await createPartner(t, other);
     const customer = await createCustomer(t, other, partner);
     const [commission] = await commissionsOf(t, other, await createTransaction(t, other, customer));
@@ -267,7 +239,7 @@ describe('dashboard', () => {
 
   it('approves several commissions in one transaction, or none when one of them cannot change', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const partner = await createPartner(t, org);
     const customer = await createCustomer(t, org, partner);
     const pending = [];
@@ -302,7 +274,7 @@ describe('dashboard', () => {
 
   it('rejects several commissions with a reason for the partner, in one transaction, and shows it with their status', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const partner = await createPartner(t, org, { program_id: program.id });
     const customer = await createCustomer(t, org, partner);
@@ -357,7 +329,7 @@ describe('dashboard', () => {
 
   it('loads under 100 KB of JavaScript (gzip) on any page, every script from this origin, cached for good', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     for (const path of [
       `/dashboard/programs/${org.program_id}`,
       `/dashboard/programs/${org.program_id}/partners`,
@@ -389,7 +361,7 @@ describe('dashboard', () => {
 
   it('ranks partners by a stat, highest first, in numbered pages, within the search', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const tag = uniqueSuffix();
     for (const [i, amount] of [1000, 5000, 3000].entries()) {
@@ -410,7 +382,7 @@ describe('dashboard', () => {
 
   it("adds, edits and deletes a partner's links through the links service; another partner's link is a 404", async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const alice = await createPartner(t, org);
     const bob = await createPartner(t, org);
     const bobs = await createLink(t, org, bob);
@@ -441,7 +413,7 @@ describe('dashboard', () => {
 
   it('approves and rejects pending partners with a note, through the same rules as the API', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const a = await createPartner(t, org, { status: 'pending' });
     const b = await createPartner(t, org, { status: 'pending' });
     const base = `/dashboard/programs/${org.program_id}/partners`;

@@ -1,6 +1,5 @@
-import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { type Agent, dashboardAgent } from '../support/dashboard.js';
 import { type ApiObject, createProgram, type TestOrg, uniqueEmail } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import type { TestApp } from '../support/harness.js';
@@ -14,28 +13,12 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
  * browser flows are in e2e/dashboard-integrations.spec.ts.
  */
 
-const PASSWORD = 'correct horse battery';
-
-type Agent = ReturnType<typeof supertest.agent>;
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 const decode = (html: string) =>
   html
     .replace(/&amp;/g, '&')
     .replace(/&#x2F;/g, '/')
     .replace(/&#x3D;/g, '=')
     .replace(/&#43;/g, '+');
-
-async function signedIn(t: TestApp, org: TestOrg, role: 'owner' | 'member' = 'owner'): Promise<{ agent: Agent; csrf: string }> {
-  const email = uniqueEmail(role);
-  await createUser(t.deps.db, org.organization_id, { email, role, password: PASSWORD });
-  const agent = supertest.agent(t.app);
-  const res = await agent.post('/dashboard/sign-in').type('form').send({ email, password: PASSWORD });
-  expect(res.status, res.text).toBe(303);
-  const page = await agent.get(`/dashboard/programs/${org.program_id}`);
-  expect(page.status).toBe(200);
-  return { agent, csrf: csrfOf(page.text) };
-}
 
 const stripeApi = (t: TestApp, org: TestOrg, programId: string) =>
   t.request.get(`/v1/programs/${programId}/integrations/stripe`).set(org.auth);
@@ -55,7 +38,7 @@ describe('dashboard integrations: Stripe', () => {
   it('connects Stripe through the form as the API does, shows the URL to paste and never the secret again, and disconnects', async () => {
     const [org] = orgs;
     const program = await createProgram(t, org);
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const page = `/dashboard/integrations/stripe/${program.id}`;
 
     const before = await agent.get(page);
@@ -140,7 +123,7 @@ describe('dashboard integrations: Stripe', () => {
   it('lists each program with its Stripe state on the integrations page', async () => {
     const [org] = orgs;
     const program = await createProgram(t, org);
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     await agent.post(`/dashboard/integrations/stripe/${program.id}`).type('form').send({ webhook_secret: newWebhookSecret(), _csrf: csrf });
     const page = await agent.get('/dashboard/integrations');
     expect(page.status).toBe(200);
@@ -152,7 +135,7 @@ describe('dashboard integrations: Stripe', () => {
 
   it("answers 404 for another organization's program, and changes nothing of theirs", async () => {
     const [org, other] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const page = `/dashboard/integrations/stripe/${other.program_id}`;
     expect((await agent.get(page)).status).toBe(404);
     expect((await agent.post(page).type('form').send({ webhook_secret: newWebhookSecret(), _csrf: csrf })).status).toBe(404);
@@ -163,13 +146,13 @@ describe('dashboard integrations: Stripe', () => {
   it('is for owners only, and every form needs the CSRF token', async () => {
     const [org] = orgs;
     const page = `/dashboard/integrations/stripe/${org.program_id}`;
-    const member = await signedIn(t, org, 'member');
+    const member = await dashboardAgent(t, org, 'member');
     expect((await member.agent.get(page)).status).toBe(403);
     const byMember = await member.agent.post(page).type('form').send({ webhook_secret: newWebhookSecret(), _csrf: member.csrf });
     expect(byMember.status).toBe(403);
     expect((await member.agent.post(`${page}/disconnect`).type('form').send({ _csrf: member.csrf })).status).toBe(403);
 
-    const owner = await signedIn(t, org);
+    const owner = await dashboardAgent(t, org);
     const noToken = await owner.agent.post(page).type('form').send({ webhook_secret: newWebhookSecret() });
     const otherSite = await owner.agent
       .post(page)
@@ -208,7 +191,7 @@ describe('dashboard integrations: webhook endpoints', () => {
   it('adds an endpoint as the API does, shows its secret once, sends a test and shows the delivery in the log', async () => {
     const [org] = orgs;
     const program = await createProgram(t, org);
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
 
     const { res, endpoint } = await addEndpoint(agent, csrf, org, {
       url: receiver.url,
@@ -268,7 +251,7 @@ describe('dashboard integrations: webhook endpoints', () => {
 
   it('edits, pauses, enables, rotates the secret of and deletes an endpoint, as the API sees it', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const { endpoint, res } = await addEndpoint(agent, csrf, org, { url: receiver.url, events: '*', program_id: '' });
     expect(endpoint).toMatchObject({ events: ['*'], program_id: null, description: null });
     const first = textOf(res.text, 'new-webhook-secret');
@@ -335,7 +318,7 @@ describe('dashboard integrations: webhook endpoints', () => {
         .set(other.auth)
         .send({ url: receiver.url, events: ['partner.*'] })
     ).body.data[0];
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const page = `/dashboard/integrations/webhooks/${theirs.id}`;
     expect((await agent.get(page)).status).toBe(404);
     for (const [path, fields] of [
@@ -368,12 +351,12 @@ describe('dashboard integrations: webhook endpoints', () => {
 
   it('is for owners only, and every form needs the CSRF token', async () => {
     const [org] = orgs;
-    const owner = await signedIn(t, org);
+    const owner = await dashboardAgent(t, org);
     const { endpoint } = await addEndpoint(owner.agent, owner.csrf, org, { url: receiver.url, events: '*' });
     const page = `/dashboard/integrations/webhooks/${endpoint.id}`;
     const count = (await endpointsOf(t, org)).length;
 
-    const member = await signedIn(t, org, 'member');
+    const member = await dashboardAgent(t, org, 'member');
     expect((await member.agent.get(page)).status).toBe(403);
     for (const [path, fields] of [
       ['/dashboard/integrations/webhooks', { url: receiver.url, events: '*' }],
@@ -412,7 +395,7 @@ describe('dashboard integrations: where webhooks may go', () => {
 
   it('refuses a private, loopback or plain http address with a 400 page, and saves nothing', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     for (const url of [
       'https://127.0.0.1/hooks',
       'https://10.1.2.3/hooks',

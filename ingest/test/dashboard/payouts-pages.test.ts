@@ -1,7 +1,7 @@
-import supertest from 'supertest';
+import type supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { money } from '../../src/dashboard/format.js';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { dashboardAgent } from '../support/dashboard.js';
 import {
   type ApiObject,
   createCustomer,
@@ -12,7 +12,6 @@ import {
   uniqueEmail,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
-import type { TestApp } from '../support/harness.js';
 
 /**
  * The dashboard's Payouts pages (ingest/docs/payouts.md): balances as the API shows them,
@@ -20,23 +19,6 @@ import type { TestApp } from '../support/harness.js';
  * the API sends them, another organization's ids and CSRF. The browser flow:
  * e2e/dashboard-payouts.spec.ts.
  */
-
-const PASSWORD = 'correct horse battery';
-
-type Agent = ReturnType<typeof supertest.agent>;
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-async function signedIn(t: TestApp, org: TestOrg): Promise<{ agent: Agent; csrf: string }> {
-  const email = uniqueEmail('owner');
-  await createUser(t.deps.db, org.organization_id, { email, role: 'owner', password: PASSWORD });
-  const agent = supertest.agent(t.app);
-  const res = await agent.post('/dashboard/sign-in').type('form').send({ email, password: PASSWORD });
-  expect(res.status, res.text).toBe(303);
-  const page = await agent.get(`/dashboard/programs/${org.program_id}`);
-  expect(page.status).toBe(200);
-  return { agent, csrf: csrfOf(page.text) };
-}
 
 /** The text of an HTML fragment: tags dropped, entities of the pages' text undone, spaces collapsed. */
 const textOf = (html: string) =>
@@ -98,7 +80,7 @@ describe('dashboard payouts', () => {
   const payoutsPath = (program: ApiObject, rest = '') => `/dashboard/programs/${program.id}/payouts${rest}`;
 
   it('shows each partner balance as GET /v1/programs/:id/balances does, with the minimum', async () => {
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const program = await programOf(org, { minimum_payout: 2500 });
     const alice = await partnerIn(program);
     const bob = await partnerIn(program, { payout_method: 'none', payout_details: {} });
@@ -142,7 +124,7 @@ describe('dashboard payouts', () => {
   });
 
   it('says what to do next when there is nothing yet', async () => {
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await programOf();
     expect(textOf((await agent.get(payoutsPath(program))).text)).toContain('No payouts yet. Approve commissions');
     expect(textOf((await agent.get(payoutsPath(program, '/balances'))).text)).toContain('No partners yet.');
@@ -154,7 +136,7 @@ describe('dashboard payouts', () => {
   });
 
   it('generates payouts, reports who was left out and why, and lists the payouts', async () => {
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await programOf(org, { minimum_payout: 1000 });
     const alice = await partnerIn(program, { first_name: 'Alice', last_name: 'Able' });
     const small = await partnerIn(program, { first_name: 'Sam', last_name: 'Small' });
@@ -195,7 +177,7 @@ describe('dashboard payouts', () => {
   });
 
   it('marks a payout paid with its reference: the API shows it and its commissions paid', async () => {
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await programOf();
     const alice = await partnerIn(program);
     const commissions = [await commission(alice, 1500), await commission(alice, 2500)];
@@ -235,7 +217,7 @@ describe('dashboard payouts', () => {
   });
 
   it('refuses a transition the service does not allow (400), and nothing changes', async () => {
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await programOf();
     const alice = await partnerIn(program);
     await commission(alice, 1500);
@@ -265,7 +247,7 @@ describe('dashboard payouts', () => {
   });
 
   it('exports the same bytes as GET /v1/payouts/export, with its file name and content type', async () => {
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const program = await programOf(org, { currency_code: 'EUR' });
     const alice = await partnerIn(program, { first_name: '=HYPERLINK("x")', last_name: 'Formula' });
     const wise = await partnerIn(program, { payout_method: 'wise', payout_details: { email: uniqueEmail('wise') } });
@@ -313,7 +295,7 @@ describe('dashboard payouts', () => {
   });
 
   it("answers 404 for another organization's payout, and for another program's in the URL", async () => {
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const mine = await programOf();
     const theirs = await programOf(other);
     const theirPartner = await partnerIn(theirs, {}, other);
@@ -343,7 +325,7 @@ describe('dashboard payouts', () => {
   });
 
   it('requires the CSRF token to generate or change a payout', async () => {
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await programOf();
     const alice = await partnerIn(program);
     await commission(alice, 1500);

@@ -1,7 +1,6 @@
-import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { previewPayment } from '../../src/resources/flows/flow-preview.js';
-import { createUser } from '../../src/resources/users/users.service.js';
+import { dashboardAgent } from '../support/dashboard.js';
 import {
   type ApiObject,
   commissionsOf,
@@ -14,28 +13,12 @@ import {
   uniqueEmail,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
-import type { TestApp } from '../support/harness.js';
 
 /**
  * The dashboard's program settings (ingest/docs/dashboard.md): every form goes through the API's
  * schema and service, so what the pages save is what the API then answers; the flow preview is
  * the engine's own plan. The browser flow is in e2e/dashboard-settings.spec.ts.
  */
-
-const PASSWORD = 'correct horse battery';
-type Agent = ReturnType<typeof supertest.agent>;
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-async function signedIn(t: TestApp, org: TestOrg, role: 'owner' | 'member' = 'owner'): Promise<{ agent: Agent; csrf: string }> {
-  const email = uniqueEmail(role);
-  await createUser(t.deps.db, org.organization_id, { email, role, password: PASSWORD });
-  const agent = supertest.agent(t.app);
-  const res = await agent.post('/dashboard/sign-in').type('form').send({ email, password: PASSWORD });
-  expect(res.status, res.text).toBe(303);
-  const page = await agent.get(`/dashboard/programs/${org.program_id}/settings`);
-  expect(page.status).toBe(200);
-  return { agent, csrf: csrfOf(page.text) };
-}
 
 const withoutTimes = ({ updated_at: _u, ...rest }: ApiObject) => rest;
 
@@ -49,7 +32,7 @@ describe('dashboard settings', () => {
 
   it('saves the program settings through the API: the API then answers what the form said', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const url = `/dashboard/programs/${program.id}/settings`;
     const page = await agent.get(url);
@@ -87,7 +70,7 @@ describe('dashboard settings', () => {
 
   it('sets who can join the partner portal, auto-approval, the site and the terms (ingest/docs/partner-portal.md)', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const url = `/dashboard/programs/${program.id}/settings`;
     const page = await agent.get(url);
@@ -124,7 +107,7 @@ describe('dashboard settings', () => {
 
   it('refuses bad values with a 400 page and changes nothing', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const url = `/dashboard/programs/${program.id}/settings`;
     const before = await programOf(org, program.id);
@@ -151,7 +134,7 @@ describe('dashboard settings', () => {
 
   it('creates and edits a flow through the form: the API then answers the same flow', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const group = (await t.request.post('/v1/groups').set(org.auth).send({ program_id: program.id, name: 'VIP' })).body.data[0];
     const base = `/dashboard/programs/${program.id}/settings/flows`;
@@ -271,7 +254,7 @@ describe('dashboard settings', () => {
 
   it('previews what a payment earns: the same commissions a real payment then gets', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const base = `/dashboard/programs/${program.id}/settings/flows`;
     const flowForm = (name: string, extra: Record<string, string>) => ({
@@ -361,7 +344,7 @@ describe('dashboard settings', () => {
 
   it("answers 404 for another organization's or another program's flow, group, code and program", async () => {
     const [org, other] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const otherFlow = (await flowsOf(other, other.program_id))[0];
     const ownProgram = await createProgram(t, org);
     const siblingFlow = (await flowsOf(org, ownProgram.id))[0];
@@ -411,7 +394,7 @@ describe('dashboard settings', () => {
 
   it('refuses every settings form without the CSRF token', async () => {
     const [org] = orgs;
-    const { agent } = await signedIn(t, org);
+    const { agent } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const before = await programOf(org, program.id);
     const flowsBefore = await flowsOf(org, program.id);
@@ -447,7 +430,7 @@ describe('dashboard settings', () => {
 
   it('creates and edits groups, with a minimum payout of their own', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org, 'member');
+    const { agent, csrf } = await dashboardAgent(t, org, 'member');
     const program = await createProgram(t, org);
     const base = `/dashboard/programs/${program.id}/settings/groups`;
     expect((await agent.get(base)).text).toContain('Only the default group so far');
@@ -485,7 +468,7 @@ describe('dashboard settings', () => {
 
   it('creates promotion codes for a partner, a group or the program, deactivates and deletes them', async () => {
     const [org] = orgs;
-    const { agent, csrf } = await signedIn(t, org);
+    const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const partner = await createPartner(t, org, { program_id: program.id });
     const base = `/dashboard/programs/${program.id}/settings/promotion-codes`;

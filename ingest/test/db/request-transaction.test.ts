@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isDatabaseUnavailable } from '../../src/db/errors.js';
 import { afterCommit, beginRequestTransaction, inRequestTransaction } from '../../src/db/request-transaction.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { openTestStorage, STORAGE, type TestStorage } from '../support/harness.js';
+import { EVENTUALLY } from '../support/time.js';
 
 /**
  * A request's SQL transaction (what an Idempotency-Key request runs in): every statement
@@ -123,20 +124,34 @@ describe('request transaction', () => {
   // outside the transaction, on a connection already back in the pool.
   it.skipIf(STORAGE === 'embedded')('a statement still queued when the transaction ends is refused, never run outside it', async () => {
     await sql`delete from notes`.execute(db());
-    const trx = await beginRequestTransaction(db());
-    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    const { slow, queued } = await trx.run(async () => {
-      const slow = sql`select pg_sleep(0.4)`.execute(db());
-      await pause(50);
-      // Waits behind the sleep, as concurrent statements of one request do.
-      const queued = insert(1, 'late');
-      queued.catch(() => {});
-      await pause(50);
-      return { slow, queued };
-    });
-    await trx.rollback();
-    await expect(slow).resolves.toBeDefined();
-    await expect(queued).rejects.toThrow('The request transaction has ended');
+    // The slow statement waits for a lock the test holds on a connection of its own, until the
+    // test lets go: it is still running when the transaction ends, however slow the machine.
+    const LOCK = 7_340_001;
+    await db()
+      .connection()
+      .execute(async (holder) => {
+        await sql`select pg_advisory_lock(${LOCK})`.execute(holder);
+        const trx = await beginRequestTransaction(db());
+        const { slow, queued } = await trx.run(async () => {
+          const slow = sql`select pg_advisory_xact_lock(${LOCK})`.execute(db());
+          // Waits behind the slow one, as concurrent statements of one request do.
+          const queued = insert(1, 'late');
+          queued.catch(() => {});
+          await vi.waitFor(async () => {
+            const { rows } = await sql<{ waiting: number }>`
+              select count(*)::int as waiting from pg_locks where locktype = 'advisory' and objid = ${LOCK} and not granted`.execute(
+              holder,
+            );
+            expect(rows[0].waiting).toBe(1);
+          }, EVENTUALLY);
+          return { slow, queued };
+        });
+        const ended = trx.rollback();
+        await sql`select pg_advisory_unlock(${LOCK})`.execute(holder);
+        await ended;
+        await expect(slow).resolves.toBeDefined();
+        await expect(queued).rejects.toThrow('The request transaction has ended');
+      });
     expect(await bodies()).toEqual([]);
   });
 

@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import net from 'node:net';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import { type SharedStore, SharedStoreUnavailable } from '../../src/store/store.js';
+import { EVENTUALLY } from '../support/time.js';
 
 /**
  * One contract for the shared-state port, run against every adapter. `open()` returns another
@@ -17,11 +18,15 @@ interface Adapter {
   kind: SharedStore['kind'];
   open(): SharedStore;
   closeAll(): Promise<void>;
+  /** Lets `ms` of the store's time pass, for its TTLs and rate-limit windows. */
+  passTime(ms: number): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 let unique = 0;
 const key = (label: string) => `${label}:${Date.now().toString(36)}:${++unique}`;
+/** A TTL the tests wait out; long enough that a set and a get right after it fit in it on a loaded machine. */
+const TTL_MS = 500;
 
 function storeContract(name: string, makeAdapter: () => Adapter) {
   describe(`shared store contract: ${name}`, () => {
@@ -35,11 +40,14 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
       other = adapter.open();
     });
     afterAll(() => adapter?.closeAll());
+    afterEach(() => {
+      vi.useRealTimers();
+    });
 
     it('reports its kind, answers ping and broadcasts', async () => {
       expect(store.kind).toBe(adapter.kind);
       await expect(store.ping()).resolves.toBeUndefined();
-      await vi.waitFor(() => expect(store.broadcasting).toBe(true));
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true), EVENTUALLY);
     });
 
     describe('get / set / delete', () => {
@@ -72,18 +80,18 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
 
       it('a value expires after its TTL', async () => {
         const k = key('ttl');
-        await store.set(k, 'short', 80);
+        await store.set(k, 'short', TTL_MS);
         expect(await store.get(k)).toBe('short');
-        await sleep(200);
+        await adapter.passTime(TTL_MS + 100);
         expect(await store.get(k)).toBeNull();
         expect(await other.get(k)).toBeNull();
       });
 
       it('set renews the TTL', async () => {
         const k = key('renew');
-        await store.set(k, 'v1', 80);
+        await store.set(k, 'v1', TTL_MS);
         await store.set(k, 'v2', 10_000);
-        await sleep(200);
+        await adapter.passTime(TTL_MS + 100);
         expect(await store.get(k)).toBe('v2');
       });
 
@@ -116,8 +124,8 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
 
       it('succeeds again once the key has expired', async () => {
         const k = key('nx-ttl');
-        expect(await store.setIfAbsent(k, 'first', 80)).toBe(true);
-        await sleep(200);
+        expect(await store.setIfAbsent(k, 'first', TTL_MS)).toBe(true);
+        await adapter.passTime(TTL_MS + 100);
         expect(await other.setIfAbsent(k, 'again', 10_000)).toBe(true);
         expect(await store.get(k)).toBe('again');
       });
@@ -211,7 +219,7 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         expect(refused.allowed).toBe(false);
         expect(refused.resetMs).toBeGreaterThan(0);
         expect(refused.resetMs).toBeLessThanOrEqual(1000);
-        await sleep(refused.resetMs + 150);
+        await adapter.passTime(refused.resetMs + 150);
         const again = await limiter.consume('k');
         expect(again.allowed).toBe(true);
         expect(again.remaining).toBe(0);
@@ -224,12 +232,17 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         const mine: (string | null)[] = [];
         const theirs: (string | null)[] = [];
         const elsewhere: (string | null)[] = [];
+        const done = key('done');
+        const doneMine: (string | null)[] = [];
+        const doneTheirs: (string | null)[] = [];
         const offs = [
           store.subscribe(channel, (m) => mine.push(m)),
           other.subscribe(channel, (m) => theirs.push(m)),
           other.subscribe(key('ch'), (m) => elsewhere.push(m)),
+          store.subscribe(done, (m) => doneMine.push(m)),
+          other.subscribe(done, (m) => doneTheirs.push(m)),
         ];
-        await subscribed();
+        await subscribed(store, other);
         await store.publish(channel, 'lnk:1');
         expect(mine.filter(Boolean)).toEqual(['lnk:1']); // its own subscribers at once
         await other.publish(channel, 'lnk:2');
@@ -238,8 +251,16 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         await vi.waitFor(() => {
           expect(heard(mine)).toEqual(['lnk:1', 'lnk:2']);
           expect(heard(theirs)).toEqual(['lnk:1', 'lnk:2']);
-        });
-        await sleep(100); // and only once each
+        }, EVENTUALLY);
+        // And only once each. A client hears the messages of a connection in the order the shared
+        // store took them: once each has heard a later message of the other, no copy of lnk:1 or
+        // lnk:2 is still on its way.
+        await other.publish(done, 'after, from the other');
+        await store.publish(done, 'after, from the publisher');
+        await vi.waitFor(() => {
+          expect(doneMine).toContain('after, from the other');
+          expect(doneTheirs).toContain('after, from the publisher');
+        }, EVENTUALLY);
         expect(heard(mine)).toEqual(['lnk:1', 'lnk:2']);
         expect(heard(theirs)).toEqual(['lnk:1', 'lnk:2']);
         expect(elsewhere.filter(Boolean)).toEqual([]);
@@ -252,10 +273,11 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
         const dropped: (string | null)[] = [];
         const off = other.subscribe(channel, (m) => dropped.push(m));
         const keep = other.subscribe(channel, (m) => kept.push(m));
-        await subscribed();
+        await subscribed(other);
         off();
         await store.publish(channel, 'after');
-        await vi.waitFor(() => expect(kept.filter(Boolean)).toEqual(['after']));
+        // Both listeners are of one client, which hands a message to all of them at once.
+        await vi.waitFor(() => expect(kept.filter(Boolean)).toEqual(['after']), EVENTUALLY);
         expect(dropped.filter(Boolean)).toEqual([]);
         keep();
       });
@@ -263,12 +285,25 @@ function storeContract(name: string, makeAdapter: () => Adapter) {
   });
 }
 
-/** Redis confirms a SUBSCRIBE asynchronously; a published message before that is not heard. */
-const subscribed = () => sleep(100);
+/**
+ * Redis confirms a SUBSCRIBE asynchronously, and a message published before that is not heard: a
+ * client broadcasts once every channel of its listeners is confirmed.
+ */
+const subscribed = (...stores: SharedStore[]) =>
+  vi.waitFor(() => expect(stores.map((s) => s.broadcasting)).toEqual(stores.map(() => true)), EVENTUALLY);
 
 storeContract('memory', () => {
   const store = createMemoryStore();
-  return { kind: 'memory', open: () => store, closeAll: () => store.close() };
+  return {
+    kind: 'memory',
+    open: () => store,
+    closeAll: () => store.close(),
+    // Its TTLs and windows are read from Date.now(): the test moves that clock, and puts the real one back after the test.
+    async passTime(ms) {
+      if (!vi.isFakeTimers()) vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(Date.now() + ms);
+    },
+  };
 });
 
 const REDIS_URL = process.env.REDIS_URL;
@@ -403,6 +438,8 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
     async closeAll() {
       await Promise.all(opened.map((s) => s.close()));
     },
+    // Redis keeps its own time: a TTL there runs out only as real time passes, so this waits it out.
+    passTime: (ms) => sleep(ms),
   }));
 
   it('keeps channels under its prefix too, and tells subscribers (null) when the subscription connection drops', async () => {
@@ -414,25 +451,25 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       const overheard: (string | null)[] = [];
       mine.subscribe('changes', (m) => heard.push(m));
       theirs.subscribe('changes', (m) => overheard.push(m));
-      await vi.waitFor(() => expect(heard).toContain(null)); // subscribed and ready
-      await vi.waitFor(() => expect(theirs.broadcasting).toBe(true));
+      await vi.waitFor(() => expect(heard).toContain(null), EVENTUALLY); // subscribed and ready
+      await vi.waitFor(() => expect(theirs.broadcasting).toBe(true), EVENTUALLY);
       heard.length = 0;
       await theirs.publish('changes', 'not yours');
       await mine.publish('changes', 'yours');
-      await vi.waitFor(() => expect(heard).toEqual(['yours']));
+      await vi.waitFor(() => expect(heard).toEqual(['yours']), EVENTUALLY);
       expect(overheard.filter(Boolean)).toEqual(['not yours']);
 
       const clients = String(await raw.sendCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub']));
       const id = new RegExp(`id=(\\d+) [^\\n]*name=${prefix}subscriber`).exec(clients)?.[1]; // the prefix is hex and dashes
       expect(id).toBeDefined();
       await raw.sendCommand(['CLIENT', 'KILL', 'ID', id!]);
-      await vi.waitFor(() => expect(heard.slice(1)).toContain(null));
+      await vi.waitFor(() => expect(heard.slice(1)).toContain(null), EVENTUALLY);
       // Back and subscribed again: messages flow once more.
       heard.length = 0;
       await vi.waitFor(async () => {
         await mine.publish('changes', 'again');
         expect(heard).toContain('again');
-      });
+      }, EVENTUALLY);
     } finally {
       await Promise.all([mine.close(), theirs.close()]);
       raw.destroy();
@@ -475,7 +512,8 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       const early = open(redis.url);
       const heard: (string | null)[] = [];
       early.subscribe('changes', (m) => heard.push(m));
-      await sleep(300); // connection attempts fail meanwhile
+      // Settles once the store has found Redis down (its first connection attempt failed).
+      await Promise.allSettled([early.ping()]);
       const down = await timed(() => early.get('k'));
       unavailable(down.result);
       expect(down.ms).toBeLessThan(FAST_MS);
@@ -501,15 +539,15 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       const other = open(redis.url);
       const heard: (string | null)[] = [];
       store.subscribe('changes', (m) => heard.push(m));
-      await vi.waitFor(() => expect(store.broadcasting).toBe(true));
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true), EVENTUALLY);
       const limiter = store.createRateLimiter({ name: 'down', points: 2, windowSeconds: 60 });
       expect((await limiter.consume('k')).allowed).toBe(true);
       expect((await limiter.consume('k')).allowed).toBe(true);
       expect((await limiter.consume('k')).allowed).toBe(false); // counted in Redis
 
       await redis.kill();
-      await vi.waitFor(() => expect(store.broadcasting).toBe(false));
-      await vi.waitFor(() => expect(heard).toEqual([null, null])); // subscribed, then dropped
+      await vi.waitFor(() => expect(store.broadcasting).toBe(false), EVENTUALLY);
+      await vi.waitFor(() => expect(heard).toEqual([null, null]), EVENTUALLY); // subscribed, then dropped
       for (const command of [
         (): Promise<unknown> => store.get('k'),
         () => store.set('k', 'v', 10_000),
@@ -539,7 +577,7 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       await vi.waitFor(() => expect(store.broadcasting).toBe(true), { timeout: 5_000 });
       expect(heard).toEqual([null, null, null]); // and subscribed again
       await other.publish('changes', 'after the restart');
-      await vi.waitFor(() => expect(heard.at(-1)).toBe('after the restart'));
+      await vi.waitFor(() => expect(heard.at(-1)).toBe('after the restart'), EVENTUALLY);
       // Redis counts again (it restarted empty).
       expect((await limiter.consume('k')).remaining).toBe(1);
     });
@@ -553,7 +591,7 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       const heard: (string | null)[] = [];
       store.subscribe('changes', (m) => heard.push(m));
       await Promise.all([store.ping(), limited.ping(), closing.ping()]);
-      await vi.waitFor(() => expect(store.broadcasting).toBe(true));
+      await vi.waitFor(() => expect(store.broadcasting).toBe(true), EVENTUALLY);
       expect(heard).toEqual([null]); // subscribed
       const limiter = limited.createRateLimiter({ name: 'hung', points: 1, windowSeconds: 60 });
       await limiter.consume('k');
@@ -594,14 +632,15 @@ describe.skipIf(!REDIS_URL)('redis adapter', () => {
       await vi.waitFor(() => expect(store.broadcasting).toBe(true), { timeout: 5_000 });
       expect(heard).toEqual([null, null, null]); // subscribed again
       await limited.publish('changes', 'answered');
-      await vi.waitFor(() => expect(heard.at(-1)).toBe('answered'));
+      await vi.waitFor(() => expect(heard.at(-1)).toBe('answered'), EVENTUALLY);
     });
 
     it('close() returns promptly when Redis is unreachable', async () => {
       const port = await privatePort(); // nothing listens there
       const store = createRedisStore(`redis://127.0.0.1:${port}`, prefix);
       store.subscribe('changes', () => {});
-      await sleep(100);
+      // Settles once the store has found Redis down: it is trying to reconnect when closed.
+      await Promise.allSettled([store.ping()]);
       const { ms } = await timed(() => store.close());
       expect(ms).toBeLessThan(FAST_MS);
     });

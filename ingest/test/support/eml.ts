@@ -1,6 +1,6 @@
 /**
  * An .eml file of the outbox (written by ingest/src/mail/delivery.ts) read as a mail program reads
- * it, for the ingest tests (factories.ts) and the e2e tests (e2e/support/outbox.ts): the file has
+ * it, for the ingest tests (outbox.ts) and the e2e tests (e2e/support/outbox.ts): the file has
  * CRLF line endings, MIME-encoded headers and quoted-printable parts; a reader gets headers and
  * text with \n line endings, as the message was queued.
  */
@@ -9,13 +9,27 @@ export interface Eml {
   header(name: string): string;
   /** The text/plain part (the first one, in a multipart message) as queued, or '' when there is none. */
   text: string;
+  /**
+   * False for a message cut short: its header block not ended, or a multipart one without its
+   * closing delimiter (a file read while the mailer was still writing it). A single-part message
+   * cut in its body cannot tell; every e-mail svc sends is multipart.
+   */
+  complete: boolean;
 }
 
 export function readEml(raw: string): Eml {
   const message = raw.replace(/\r\n/g, '\n');
-  const { head } = entity(message);
-  return { header: (name) => decodeWords(headerIn(head, name)), text: textOf(message) ?? '' };
+  const { head, body } = entity(message);
+  const boundary = boundaryOf(headerIn(head, 'Content-Type'));
+  const headed = message.includes('\n\n');
+  return {
+    header: (name) => decodeWords(headerIn(head, name)),
+    text: textOf(message) ?? '',
+    complete: headed && (boundary === undefined || `\n${body}`.includes(`\n--${boundary}--`)),
+  };
 }
+
+const boundaryOf = (type: string) => /^multipart\/.*;\s*boundary="?([^";]+)"?/i.exec(type)?.[1];
 
 /** A MIME entity's header block and body, split at the first empty line. */
 function entity(text: string): { head: string; body: string } {
@@ -35,7 +49,7 @@ function headerIn(head: string, name: string): string {
 function textOf(text: string): string | undefined {
   const { head, body } = entity(text);
   const type = headerIn(head, 'Content-Type') || 'text/plain';
-  const boundary = /^multipart\/.*;\s*boundary="?([^";]+)"?/i.exec(type)?.[1];
+  const boundary = boundaryOf(type);
   if (boundary) {
     // The first piece is the preamble; the piece after the closing delimiter starts with `--`.
     for (const part of `\n${body}`.split(`\n--${boundary}`).slice(1)) {

@@ -1,8 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { expect } from 'vitest';
 import { randomBase62 } from '../../src/ids.js';
-import { readEml } from './eml.js';
 import { COMMISSION_FULL_FIELDS, PARTNER_STATS_FIELDS } from './fields.js';
 import type { TestApp } from './harness.js';
 
@@ -70,30 +67,6 @@ export async function getPartner(t: TestApp, org: TestOrg, id: string): Promise<
   const res = await t.request.get(`/v1/partners/${id}`).set(org.auth);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data;
-}
-
-/** A message written by the file mailer (an .eml in the outbox directory): the file as written, its main headers and its text. */
-export interface OutboxMessage {
-  file: string;
-  to: string;
-  from: string;
-  subject: string;
-  /** The text part as queued (line endings \n, quoted-printable decoded). */
-  text: string;
-  raw: string;
-}
-
-/** Sends every due e-mail now, then reads the .eml files the test app's mailer wrote. */
-export async function sentEmails(t: TestApp): Promise<OutboxMessage[]> {
-  await t.deps.mailer.drain();
-  const files = (await fs.readdir(t.outboxDir)).filter((f) => f.endsWith('.eml')).sort();
-  return Promise.all(
-    files.map(async (file) => {
-      const raw = await fs.readFile(path.join(t.outboxDir, file), 'utf8');
-      const eml = readEml(raw);
-      return { file, raw, to: eml.header('To'), from: eml.header('From'), subject: eml.header('Subject'), text: eml.text };
-    }),
-  );
 }
 
 /** A link value that no other test in the file uses (URL-safe, well under 64 characters). */

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Response } from 'supertest';
 import { expect, vi } from 'vitest';
 import type { TestApp } from './harness.js';
+import { EVENTUALLY } from './time.js';
 
 /**
  * Sends a request whose write waits on a lock of `table`, terminates the backend that waits (as
@@ -22,7 +23,7 @@ export async function sendWhileTerminated(t: TestApp, table: string, send: () =>
            where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()`.execute(conn);
         expect(rows).toHaveLength(1);
         pid = rows[0].pid;
-      });
+      }, EVENTUALLY);
       await sql`select pg_terminate_backend(${pid})`.execute(conn);
       return await answer;
     } finally {

@@ -53,6 +53,15 @@ describe('the outbox .eml files', () => {
     expect(/https?:\/\/\S+\/sign-in\/[0-9A-Za-z]+/.exec(eml.text)?.[0]).toBe(link);
   });
 
+  it('tells a file read while it was still being written: complete only with the closing delimiter', async () => {
+    await deliver()({ id: 'eml_cut', to: email.to, subject: email.subject, text: email.text, html: email.html });
+    const raw = await written('eml_cut');
+    expect(readEml(raw).complete).toBe(true);
+    const closing = raw.lastIndexOf('--\r\n');
+    for (const cut of [0, raw.indexOf('\r\n\r\n'), raw.indexOf('\r\n\r\n') + 4, Math.floor(raw.length / 2), closing])
+      expect(readEml(raw.slice(0, cut)).complete, `cut at ${cut} of ${raw.length}`).toBe(false);
+  });
+
   it('writes a lone CR (say, in a name) as a line break, never as a bare CR', async () => {
     await deliver()({ id: 'eml_cr', to: 'pat@example.com', subject: 'Hello', text: 'Hi Pat\r,\r\nline two', html: '<p>Hi Pat\r,</p>' });
     const raw = await written('eml_cr');

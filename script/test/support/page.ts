@@ -51,8 +51,14 @@ export function deferred<T>(): Deferred<T> {
   return { promise, resolve };
 }
 
-/** Lets pending promise callbacks (and happy-dom's MutationObserver callbacks) run. */
-export const settle = () => new Promise((r) => setTimeout(r, 5));
+/**
+ * Lets everything the page has set going finish: happy-dom's timers and queued callbacks
+ * (MutationObserver records, hashchange events), then the promise callbacks they set off (its
+ * last step is a timer, which runs after them). It waits for that, not for a fixed time, so a
+ * loaded machine cannot outrun it.
+ */
+export const settle = (): Promise<void> =>
+  (globalThis as unknown as { happyDOM: { waitUntilComplete(): Promise<void> } }).happyDOM.waitUntilComplete();
 
 /** Stubs fetch: `handlers` by API path (/v1/track/click, /v1/track/signup); an Error reply rejects. */
 export function fakeApi(handlers: Record<string, Handler>) {
