@@ -47,7 +47,8 @@ const stateFile = (i: Instance) => path.join(os.tmpdir(), `svc-e2e-${i.name}-${i
 export default defineConfig<{}, DemoOptions>({
   testDir: '.',
   testMatch: '*.spec.ts',
-  outputDir: path.join(os.tmpdir(), 'svc-e2e-results'),
+  // Per port base, so that two runs side by side (E2E_PORT_BASE) do not clear each other's.
+  outputDir: path.join(os.tmpdir(), `svc-e2e-results-${base}`),
   globalSetup: './support/global-setup.ts',
   fullyParallel: true,
   workers: 2,
