@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { validate } from '../http/validation.js';
+import { formatMoney } from '../money.js';
 import { addDays, type StatsObject, StatsQuery, todayUtc } from '../resources/stats/stats.schema.js';
 import { assetUrl } from './assets.js';
-import { count, money, moneyList } from './format.js';
+import { count, moneyList } from './format.js';
 import type { Children } from './render.js';
 
 /**
@@ -85,7 +86,7 @@ export function DailyChart({ stats, currency, title = 'Per day' }: { stats: Stat
     leads: stats.days.map((d) => d.leads),
     customers: stats.days.map((d) => d.customers),
     revenue: stats.days.map((d) => d.revenue[currency] ?? 0),
-    digits: money(0, currency).replace(/[^0-9]/g, '').length - 1,
+    digits: formatMoney(0, currency).replace(/[^0-9]/g, '').length - 1,
   };
   return (
     <section aria-labelledby="chart-title" class="chart-card">

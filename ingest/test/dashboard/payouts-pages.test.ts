@@ -1,6 +1,6 @@
 import type supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { money } from '../../src/dashboard/format.js';
+import { formatMoney } from '../../src/money.js';
 import { dashboardAgent } from '../support/dashboard.js';
 import {
   type ApiObject,
@@ -107,12 +107,12 @@ describe('dashboard payouts', () => {
       }
       expect(rows.map((r) => r.slice(-6))).toEqual(
         balance.amounts.map((a: ApiObject) => [
-          money(balance.minimum_payout, a.currency),
+          formatMoney(balance.minimum_payout, a.currency),
           a.currency,
-          money(a.pending, a.currency),
-          money(a.payable, a.currency),
-          money(a.in_payouts, a.currency),
-          money(a.paid, a.currency),
+          formatMoney(a.pending, a.currency),
+          formatMoney(a.payable, a.currency),
+          formatMoney(a.in_payouts, a.currency),
+          formatMoney(a.paid, a.currency),
         ]),
       );
     }
@@ -169,7 +169,7 @@ describe('dashboard payouts', () => {
     expect(list.status).toBe(200);
     for (const p of api) {
       expect(list.text).toContain(`href="${payoutsPath(program, `/${p.id}`)}"`);
-      expect(list.text).toContain(money(p.amount, 'USD'));
+      expect(list.text).toContain(formatMoney(p.amount, 'USD'));
     }
     const filtered = await agent.get(payoutsPath(program, '?status=paid'));
     expect(textOf(filtered.text)).toContain('No paid payout matches this filter.');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { count, money, moneyList } from '../../src/dashboard/format.js';
+import { count, moneyList } from '../../src/dashboard/format.js';
+import { formatMoney } from '../../src/money.js';
 import { addDays, todayUtc } from '../../src/resources/stats/stats.schema.js';
 import {
   type ApiObject,
@@ -232,7 +233,7 @@ describe('partner portal home', () => {
     // The program's figures are larger: the other partner's are not on the page.
     const all = (await t.request.get(`/v1/programs/${program.id}/stats`).set(org.auth).query({ start, end })).body.data.totals;
     expect(all.clicks).toBe(4);
-    expect(page.text).not.toContain(money(all.revenue.USD, 'USD'));
+    expect(page.text).not.toContain(formatMoney(all.revenue.USD, 'USD'));
 
     // The chart's data (drawn by dashboard.js with uPlot) and the table: every day of the period.
     const series = JSON.parse(fromHtml(/data-series="([^"]*)"/.exec(page.text)![1]));
@@ -242,7 +243,7 @@ describe('partner portal home', () => {
     expect(page.text).toMatch(/<script defer src="\/dashboard\/assets\/uplot\.js\?v=\w+"><\/script>/);
     expect(page.text).toContain('<th scope="col">Commissions</th>');
     const busy = api.body.data.days.find((d: ApiObject) => d.clicks > 0);
-    expect(page.text).toContain(`<th scope="row">${busy.date}</th><td>3</td><td>2</td><td>1</td><td>${money(12_345, 'USD')}</td>`);
+    expect(page.text).toContain(`<th scope="row">${busy.date}</th><td>3</td><td>2</td><td>1</td><td>${formatMoney(12_345, 'USD')}</td>`);
 
     // A custom period before anything happened: zeros, and what to do next.
     const quiet = await agent.get(`${base}/`).query({ start: '2024-01-01', end: '2024-01-03' });
@@ -288,8 +289,8 @@ describe('partner portal home', () => {
       return res.body.data[0].amounts[0];
     };
     const row = (b: ApiObject) =>
-      `<th scope="row">USD</th><td class="num">${money(b.pending, 'USD')}</td><td class="num">${money(b.payable, 'USD')}</td>` +
-      `<td class="num">${money(b.in_payouts, 'USD')}</td><td class="num">${money(b.paid, 'USD')}</td>`;
+      `<th scope="row">USD</th><td class="num">${formatMoney(b.pending, 'USD')}</td><td class="num">${formatMoney(b.payable, 'USD')}</td>` +
+      `<td class="num">${formatMoney(b.in_payouts, 'USD')}</td><td class="num">${formatMoney(b.paid, 'USD')}</td>`;
 
     const below = await agent.get(`${base}/`);
     const b1 = await balances();

@@ -6,13 +6,14 @@ import type { AppDeps } from '../../deps.js';
 import { badRequest } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney } from '../../money.js';
 import { COMMISSION_STATUSES, type CommissionObject, CommissionUpdate } from '../../resources/commissions/commissions.schema.js';
 import { listCommissions, MAX_BULK_COMMISSIONS, updateCommissions } from '../../resources/commissions/commissions.service.js';
 import { requireProgramPartner } from '../../resources/partners/partners.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { day, money, partnerName } from '../format.js';
+import { day, partnerName } from '../format.js';
 import { fromFields, manyValues } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
@@ -171,8 +172,8 @@ export function CommissionRows({
             <td>
               <CommissionStatus commission={c} />
             </td>
-            <td class="num">{c.revenue === null ? '—' : money(c.revenue, c.currency || program.currency_code)}</td>
-            <td class="num">{money(c.amount, c.currency || program.currency_code)}</td>
+            <td class="num">{c.revenue === null ? '—' : formatMoney(c.revenue, c.currency || program.currency_code)}</td>
+            <td class="num">{formatMoney(c.amount, c.currency || program.currency_code)}</td>
           </tr>
         ))}
       </tbody>

@@ -4,6 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney } from '../../money.js';
 import { listCommissions } from '../../resources/commissions/commissions.service.js';
 import {
   CUSTOMER_STATUSES,
@@ -17,7 +18,7 @@ import type { TransactionObject } from '../../resources/transactions/transaction
 import { listTransactions } from '../../resources/transactions/transactions.service.js';
 import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, money, partnerName, time } from '../format.js';
+import { count, day, partnerName, time } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
@@ -230,11 +231,11 @@ function CustomerPage(props: {
       <dl class="figures">
         <div class="figure">
           <dt>Revenue (net of refunds)</dt>
-          <dd class="value">{money(c.stats.total_revenue, currency)}</dd>
+          <dd class="value">{formatMoney(c.stats.total_revenue, currency)}</dd>
         </div>
         <div class="figure">
           <dt>Commission</dt>
-          <dd class="value">{money(c.stats.total_commission, currency)}</dd>
+          <dd class="value">{formatMoney(c.stats.total_commission, currency)}</dd>
         </div>
         <div class="figure">
           <dt>Payments</dt>

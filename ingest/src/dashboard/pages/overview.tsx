@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { validate } from '../../http/validation.js';
+import { formatMoney } from '../../money.js';
 import type { EventObject } from '../../resources/events/events.schema.js';
 import { recentEvents } from '../../resources/events/events.service.js';
 import { addDays, daysBetween, type StatsFigures, type StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { change, count, money, moneyList, partnerName, time } from '../format.js';
+import { change, count, moneyList, partnerName, time } from '../format.js';
 import { Layout, type PageContext, programPath, scriptTag } from '../layout.js';
 import { sendPage } from '../render.js';
 import { DailyChart, type Period, PeriodPicker, periodFields, periodFrom } from '../stats-view.js';
@@ -140,8 +141,8 @@ function OverviewPage(props: {
                     </th>
                     <td>{count(t.clicks)}</td>
                     <td>{count(t.customers)}</td>
-                    <td>{money(t.revenue, currency)}</td>
-                    <td>{money(t.commission, currency)}</td>
+                    <td>{formatMoney(t.revenue, currency)}</td>
+                    <td>{formatMoney(t.commission, currency)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -188,7 +189,7 @@ function describeEvent(e: EventObject, currency: string): string {
       : typeof data.first_name === 'string'
         ? `${data.first_name} ${data.last_name ?? ''}`.trim()
         : Number.isFinite(amount) && data.amount !== null && data.amount !== undefined
-          ? money(amount, typeof data.currency === 'string' ? data.currency : currency)
+          ? formatMoney(amount, typeof data.currency === 'string' ? data.currency : currency)
           : (data.id ?? '');
   return `${resource[0].toUpperCase()}${resource.slice(1).replace(/_/g, ' ')} ${verb}: ${what}`;
 }

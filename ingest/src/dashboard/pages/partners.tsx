@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney } from '../../money.js';
 import { listCommissions } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { listCustomers } from '../../resources/customers/customers.service.js';
@@ -15,7 +16,7 @@ import type { PayoutObject } from '../../resources/payouts/payouts.schema.js';
 import { listPayouts } from '../../resources/payouts/payouts.service.js';
 import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, money, partnerName } from '../format.js';
+import { count, day, partnerName } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, NumberedPager, Pager } from '../pager.js';
@@ -283,8 +284,8 @@ function PartnerListPage({
                   </td>
                   <td class="num">{count(p.stats?.total_clicks ?? 0)}</td>
                   <td class="num">{count(p.stats?.total_customers ?? 0)}</td>
-                  <td class="num">{money(p.stats?.total_revenue ?? 0, currency)}</td>
-                  <td class="num">{money(p.stats?.total_commission ?? 0, currency)}</td>
+                  <td class="num">{formatMoney(p.stats?.total_revenue ?? 0, currency)}</td>
+                  <td class="num">{formatMoney(p.stats?.total_commission ?? 0, currency)}</td>
                   <td>{day(p.created_at)}</td>
                 </tr>
               ))}
@@ -346,11 +347,11 @@ function PartnerPage(props: {
         </div>
         <div class="figure">
           <dt>Revenue</dt>
-          <dd class="value">{money(stats.total_revenue, currency)}</dd>
+          <dd class="value">{formatMoney(stats.total_revenue, currency)}</dd>
         </div>
         <div class="figure">
           <dt>Commission</dt>
-          <dd class="value">{money(stats.total_commission, currency)}</dd>
+          <dd class="value">{formatMoney(stats.total_commission, currency)}</dd>
         </div>
       </dl>
 
@@ -470,7 +471,7 @@ function PartnerPage(props: {
                   <td>
                     <StatusBadge status={p.status} />
                   </td>
-                  <td class="num">{money(p.amount, p.currency)}</td>
+                  <td class="num">{formatMoney(p.amount, p.currency)}</td>
                   <td class="num">{p.commission_count}</td>
                 </tr>
               ))}

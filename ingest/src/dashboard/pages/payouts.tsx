@@ -7,6 +7,7 @@ import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney } from '../../money.js';
 import { PAYOUT_FILE_TYPE, payoutFile } from '../../resources/payouts/payouts.routes.js';
 import {
   type BalanceObject,
@@ -33,7 +34,7 @@ import {
 import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, money, time } from '../format.js';
+import { count, day, time } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
@@ -83,7 +84,7 @@ const FORMAT_NAMES: Record<(typeof EXPORT_FORMATS)[number], string> = { paypal: 
 /** Why a generation left a partner out, in words (SKIP_REASONS in payouts.schema.ts). */
 function skipReason(s: GenerateResultObject['skipped'][number], method: string | undefined): string {
   const reasons: Record<(typeof SKIP_REASONS)[number], string> = {
-    below_minimum: `Below the minimum payout of ${money(s.minimum_payout, s.currency)}: stays payable for a later payout.`,
+    below_minimum: `Below the minimum payout of ${formatMoney(s.minimum_payout, s.currency)}: stays payable for a later payout.`,
     no_payout_method: 'No payout method yet: ask the partner to choose one (PayPal, Wise, bank …).',
     missing_payout_details: `Paid by ${method ?? 'PayPal or Wise'} but without the e-mail address the batch file needs: ask the partner for it.`,
     negative_balance: 'Owes money after refunds: carried forward, so their next payout is smaller.',
@@ -203,7 +204,7 @@ function MinimumLine({ ctx }: { ctx: PageContext }) {
   return (
     <p class="muted">
       {program.minimum_payout > 0
-        ? `Minimum payout: ${money(program.minimum_payout, program.currency_code)} (the program's; a group may set its own). `
+        ? `Minimum payout: ${formatMoney(program.minimum_payout, program.currency_code)} (the program's; a group may set its own). `
         : 'No minimum payout: every partner owed something is paid (a group may set a minimum). '}
       <a href={programPath(program, '/settings')}>Change it in the program's settings.</a>
     </p>
@@ -340,7 +341,7 @@ function PayoutListPage({ ctx, page, filters }: { ctx: PageContext; page: Page<P
                     <td>
                       <StatusBadge status={p.status} />
                     </td>
-                    <td class="num">{money(p.amount, p.currency)}</td>
+                    <td class="num">{formatMoney(p.amount, p.currency)}</td>
                     <td class="num">{count(p.commission_count)}</td>
                     <td>{p.reference ?? '—'}</td>
                   </tr>
@@ -423,7 +424,7 @@ function BalancesPage({ ctx, page, cursor }: { ctx: PageContext; page: Page<Bala
                       <tr data-partner={b.partner_id}>
                         {who}
                         {method}
-                        <td class="num">{money(b.minimum_payout, program.currency_code)}</td>
+                        <td class="num">{formatMoney(b.minimum_payout, program.currency_code)}</td>
                         <td colSpan={5} class="muted">
                           No commissions yet
                         </td>
@@ -434,12 +435,12 @@ function BalancesPage({ ctx, page, cursor }: { ctx: PageContext; page: Page<Bala
                     <tr data-partner={b.partner_id} data-currency={a.currency}>
                       {i === 0 ? who : null}
                       {i === 0 ? method : null}
-                      <td class="num">{money(b.minimum_payout, a.currency)}</td>
+                      <td class="num">{formatMoney(b.minimum_payout, a.currency)}</td>
                       <td>{a.currency}</td>
-                      <td class="num">{money(a.pending, a.currency)}</td>
-                      <td class="num">{money(a.payable, a.currency)}</td>
-                      <td class="num">{money(a.in_payouts, a.currency)}</td>
-                      <td class="num">{money(a.paid, a.currency)}</td>
+                      <td class="num">{formatMoney(a.pending, a.currency)}</td>
+                      <td class="num">{formatMoney(a.payable, a.currency)}</td>
+                      <td class="num">{formatMoney(a.in_payouts, a.currency)}</td>
+                      <td class="num">{formatMoney(a.paid, a.currency)}</td>
                     </tr>
                   ));
                 })}
@@ -509,7 +510,7 @@ function GeneratedPage({
                         <a href={`${base}/${p.id}`}>{nameOf(p.partner_id)}</a>
                         <span class="sub">{p.id}</span>
                       </th>
-                      <td class="num">{money(p.amount, p.currency)}</td>
+                      <td class="num">{formatMoney(p.amount, p.currency)}</td>
                       <td class="num">{count(p.commission_count)}</td>
                     </tr>
                   ))}
@@ -547,7 +548,7 @@ function GeneratedPage({
                     <th scope="row">
                       <a href={programPath(program, `/partners/${s.partner_id}`)}>{nameOf(s.partner_id)}</a>
                     </th>
-                    <td class="num">{money(s.amount, s.currency)}</td>
+                    <td class="num">{formatMoney(s.amount, s.currency)}</td>
                     <td>{skipReason(s, names.get(s.partner_id)?.method)}</td>
                   </tr>
                 ))}
@@ -570,7 +571,7 @@ function Details({ payout }: { payout: PayoutObject }) {
     <dl class="payout-details">
       <div>
         <dt>Amount</dt>
-        <dd>{money(payout.amount, payout.currency)}</dd>
+        <dd>{formatMoney(payout.amount, payout.currency)}</dd>
       </div>
       <div>
         <dt>Payout method</dt>
@@ -645,7 +646,7 @@ function TransitionForms({ ctx, payout, action }: { ctx: PageContext; payout: Pa
   if (next.length === 0) {
     return <p class="muted">A {payout.status} payout is final: it cannot change.</p>;
   }
-  const amount = money(payout.amount, payout.currency);
+  const amount = formatMoney(payout.amount, payout.currency);
   return (
     <div class="actions">
       {next.includes('processing') ? (
@@ -738,7 +739,7 @@ function PayoutPage({
       </p>
       <div class="page-head">
         <h1>
-          {money(payout.amount, payout.currency)} to {who} <StatusBadge status={payout.status} />
+          {formatMoney(payout.amount, payout.currency)} to {who} <StatusBadge status={payout.status} />
         </h1>
       </div>
       <p class="sub">

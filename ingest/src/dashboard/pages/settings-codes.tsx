@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney } from '../../money.js';
 import type { GroupObject } from '../../resources/groups/groups.schema.js';
 import { listGroups } from '../../resources/groups/groups.service.js';
 import { listPartners } from '../../resources/partners/partners.service.js';
@@ -19,7 +20,7 @@ import {
   updatePromotionCode,
 } from '../../resources/promotion-codes/promotion-codes.service.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { day, money } from '../format.js';
+import { day } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
@@ -103,7 +104,7 @@ export function registerCodePages(router: Router, deps: AppDeps, contextOf: Cont
 }
 
 function discountText(c: PromotionCodeObject, currency: string): string {
-  return c.type === 'percentage' ? `${c.value}% off` : `${money(c.value, currency)} off`;
+  return c.type === 'percentage' ? `${c.value}% off` : `${formatMoney(c.value, currency)} off`;
 }
 
 function CodeListPage({

@@ -3,6 +3,7 @@ import type { FlowRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import type { Page } from '../../http/list.js';
+import { formatMoney, toMajorUnits } from '../../money.js';
 import { type FlowPreview, FlowPreviewInput, previewPayment } from '../../resources/flows/flow-preview.js';
 import {
   type ApprovalDef,
@@ -23,7 +24,7 @@ import { listGroups } from '../../resources/groups/groups.service.js';
 import { listPartners } from '../../resources/partners/partners.service.js';
 import { BILLING_TYPES, INTERVALS } from '../../resources/transactions/transactions.schema.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { day, majorUnits, money } from '../format.js';
+import { day } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, type PageContext, programPath } from '../layout.js';
 import { sendPage } from '../render.js';
@@ -216,7 +217,7 @@ function flowFromForm(raw: unknown, currency: string): Record<string, unknown> {
 
 /** What a reward pays, in words. */
 export function rewardText(reward: Pick<RewardDef, 'type' | 'value'>, currency: string): string {
-  return reward.type === 'percentage' ? `${reward.value}%` : money(reward.value, currency);
+  return reward.type === 'percentage' ? `${reward.value}%` : formatMoney(reward.value, currency);
 }
 
 const OP_TEXT: Record<(typeof CONDITION_OPS)[number], string> = { eq: 'is', neq: 'is not', in: 'is one of', gte: '≥', lte: '≤' };
@@ -237,14 +238,14 @@ const SUBJECT_TEXT: Record<(typeof SUBJECTS)[number], string> = {
 
 /** A condition's value as the form shows it back. */
 function conditionValueText(c: ConditionDef, currency: string): string {
-  const one = (v: string | number) => (c.subject === 'transaction.amount' && typeof v === 'number' ? majorUnits(v, currency) : String(v));
+  const one = (v: string | number) => (c.subject === 'transaction.amount' && typeof v === 'number' ? toMajorUnits(v, currency) : String(v));
   return Array.isArray(c.value) ? c.value.map(one).join(', ') : one(c.value as string | number);
 }
 
 function conditionText(c: ConditionDef, currency: string): string {
   const value =
     c.subject === 'transaction.amount'
-      ? (Array.isArray(c.value) ? c.value : [c.value]).map((v) => (typeof v === 'number' ? money(v, currency) : String(v))).join(', ')
+      ? (Array.isArray(c.value) ? c.value : [c.value]).map((v) => (typeof v === 'number' ? formatMoney(v, currency) : String(v))).join(', ')
       : conditionValueText(c, currency);
   return `${SUBJECT_TEXT[c.subject]} ${OP_TEXT[c.op]} ${value}`;
 }
@@ -453,7 +454,7 @@ function PreviewResult({
   return (
     <div class="preview-result" role="status" aria-live="polite">
       <p>
-        <strong>Pays {money(r.total, r.currency)} in commission</strong>{' '}
+        <strong>Pays {formatMoney(r.total, r.currency)} in commission</strong>{' '}
         <span class="muted">
           (payment no. {r.facts.payment_number}, {r.facts.days_since_signup} days after signup
           {r.partner ? `, a partner with ${r.facts.partner_customers} customer${r.facts.partner_customers === 1 ? '' : 's'}` : ''})
@@ -482,7 +483,7 @@ function PreviewResult({
             {r.commissions.map((c) => (
               <tr>
                 <th scope="row">{flowName(c.flow_id)}</th>
-                <td class="num">{money(c.amount, r.currency)}</td>
+                <td class="num">{formatMoney(c.amount, r.currency)}</td>
                 <td>
                   <span class={`badge badge-${c.status}`}>{c.status}</span>
                   {c.scheduled_approval_date ? <span class="sub">approved on {day(c.scheduled_approval_date)}</span> : null}
@@ -504,7 +505,7 @@ function FlowFormPage({ ctx, groups, flow }: { ctx: PageContext; groups: GroupOb
   const rates = [...(flow?.reward.product_rates ?? []), ...Array(SPARE_RATES).fill(null)];
   const reward = flow?.reward ?? { type: 'percentage', value: 20 };
   const approval: ApprovalDef = flow?.approval ?? { type: 'scheduled', delay_days: 30 };
-  const rewardValue = (r: Pick<RewardDef, 'type' | 'value'>) => (r.type === 'fixed' ? majorUnits(r.value, currency) : String(r.value));
+  const rewardValue = (r: Pick<RewardDef, 'type' | 'value'>) => (r.type === 'fixed' ? toMajorUnits(r.value, currency) : String(r.value));
   const title = flow ? flow.name : 'New commission flow';
   return (
     <SettingsLayout ctx={ctx} tab="/flows" title={title}>

@@ -2,12 +2,13 @@ import type { Router } from 'express';
 import type { GroupRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
+import { formatMoney, toMajorUnits } from '../../money.js';
 import { GroupCreate, type GroupObject, GroupUpdate } from '../../resources/groups/groups.schema.js';
 import { toGroup } from '../../resources/groups/groups.serializer.js';
 import { createGroup, deleteGroup, listGroups, requireGroup, updateGroup } from '../../resources/groups/groups.service.js';
 import { listPartners } from '../../resources/partners/partners.service.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { count, majorUnits, money } from '../format.js';
+import { count } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, type PageContext, programPath } from '../layout.js';
 import { sendPage } from '../render.js';
@@ -93,9 +94,9 @@ export function registerGroupPages(router: Router, deps: AppDeps, contextOf: Con
 
 function minimumText(group: GroupObject, programMinimum: number, currency: string) {
   return group.minimum_payout === null ? (
-    <span class="muted">the program's ({money(programMinimum, currency)})</span>
+    <span class="muted">the program's ({formatMoney(programMinimum, currency)})</span>
   ) : (
-    money(group.minimum_payout, currency)
+    formatMoney(group.minimum_payout, currency)
   );
 }
 
@@ -115,11 +116,11 @@ function GroupFields({ ctx, group, idPrefix }: { ctx: PageContext; group: GroupO
         id={`${idPrefix}-minimum`}
         name="minimum_payout"
         inputmode="decimal"
-        value={group?.minimum_payout == null ? '' : majorUnits(group.minimum_payout, currency)}
+        value={group?.minimum_payout == null ? '' : toMajorUnits(group.minimum_payout, currency)}
         aria-describedby={`${idPrefix}-minimum-hint`}
       />
       <span id={`${idPrefix}-minimum-hint`} class="hint">
-        Empty: the program's minimum ({money(program.minimum_payout, currency)}).
+        Empty: the program's minimum ({formatMoney(program.minimum_payout, currency)}).
       </span>
       {group?.default ? null : (
         <label class="check">

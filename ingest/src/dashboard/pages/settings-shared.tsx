@@ -1,5 +1,5 @@
 import { badRequest } from '../../http/errors.js';
-import { majorUnits, parseAmount } from '../format.js';
+import { parseMajorUnits, toMajorUnits } from '../../money.js';
 import { Layout, type PageContext, programPath } from '../layout.js';
 import type { Children } from '../render.js';
 
@@ -17,8 +17,8 @@ export function numberField(value: unknown): unknown {
 /** An amount typed in the currency's major unit ("49.00") → cents; empty → left out; not an amount → 400. */
 export function amountField(value: unknown, currency: string, field: string): number | undefined {
   if (typeof value !== 'string' || value.trim() === '') return undefined;
-  const cents = parseAmount(value, currency);
-  if (cents === null) throw badRequest(`Invalid ${field}: enter an amount in ${currency}, e.g. ${majorUnits(4900, currency)}`, field);
+  const cents = parseMajorUnits(value, currency);
+  if (cents === null) throw badRequest(`Invalid ${field}: enter an amount in ${currency}, e.g. ${toMajorUnits(4900, currency)}`, field);
   return cents;
 }
 

@@ -1,10 +1,10 @@
 import type { Router } from 'express';
 import type { AppDeps } from '../../deps.js';
 import { currencyCode } from '../../http/fields.js';
+import { formatMoney, toMajorUnits } from '../../money.js';
 import { ATTRIBUTION_MODELS, ProgramUpdate } from '../../resources/programs/programs.schema.js';
 import { updateProgram } from '../../resources/programs/programs.service.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { majorUnits, money } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, type PageContext, programPath } from '../layout.js';
 import { sendPage } from '../render.js';
@@ -144,12 +144,13 @@ function GeneralSettingsPage({ ctx }: { ctx: PageContext }) {
           id="minimum-payout"
           name="minimum_payout"
           inputmode="decimal"
-          value={majorUnits(program.minimum_payout, currency)}
+          value={toMajorUnits(program.minimum_payout, currency)}
           required
           aria-describedby="minimum-payout-hint"
         />
         <span id="minimum-payout-hint" class="hint">
-          A partner is paid once they are owed at least this much ({money(program.minimum_payout, currency)} now); a group may set its own.
+          A partner is paid once they are owed at least this much ({formatMoney(program.minimum_payout, currency)} now); a group may set its
+          own.
         </span>
         <fieldset>
           <legend>Partner portal</legend>

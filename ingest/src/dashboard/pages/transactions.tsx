@@ -5,6 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { externalId, idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney, parseMajorUnits, toMajorUnits } from '../../money.js';
 import { type RewardEffect, worthNow } from '../../resources/commissions/refund-plan.js';
 import { requireProgramPartner } from '../../resources/partners/partners.service.js';
 import { transactionCommissions } from '../../resources/transactions/transactions.repository.js';
@@ -19,7 +20,7 @@ import {
 } from '../../resources/transactions/transactions.service.js';
 import { StatusBadge } from '../components.js';
 import type { ContextOf } from '../dashboard.routes.js';
-import { day, majorUnits, money, parseAmount, partnerName, time } from '../format.js';
+import { day, partnerName, time } from '../format.js';
 import { fromFields } from '../forms.js';
 import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
 import { type Cursor, Pager } from '../pager.js';
@@ -48,7 +49,7 @@ function refundCents(body: unknown, currency: string): number {
   const raw = (body as Record<string, unknown> | undefined)?.amount;
   const text = typeof raw === 'string' ? raw : '';
   if (text.trim() === '') throw badRequest('Enter the amount to refund', 'amount');
-  const cents = parseAmount(text, currency);
+  const cents = parseMajorUnits(text, currency);
   if (cents === null) throw badRequest(`Invalid amount: "${text}" is not an amount in ${currency}`, 'amount');
   return fromFields(TransactionRefund, { amount: cents }, ['amount'], 'body').amount!;
 }
@@ -188,8 +189,8 @@ export function TransactionRows({ ctx, rows, showCustomer }: { ctx: PageContext;
             <td>
               <StatusBadge status={t.status} />
             </td>
-            <td class="num">{money(t.amount, t.currency)}</td>
-            <td class="num">{t.refunded_amount === 0 ? '—' : money(t.refunded_amount, t.currency)}</td>
+            <td class="num">{formatMoney(t.amount, t.currency)}</td>
+            <td class="num">{t.refunded_amount === 0 ? '—' : formatMoney(t.refunded_amount, t.currency)}</td>
           </tr>
         ))}
       </tbody>
@@ -280,26 +281,26 @@ function TransactionPage({
       </p>
       <div class="page-head">
         <h1>
-          {money(t.amount, t.currency)} on {day(t.created_at)} <StatusBadge status={t.status} />
+          {formatMoney(t.amount, t.currency)} on {day(t.created_at)} <StatusBadge status={t.status} />
         </h1>
       </div>
       <p class="sub">{t.id}</p>
       <dl class="figures">
         <div class="figure">
           <dt>Amount</dt>
-          <dd class="value">{money(t.amount, t.currency)}</dd>
+          <dd class="value">{formatMoney(t.amount, t.currency)}</dd>
         </div>
         <div class="figure">
           <dt>Refunded</dt>
-          <dd class="value">{money(t.refunded_amount, t.currency)}</dd>
+          <dd class="value">{formatMoney(t.refunded_amount, t.currency)}</dd>
         </div>
         <div class="figure">
           <dt>Left to refund</dt>
-          <dd class="value">{money(remaining, t.currency)}</dd>
+          <dd class="value">{formatMoney(remaining, t.currency)}</dd>
         </div>
         <div class="figure">
           <dt>Commission counted</dt>
-          <dd class="value">{money(counted, t.currency)}</dd>
+          <dd class="value">{formatMoney(counted, t.currency)}</dd>
         </div>
       </dl>
       <Facts
@@ -326,14 +327,14 @@ function TransactionPage({
           <form method="post" action={`${base}/refund/preview`} class="stack refund-form">
             <Csrf ctx={ctx} />
             <label for="refund-amount">
-              Amount to refund ({t.currency}, up to {money(remaining, t.currency)})
+              Amount to refund ({t.currency}, up to {formatMoney(remaining, t.currency)})
             </label>
             <input
               id="refund-amount"
               name="amount"
               inputmode="decimal"
               required
-              value={refund.amount ?? majorUnits(remaining, t.currency)}
+              value={refund.amount ?? toMajorUnits(remaining, t.currency)}
               aria-invalid={refund.error ? 'true' : undefined}
               aria-describedby={refund.error ? 'refund-error' : 'refund-help'}
             />
@@ -387,8 +388,8 @@ function TransactionPage({
                     <td>
                       <CommissionStatus commission={c} />
                     </td>
-                    <td class="num">{c.revenue === null ? '—' : money(c.revenue, c.currency ?? t.currency)}</td>
-                    <td class="num">{money(c.amount, c.currency ?? t.currency)}</td>
+                    <td class="num">{c.revenue === null ? '—' : formatMoney(c.revenue, c.currency ?? t.currency)}</td>
+                    <td class="num">{formatMoney(c.amount, c.currency ?? t.currency)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -406,8 +407,8 @@ function effectText(e: RewardEffect, currency: string): string {
   if (e.action === 'entry') {
     const entry = e.entry!;
     return entry.status === 'approved' && e.status === 'paid'
-      ? `A refund entry of ${money(entry.amount, currency)}, approved: taken back from the partner's next payout (already paid).`
-      : `A refund entry of ${money(entry.amount, currency)}, ${entry.status} like its commission.`;
+      ? `A refund entry of ${formatMoney(entry.amount, currency)}, approved: taken back from the partner's next payout (already paid).`
+      : `A refund entry of ${formatMoney(entry.amount, currency)}, ${entry.status} like its commission.`;
   }
   return e.before === 0 ? `Not counted (${e.status}): unchanged.` : 'Unchanged.';
 }
@@ -426,25 +427,25 @@ function RefundPreviewPage({ ctx, preview }: { ctx: PageContext; preview: Refund
       </p>
       <div class="page-head">
         <h1>
-          Refund {money(preview.refund, t.currency)} of {money(t.amount, t.currency)}?
+          Refund {formatMoney(preview.refund, t.currency)} of {formatMoney(t.amount, t.currency)}?
         </h1>
       </div>
       <p>
         Nothing has changed yet. After this refund the payment is <StatusBadge status={preview.after.status} /> with{' '}
-        {money(preview.after.refunded_amount, t.currency)} refunded in all.
+        {formatMoney(preview.after.refunded_amount, t.currency)} refunded in all.
       </p>
       <dl class="figures" data-testid="refund-figures">
         <div class="figure">
           <dt>This refund</dt>
-          <dd class="value">{money(preview.refund, t.currency)}</dd>
+          <dd class="value">{formatMoney(preview.refund, t.currency)}</dd>
         </div>
         <div class="figure">
           <dt>Commission clawed back</dt>
-          <dd class="value">{money(clawedBack, t.currency)}</dd>
+          <dd class="value">{formatMoney(clawedBack, t.currency)}</dd>
         </div>
         <div class="figure">
           <dt>Commission kept</dt>
-          <dd class="value">{money(kept, t.currency)}</dd>
+          <dd class="value">{formatMoney(kept, t.currency)}</dd>
         </div>
       </dl>
       <h2>Effect on the commissions</h2>
@@ -478,9 +479,9 @@ function RefundPreviewPage({ ctx, preview }: { ctx: PageContext; preview: Refund
                     <td>
                       <StatusBadge status={e.status} />
                     </td>
-                    <td class="num">{money(e.before, currency)}</td>
-                    <td class="num">{money(e.before - e.after, currency)}</td>
-                    <td class="num">{money(e.after, currency)}</td>
+                    <td class="num">{formatMoney(e.before, currency)}</td>
+                    <td class="num">{formatMoney(e.before - e.after, currency)}</td>
+                    <td class="num">{formatMoney(e.after, currency)}</td>
                     <td>{effectText(e, currency)}</td>
                   </tr>
                 );
@@ -491,11 +492,11 @@ function RefundPreviewPage({ ctx, preview }: { ctx: PageContext; preview: Refund
       )}
       <form method="post" action={`${base}/refund`} class="actions">
         <Csrf ctx={ctx} />
-        <input type="hidden" name="amount" value={majorUnits(preview.refund, t.currency)} />
+        <input type="hidden" name="amount" value={toMajorUnits(preview.refund, t.currency)} />
         <input type="hidden" name="refunded_before" value={String(t.refunded_amount)} />
         <input type="hidden" name="confirm" value="1" />
         <button type="submit" class="danger">
-          Refund {money(preview.refund, t.currency)}
+          Refund {formatMoney(preview.refund, t.currency)}
         </button>
         <a href={base}>Cancel</a>
       </form>

@@ -1,10 +1,11 @@
 import type { Request, Response, Router } from 'express';
-import { count, money, moneyList } from '../../dashboard/format.js';
+import { count, moneyList } from '../../dashboard/format.js';
 import { fromFields } from '../../dashboard/forms.js';
 import { sendPage } from '../../dashboard/render.js';
 import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../dashboard/stats-view.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
+import { formatMoney } from '../../money.js';
 import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
 import { createLink, listLinks } from '../../resources/links/links.service.js';
 import { linkValueFrom } from '../../resources/partner-access/portal-sign-up.js';
@@ -538,34 +539,34 @@ function NextPayout({ ctx, balance, amounts }: { ctx: PortalContext; balance: Ba
   if (payable < 0) {
     return (
       <>
-        Refunds exceed your approved commissions by {money(-payable, currency)}: it is taken off your next payout in {currency}.
+        Refunds exceed your approved commissions by {formatMoney(-payable, currency)}: it is taken off your next payout in {currency}.
       </>
     );
   }
   if (payable === 0) {
-    if (pending > 0) return <>Nothing is approved yet: {money(pending, currency)} pending becomes payable once it is approved.</>;
-    if (in_payouts > 0) return <>Nothing more to pay for now: {money(in_payouts, currency)} is on its way to you.</>;
+    if (pending > 0) return <>Nothing is approved yet: {formatMoney(pending, currency)} pending becomes payable once it is approved.</>;
+    if (in_payouts > 0) return <>Nothing more to pay for now: {formatMoney(in_payouts, currency)} is on its way to you.</>;
     return <>Nothing to pay for now.</>;
   }
   if (method === 'none') {
     return (
       <>
-        {money(payable, currency)} is approved: choose how you are paid in {settings} to receive it.
+        {formatMoney(payable, currency)} is approved: choose how you are paid in {settings} to receive it.
       </>
     );
   }
   if ((method === 'paypal' || method === 'wise') && !details.email) {
     return (
       <>
-        {money(payable, currency)} is approved: add your {payoutLabel(method)} e-mail address in {settings} to receive it.
+        {formatMoney(payable, currency)} is approved: add your {payoutLabel(method)} e-mail address in {settings} to receive it.
       </>
     );
   }
-  if (payable >= minimum) return <>You will be paid {money(payable, currency)} in the next payout.</>;
+  if (payable >= minimum) return <>You will be paid {formatMoney(payable, currency)} in the next payout.</>;
   return (
     <>
-      {money(minimum - payable, currency)} more to reach the minimum payout of {money(minimum, currency)} ({money(payable, currency)}{' '}
-      approved so far).
+      {formatMoney(minimum - payable, currency)} more to reach the minimum payout of {formatMoney(minimum, currency)} (
+      {formatMoney(payable, currency)} approved so far).
     </>
   );
 }
@@ -607,10 +608,10 @@ function EarningsSection({ ctx, balance }: { ctx: PortalContext; balance: Balanc
                 {amounts.map((a) => (
                   <tr>
                     <th scope="row">{a.currency}</th>
-                    <td class="num">{money(a.pending, a.currency)}</td>
-                    <td class="num">{money(a.payable, a.currency)}</td>
-                    <td class="num">{money(a.in_payouts, a.currency)}</td>
-                    <td class="num">{money(a.paid, a.currency)}</td>
+                    <td class="num">{formatMoney(a.pending, a.currency)}</td>
+                    <td class="num">{formatMoney(a.payable, a.currency)}</td>
+                    <td class="num">{formatMoney(a.in_payouts, a.currency)}</td>
+                    <td class="num">{formatMoney(a.paid, a.currency)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { z } from 'zod';
 import { StatusBadge } from '../../dashboard/components.js';
-import { count, day, money, moneyList } from '../../dashboard/format.js';
+import { count, day, moneyList } from '../../dashboard/format.js';
 import { fromFields } from '../../dashboard/forms.js';
 import { type Cursor, Pager } from '../../dashboard/pager.js';
 import { type ShownCommission, withStoredFields } from '../../dashboard/pages/commissions.js';
@@ -11,6 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
+import { formatMoney } from '../../money.js';
 import { listCommissions } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { toExpandedCustomer } from '../../resources/customers/customers.serializer.js';
@@ -261,7 +262,7 @@ function ReferralsPage(props: {
                       <a href={`${ctx.base}/payouts/${p.id}`}>{day(p.created_at)}</a>
                       <span class="sub">{`${count(p.commission_count)} commission${p.commission_count === 1 ? '' : 's'}`}</span>
                     </th>
-                    <td class="num">{money(p.amount, p.currency)}</td>
+                    <td class="num">{formatMoney(p.amount, p.currency)}</td>
                     <td>
                       <StatusBadge status={p.status} />
                       {p.paid_at ? <span class="sub">{`paid ${day(p.paid_at)}`}</span> : null}
@@ -302,7 +303,7 @@ function CommissionRow({ c, program }: { c: PartnerCommission; program: PortalCo
         {c.customer_id ? customerLabel(c.customer ?? { email: null }) : 'No customer'}
         <span class="sub">{`earned ${day(c.created_at)}`}</span>
       </th>
-      <td class="num">{money(c.amount, c.currency || program.currency_code)}</td>
+      <td class="num">{formatMoney(c.amount, c.currency || program.currency_code)}</td>
       <td>
         <StatusBadge status={c.status} />
         {note ? <span class="sub">{note}</span> : null}
@@ -336,11 +337,11 @@ function NextPayout({ ctx, balance }: { ctx: PortalContext; balance: BalanceObje
       {amounts.length === 0 ? (
         <p class="empty">
           Nothing earned yet. Commissions are paid out once they are approved
-          {minimum > 0 ? ` and add up to at least ${money(minimum, ctx.program.currency_code)}` : ''}.
+          {minimum > 0 ? ` and add up to at least ${formatMoney(minimum, ctx.program.currency_code)}` : ''}.
         </p>
       ) : (
         amounts.map((a) => {
-          const m = (cents: number) => money(cents, a.currency);
+          const m = (cents: number) => formatMoney(cents, a.currency);
           return (
             <div data-currency={a.currency}>
               {amounts.length > 1 ? <h3>{a.currency}</h3> : null}
@@ -376,7 +377,7 @@ function NextPayout({ ctx, balance }: { ctx: PortalContext; balance: BalanceObje
 
 /** One currency's next payout in words. */
 function nextPayoutLine(a: BalanceObject['amounts'][number], minimum: number): string {
-  const m = (cents: number) => money(cents, a.currency);
+  const m = (cents: number) => formatMoney(cents, a.currency);
   const parts: string[] = [];
   if (a.payable > 0 && a.payable >= minimum) {
     parts.push(`${m(a.payable)} is ready for your next payout.`);
@@ -404,7 +405,7 @@ function PayoutPage({
   cursor: Cursor;
 }) {
   const base = `${ctx.base}/payouts/${payout.id}`;
-  const amount = money(payout.amount, payout.currency);
+  const amount = formatMoney(payout.amount, payout.currency);
   const details = Object.entries(payout.payout_details);
   const what: Record<PayoutObject['status'], string> = {
     pending: 'Being prepared: it is sent with the next batch of payouts.',

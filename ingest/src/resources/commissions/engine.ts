@@ -1,5 +1,5 @@
+import { roundHalfUp } from '../../money.js';
 import type { ApprovalDef, ConditionDef, FlowTrigger, RewardDef, Subject } from '../flows/flows.schema.js';
-import { roundHalfUp } from './cents.js';
 
 /**
  * The commission engine: which commissions an event earns under a program's flows. Pure: the

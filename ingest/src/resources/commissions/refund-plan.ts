@@ -1,4 +1,5 @@
-import { countsTowardsTotals, roundHalfUp } from './cents.js';
+import { proportionalShare } from '../../money.js';
+import { countsTowardsTotals } from './cents.js';
 
 /**
  * What a refund does to a transaction's commissions (ingest/docs/commissions.md#refunds). Pure.
@@ -43,11 +44,6 @@ export interface RefundPlan {
 export const FOLLOWING_STATUSES = ['pending', 'approved'] as const;
 export const followsItsReward = (entry: { status: string }) => (FOLLOWING_STATUSES as readonly string[]).includes(entry.status);
 
-/** round(amount × part / whole), half up; all non-negative integers, whole > 0. */
-function share(amount: number, part: number, whole: number): number {
-  return roundHalfUp(BigInt(amount) * BigInt(part), BigInt(whole));
-}
-
 /** What a reward counts for now: its amount and its refund entries that count; 0 when the reward itself does not count. */
 export function worthNow({ reward, entries }: RewardWithEntries): number {
   if (!countsTowardsTotals(reward)) return 0;
@@ -64,7 +60,7 @@ export function planRefund(q: { transactionAmount: number; refundedAfter: number
       plan.markRefunded.push(reward.id);
       continue;
     }
-    const target = full ? 0 : reward.amount - share(reward.amount, q.refundedAfter, q.transactionAmount);
+    const target = full ? 0 : reward.amount - proportionalShare(reward.amount, q.refundedAfter, q.transactionAmount);
     const current = worthNow({ reward, entries });
     const difference = target - current;
     if (difference === 0) continue;

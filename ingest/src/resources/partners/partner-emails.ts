@@ -1,6 +1,6 @@
 import type { CommissionRow, CustomerRow, PartnerRow, PayoutRow, ProgramRow } from '../../db/schema.js';
 import type { OutgoingEmail } from '../../mail/outbox.js';
-import { minorUnitDigits } from '../commissions/cents.js';
+import { formatMoney } from '../../money.js';
 
 /**
  * The e-mails svc sends partners (ingest/docs/partner-emails.md): plain text with a simple HTML
@@ -28,16 +28,6 @@ export function maskEmail(identifier: string): string {
   const at = identifier.lastIndexOf('@');
   if (at < 1) return `${identifier.slice(0, 1)}•••`;
   return `${identifier.slice(0, 1)}•••${identifier.slice(at)}`;
-}
-
-/** Minor units as money: 4900 USD → "$49.00", 500 JPY → "¥500". */
-export function formatMoney(minor: number, currency: string): string {
-  const major = minor / 10 ** minorUnitDigits(currency);
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).format(major);
-  } catch {
-    return `${major.toFixed(2)} ${currency}`;
-  }
 }
 
 const signOff = (program: ProgramRow) => `— The ${program.name} team`;

@@ -1,5 +1,5 @@
 import type { PayoutRow } from '../../db/schema.js';
-import { minorUnitDigits } from '../commissions/cents.js';
+import { toMajorUnits } from '../../money.js';
 
 /**
  * The batch files a payout export writes (ingest/docs/payouts.md): what each provider's batch
@@ -23,16 +23,6 @@ export interface ExportFormat {
   /** The most rows the provider takes in one file. */
   maxRows: number | null;
   row(payout: PayoutRow, partner: ExportPartner): string[];
-}
-
-/** Cents (minor units) as a decimal in the major unit, exactly: 123456 USD → "1234.56", 500 JPY → "500". */
-export function toMajorUnits(minor: number, currency: string): string {
-  const digits = minorUnitDigits(currency);
-  if (digits === 0) return String(minor);
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
-  const scale = 10 ** digits;
-  return `${sign}${Math.floor(abs / scale)}.${String(abs % scale).padStart(digits, '0')}`;
 }
 
 const emailOf = (payout: PayoutRow) => payout.payout_details.email ?? '';

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { CustomerRow, StripeIntegrationRow, TransactionRow } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
+import { proportionalShare } from '../../money.js';
 import { findProgramClick } from '../clicks/clicks.repository.js';
-import { roundHalfUp } from '../commissions/cents.js';
 import { findCustomer, findCustomerOfClick, findExistingCustomer } from '../customers/customers.repository.js';
 import { createCustomer, updateCustomer } from '../customers/customers.service.js';
 import type { FlowSource } from '../flows/flow-cache.js';
@@ -433,9 +433,7 @@ const onChargeRefunded: Handler = async (ctx, event) => {
   if (!before) return ignored('unknown_payment', `No recorded payment for charge ${charge.id} (yet)`, { waitingFor: keys });
   const transactionId = before.id;
   const share = (t: TransactionRow) =>
-    charge.amount_refunded >= charge.amount
-      ? t.amount
-      : roundHalfUp(BigInt(charge.amount_refunded) * BigInt(t.amount), BigInt(charge.amount));
+    charge.amount_refunded >= charge.amount ? t.amount : proportionalShare(charge.amount_refunded, t.amount, charge.amount);
   const after = await refundTransactionUpTo(ctx.db, ctx.integration.organization_id, transactionId, share);
   const more = { transactionId, customerId: after.customer_id };
   if (after.refunded_amount === before.refunded_amount) {
