@@ -190,13 +190,41 @@ async function applyPromotionCode(
   return found && codeAppliesTo(found, partner) ? { promotionCodeId: found.id } : { warning: notApplied(code) };
 }
 
+/** What identifies a customer in its program: `identifier`, else the e-mail, else the integrator id. */
+const identifierOf = (input: CustomerCreateInput): string | undefined => input.identifier ?? input.email ?? input.customer_id ?? undefined;
+
+/**
+ * The program's customer that these details name (by identifier or integrator id), else a new one
+ * made from them: for Stripe's events, which want a customer where the API answers 409. The unique
+ * indexes that give the API its 409 also decide between simultaneous creations here: the one that
+ * loses gets the winner.
+ */
+export async function findOrCreateCustomer(
+  db: Db,
+  organizationId: string,
+  programId: string,
+  input: CustomerCreateInput,
+  onEmailQueued?: OnEmailQueued,
+): Promise<CustomerRow> {
+  const keys = { identifier: identifierOf(input), customerId: input.customer_id };
+  const existing = keys.identifier ? await findExistingCustomer(db, programId, keys) : undefined;
+  if (existing) return existing;
+  try {
+    return (await createCustomer(db, organizationId, input, onEmailQueued)).customer;
+  } catch (err) {
+    const winner = err instanceof ApiError && err.type === 'conflict_error' ? await findExistingCustomer(db, programId, keys) : undefined;
+    if (winner) return winner;
+    throw err;
+  }
+}
+
 export async function createCustomer(
   db: Db,
   organizationId: string,
   input: CustomerCreateInput,
   onEmailQueued?: OnEmailQueued,
 ): Promise<CustomerWrite> {
-  const identifier = input.identifier ?? input.email ?? input.customer_id;
+  const identifier = identifierOf(input);
   if (!identifier) throw badRequest('Give email, customer_id or identifier to identify the customer', 'email');
   const { partner, clickId, attributingCode } = await attribute(db, organizationId, input);
   if (input.program_id && input.program_id !== partner.program_id) {

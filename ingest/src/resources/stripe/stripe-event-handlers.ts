@@ -4,8 +4,8 @@ import type { CustomerRow, StripeIntegrationRow, TransactionRow } from '../../db
 import { ApiError } from '../../http/errors.js';
 import { proportionalShare } from '../../money.js';
 import { findProgramClick } from '../clicks/clicks.repository.js';
-import { findCustomer, findCustomerOfClick, findExistingCustomer } from '../customers/customers.repository.js';
-import { createCustomer, updateCustomer } from '../customers/customers.service.js';
+import { findCustomer, findCustomerOfClick } from '../customers/customers.repository.js';
+import { findOrCreateCustomer, updateCustomer } from '../customers/customers.service.js';
 import type { FlowSource } from '../flows/flow-cache.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
 import { findTransactionOfCharges } from '../transactions/transactions.repository.js';
@@ -186,8 +186,8 @@ async function resolveCustomer(ctx: EventContext, hints: Hints): Promise<Found |
 
 /**
  * The lead of a click or code: the customer the click already became (svc.js's signup), or the
- * customer already holding the e-mail or Stripe customer id, or a new lead; a lead made at
- * the same moment by another request is found after the unique index refuses this one.
+ * customer already holding the e-mail or Stripe customer id, or a new lead
+ * (findOrCreateCustomer, which also settles a lead made at the same moment by another request).
  */
 async function findOrCreateLead(
   ctx: EventContext,
@@ -203,30 +203,20 @@ async function findOrCreateLead(
   const identifier = hints.email ?? hints.stripeCustomerId;
   if (!identifier)
     throw new UnusableEvent('The checkout names neither an e-mail nor a Stripe customer, so the customer cannot be identified');
-  const keys = { identifier, customerId: hints.stripeCustomerId };
-  const existing = await findExistingCustomer(ctx.db, programId, keys);
-  if (existing) return existing;
-  try {
-    const { customer } = await createCustomer(
-      ctx.db,
-      organizationId,
-      {
-        ...attribution,
-        identifier,
-        email: hints.email ?? undefined,
-        name: hints.name ?? undefined,
-        customer_id: hints.stripeCustomerId ?? undefined,
-        subscription_id: hints.subscriptionId ?? undefined,
-      },
-      ctx.onEmailQueued,
-    );
-    return customer;
-  } catch (err) {
-    const winner =
-      err instanceof ApiError && err.type === 'conflict_error' ? await findExistingCustomer(ctx.db, programId, keys) : undefined;
-    if (winner) return winner;
-    throw err;
-  }
+  return findOrCreateCustomer(
+    ctx.db,
+    organizationId,
+    programId,
+    {
+      ...attribution,
+      identifier,
+      email: hints.email ?? undefined,
+      name: hints.name ?? undefined,
+      customer_id: hints.stripeCustomerId ?? undefined,
+      subscription_id: hints.subscriptionId ?? undefined,
+    },
+    ctx.onEmailQueued,
+  );
 }
 
 const metadataHints = (metadata: Record<string, string> | null | undefined) => ({
