@@ -32,7 +32,6 @@ import { registerStripeRoutes } from './resources/stripe/stripe.routes.js';
 import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
 import { isPublicEndpoint, registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
-import { hashNewPasswordsCheaply } from './resources/users/passwords.js';
 import { registerWebhookEndpointRoutes } from './resources/webhook-endpoints/webhook-endpoints.routes.js';
 
 const READY_TIMEOUT_MS = 2000;
@@ -124,10 +123,8 @@ export function createApp(deps: AppDeps): express.Express {
   if (config.testHooks) {
     // For the browser tests (e2e/) only: outside /v1, without an API key, not in the OpenAPI document.
     app.use('/__test', clickTestHooks(db), partnerAccessTestHooks(db));
-    // The browser tests make and sign in dashboard users dozens of times.
-    hashNewPasswordsCheaply();
     logger.warn(
-      'test hooks on (SVC_TEST_HOOKS=1): POST /__test/clicks/:id/age and /__test/partners/:id/expire-access change records without an API key, and new dashboard passwords are hashed at a test cost; never in production',
+      'test hooks on (SVC_TEST_HOOKS=1): POST /__test/clicks/:id/age and /__test/partners/:id/expire-access change records without an API key; never in production',
     );
   }
   app.use(unknownRoute);

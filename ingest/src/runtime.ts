@@ -8,6 +8,7 @@ import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { purgeOldEvents } from './resources/events/events.service.js';
 import { purgeExpiredPartnerAccess } from './resources/partner-access/partner-access.service.js';
 import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
+import { hashNewPasswordsCheaply } from './resources/users/passwords.js';
 import { purgeExpiredSessions } from './resources/users/users.service.js';
 import { purgeOldDeliveries } from './resources/webhook-endpoints/webhook-endpoints.service.js';
 import { createWebhookWorker } from './resources/webhook-endpoints/webhook-worker.js';
@@ -31,6 +32,11 @@ function describeDatabase(url: string): string {
  * reason not to start (the shared store works degraded until it is back).
  */
 export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  if (config.testHooks) {
+    // The browser tests make and sign in dashboard users dozens of times (passwords.ts).
+    hashNewPasswordsCheaply();
+    logger.warn('test hooks on (SVC_TEST_HOOKS=1): new dashboard passwords are hashed at a test cost; never in production');
+  }
   const db = openDatabase(config.database, {
     onIdleConnectionError: (err) =>
       logger.warn({ reason: err.message }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'),
