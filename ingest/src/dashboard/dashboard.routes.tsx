@@ -4,11 +4,14 @@ import type { AppDeps } from '../deps.js';
 import { toApiError } from '../http/error-handler.js';
 import { ApiError } from '../http/errors.js';
 import { trustedDevices } from '../http/trusted-devices.js';
+import { serveAsset } from '../pages/assets.js';
+import { fromThisOrigin } from '../pages/form-origin.js';
+import { pagePolicy, sendPage } from '../pages/render.js';
 import { listPrograms } from '../resources/programs/programs.service.js';
 import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
 import type { RateLimiter } from '../store/index.js';
-import { serveAsset } from './assets.js';
-import { ErrorPage, type PageContext, programPath, type Section } from './layout.js';
+import { type ContextOf, type PageContext, programPath, type Section } from './context.js';
+import { ErrorPage } from './layout.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
 import { customerNotices, registerCustomersPages } from './pages/customers.js';
 import { integrationNotices, registerIntegrationPages } from './pages/integrations.js';
@@ -16,14 +19,15 @@ import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
 import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
+import { codeNotices, registerCodePages } from './pages/settings-codes.js';
+import { flowNotices, registerFlowPages } from './pages/settings-flows.js';
+import { groupNotices, registerGroupPages } from './pages/settings-groups.js';
 import { SignInPage } from './pages/sign-in.js';
 import { registerTransactionsPages, transactionNotices } from './pages/transactions.js';
-import { pagePolicy, sendPage } from './render.js';
 import {
   checkCsrf,
   clearSessionCookie,
   DashboardForbidden,
-  fromThisOrigin,
   requireSignIn,
   sessionToken,
   setSessionCookie,
@@ -53,6 +57,9 @@ const NOTICES: Record<string, string> = {
   ...commissionNotices,
   ...payoutNotices,
   ...settingsNotices,
+  ...flowNotices,
+  ...groupNotices,
+  ...codeNotices,
   ...integrationNotices,
 };
 
@@ -63,9 +70,6 @@ export const SIGN_IN_LIMITS = { email: 10, client: 100, device: 10 };
 /** Where a signed-in user lands after signing in: a dashboard path only, never another site. */
 const safeNext = (next: unknown) =>
   typeof next === 'string' && /^\/dashboard(\/[^\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/dashboard';
-
-/** The signed-in pages' context: the user's programs and the one in the URL (404 when not theirs). */
-export type ContextOf = (res: Response, section: Section | null, programId?: string) => Promise<PageContext>;
 
 export function dashboardRouter(deps: AppDeps): Router {
   const { db, store, logger } = deps;
@@ -136,7 +140,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     res.redirect(303, '/dashboard/sign-in');
   });
 
-  const contextOf: ContextOf = async (res, section, programId) => {
+  async function pageContext(res: Response, section: Section | null, programId?: string): Promise<PageContext> {
     const user = userOf(res);
     const programs = (await listPrograms(db, user.organization_id, { limit: 100, order: 'asc' })).rows;
     // A page of the organization (integrations) keeps the first program's links in the header.
@@ -145,7 +149,8 @@ export function dashboardRouter(deps: AppDeps): Router {
     const code = res.req.query.notice;
     const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
     return { user, programs, program, section, notice, publicUrl: deps.config.publicUrl };
-  };
+  }
+  const contextOf = pageContext as ContextOf;
 
   signedIn.get('/', async (req: Request, res) => {
     const ctx = await contextOf(res, null);
@@ -160,6 +165,9 @@ export function dashboardRouter(deps: AppDeps): Router {
   registerCommissionPages(signedIn, deps, contextOf);
   registerPayoutsPages(signedIn, deps, contextOf);
   registerSettingsPages(signedIn, deps, contextOf);
+  registerFlowPages(signedIn, deps, contextOf);
+  registerGroupPages(signedIn, deps, contextOf);
+  registerCodePages(signedIn, deps, contextOf);
   registerIntegrationPages(signedIn, deps, contextOf);
 
   router.use(signedIn);

@@ -1,23 +1,6 @@
-import type { ProgramObject } from '../resources/programs/programs.schema.js';
-import type { SignedInUser } from '../resources/users/users.service.js';
-import { assetUrl } from './assets.js';
-import type { Children } from './render.js';
-
-export type Section = 'overview' | 'partners' | 'customers' | 'transactions' | 'commissions' | 'payouts' | 'settings' | 'integrations';
-
-/** What every signed-in page knows: who is looking, their programs, which one and which section. */
-export interface PageContext {
-  user: SignedInUser;
-  programs: ProgramObject[];
-  program: ProgramObject | null;
-  section: Section | null;
-  /** A one-line confirmation of what the last form did. */
-  notice?: string | null;
-  /** svc's public address, SVC_PUBLIC_URL (where the script tag loads svc.js from); never the request's Host. */
-  publicUrl: string;
-}
-
-export const programPath = (program: { id: string }, rest = '') => `/dashboard/programs/${program.id}${rest}`;
+import { Document, ErrorBody, errorHeading, NavLink, Notice, SkipLink } from '../pages/document.js';
+import type { Children } from '../pages/render.js';
+import { type PageContext, programPath } from './context.js';
 
 /** The tag a program's pages load svc.js with (README.md#the-script-tag). */
 export const scriptTag = (publicUrl: string, publicKey: string) =>
@@ -26,37 +9,16 @@ export const scriptTag = (publicUrl: string, publicKey: string) =>
 /** The hidden field that proves a form comes from this session's pages (session-auth.ts). */
 export const Csrf = ({ ctx }: { ctx: PageContext }) => <input type="hidden" name="_csrf" value={ctx.user.csrf_token} />;
 
-export function Document({ title, children }: { title: string; children: Children }) {
-  return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${title} · svc`}</title>
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href={assetUrl('dashboard.css')} />
-        <script defer src={assetUrl('dashboard.js')} />
-      </head>
-      <body>{children}</body>
-    </html>
-  );
-}
-
-function NavLink({ href, current, children }: { href: string; current: boolean; children: Children }) {
-  return (
-    <a href={href} aria-current={current ? 'page' : undefined}>
-      {children}
-    </a>
-  );
-}
+/** A dashboard page's shell: its title, then svc's. */
+export const DashboardDocument = ({ title, children }: { title: string; children: Children }) => (
+  <Document title={`${title} · svc`}>{children}</Document>
+);
 
 export function Layout({ ctx, title, children }: { ctx: PageContext; title: string; children: Children }) {
   const { program, section, user } = ctx;
   return (
-    <Document title={title}>
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
+    <DashboardDocument title={title}>
+      <SkipLink />
       <header class="top">
         <a class="brand" href="/dashboard">
           svc
@@ -119,29 +81,19 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
         </form>
       </header>
       <main id="main">
-        {ctx.notice ? (
-          <p class="notice" role="status">
-            {ctx.notice}
-          </p>
-        ) : null}
+        <Notice text={ctx.notice} />
         {children}
       </main>
-    </Document>
+    </DashboardDocument>
   );
 }
 
-/** A page of its own for what went wrong (404, 403, 503 …), signed in or not. */
-export function ErrorPage({ status, message }: { status: number; message: string }) {
-  const heading = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : status >= 500 ? 'Something went wrong' : 'Cannot do that';
+/** A page of its own for what went wrong (404, 403, 429, a stale form, 503 …), signed in or not. */
+export function ErrorPage({ status, message, stale }: { status: number; message: string; stale?: boolean }) {
+  const heading = errorHeading(status, stale);
   return (
-    <Document title={heading}>
-      <main id="main" class="narrow">
-        <h1>{heading}</h1>
-        <p>{message}</p>
-        <p>
-          <a href="/dashboard">Back to the dashboard</a>
-        </p>
-      </main>
-    </Document>
+    <DashboardDocument title={heading}>
+      <ErrorBody heading={heading} message={message} back={{ href: '/dashboard', label: 'Back to the dashboard' }} />
+    </DashboardDocument>
   );
 }

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies } from 'cookie';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database.js';
+import { fromThisOrigin, sameToken } from '../pages/form-origin.js';
 import { type OpenedSession, readSession, type SignedInUser } from '../resources/users/users.service.js';
 
 /**
@@ -59,26 +59,6 @@ export function requireSignIn(db: Db): RequestHandler {
     res.locals.user = user;
     next();
   };
-}
-
-/**
- * Whether the browser says the request comes from svc's own pages (or says nothing, as
- * non-browser clients do). A browser that sends no Sec-Fetch-Site names the page's origin, which
- * must be svc's public address (SVC_PUBLIC_URL): the request's own Host is the sender's to choose.
- */
-export function fromThisOrigin(req: Request, publicUrl: string): boolean {
-  const site = req.get('sec-fetch-site');
-  if (site !== undefined) return site === 'same-origin';
-  const origin = req.get('origin');
-  if (origin === undefined) return true;
-  return origin === publicUrl;
-}
-
-/** A form's token against the session's, in constant time. */
-export function sameToken(given: unknown, expected: string): boolean {
-  if (typeof given !== 'string') return false;
-  const [a, b] = [Buffer.from(given), Buffer.from(expected)];
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** CSRF: refuses a state-changing request that does not come from a dashboard page of this session. */

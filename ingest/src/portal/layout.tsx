@@ -1,47 +1,21 @@
-import { assetUrl } from '../dashboard/assets.js';
-import type { Children } from '../dashboard/render.js';
 import type { ProgramRow } from '../db/schema.js';
-import type { PortalSession } from './portal-auth.js';
+import { Document, ErrorBody, errorHeading, NavLink, Notice, SkipLink } from '../pages/document.js';
+import type { Children } from '../pages/render.js';
+import type { PortalContext } from './context.js';
 
 /**
  * The partner portal's pages (ingest/docs/partner-portal.md): server-rendered like the dashboard's,
  * with its stylesheet and script (copy buttons, the chart), and working without JavaScript.
  */
 
-export type PortalSection = 'home' | 'referrals' | 'settings';
-
-/** What a signed-in portal page is given: the session, the section and a confirmation of the last form. */
-export interface PortalContext extends PortalSession {
-  section: PortalSection | null;
-  notice?: string | null;
-}
-
 /** The hidden field that proves a form comes from this session's pages (portal-auth.ts). */
 export const PortalCsrf = ({ ctx }: { ctx: PortalContext }) => <input type="hidden" name="_csrf" value={ctx.session.csrf_token} />;
 
 export function PortalDocument({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
   return (
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <title>{`${title} · ${program.name} partners`}</title>
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href={assetUrl('dashboard.css')} />
-        <link rel="stylesheet" href={assetUrl('portal.css')} />
-        <script defer src={assetUrl('dashboard.js')} />
-      </head>
-      <body class="portal">{children}</body>
-    </html>
-  );
-}
-
-function NavLink({ href, current, children }: { href: string; current: boolean; children: Children }) {
-  return (
-    <a href={href} aria-current={current ? 'page' : undefined}>
+    <Document title={`${title} · ${program.name} partners`} stylesheets={['portal.css']} bodyClass="portal" noReferrer>
       {children}
-    </a>
+    </Document>
   );
 }
 
@@ -50,9 +24,7 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
   const active = ctx.partner.status === 'active';
   return (
     <PortalDocument program={ctx.program} title={title}>
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
+      <SkipLink />
       <header class="top">
         <a class="brand" href={`${ctx.base}/`}>
           {ctx.program.name}
@@ -79,11 +51,7 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
         )}
       </header>
       <main id="main">
-        {ctx.notice ? (
-          <p class="notice" role="status">
-            {ctx.notice}
-          </p>
-        ) : null}
+        <Notice text={ctx.notice} />
         {children}
       </main>
     </PortalDocument>
@@ -103,28 +71,11 @@ export function PublicPage({ program, title, children }: { program: Pick<Program
 }
 
 /** What went wrong, in the portal's words (404 for an unknown program or another partner's record). */
-export function PortalErrorPage({ status, message, home }: { status: number; message: string; home?: string }) {
-  const heading =
-    status === 404
-      ? 'Not found'
-      : status === 403
-        ? 'Not allowed'
-        : status === 401
-          ? 'Signed out'
-          : status >= 500
-            ? 'Something went wrong'
-            : 'Cannot do that';
+export function PortalErrorPage({ status, message, home, stale }: { status: number; message: string; home?: string; stale?: boolean }) {
+  const heading = errorHeading(status, stale);
   return (
     <PortalDocument program={{ name: 'svc' }} title={heading}>
-      <main id="main" class="narrow">
-        <h1>{heading}</h1>
-        <p>{message}</p>
-        {home ? (
-          <p>
-            <a href={home}>Back to the portal</a>
-          </p>
-        ) : null}
-      </main>
+      <ErrorBody heading={heading} message={message} back={home ? { href: home, label: 'Back to the portal' } : undefined} />
     </PortalDocument>
   );
 }

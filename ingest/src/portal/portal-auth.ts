@@ -1,8 +1,8 @@
 import { parse as parseCookies } from 'cookie';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
-import { fromThisOrigin, sameToken } from '../dashboard/session-auth.js';
 import type { Db } from '../db/database.js';
 import type { PartnerRow, ProgramRow } from '../db/schema.js';
+import { fromThisOrigin, sameToken } from '../pages/form-origin.js';
 import { type OpenedPartnerSession, type PartnerSession, readPartnerSession } from '../resources/partner-access/partner-access.service.js';
 import { findPartner } from '../resources/partners/partners.repository.js';
 

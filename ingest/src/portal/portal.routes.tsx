@@ -1,11 +1,11 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import helmet from 'helmet';
-import { pagePolicy, sendPage } from '../dashboard/render.js';
-import { fromThisOrigin } from '../dashboard/session-auth.js';
 import type { AppDeps } from '../deps.js';
 import { toApiError } from '../http/error-handler.js';
 import { ApiError } from '../http/errors.js';
 import { trustedDevices } from '../http/trusted-devices.js';
+import { fromThisOrigin } from '../pages/form-origin.js';
+import { pagePolicy, sendPage } from '../pages/render.js';
 import {
   closePartnerSession,
   portalProgram,
@@ -15,7 +15,8 @@ import {
   signInLinkUsable,
 } from '../resources/partner-access/partner-access.service.js';
 import { signUpPartner } from '../resources/partner-access/portal-sign-up.js';
-import { type PortalContext, PortalErrorPage, type PortalSection } from './layout.js';
+import { notFoundPage, type PortalContextOf } from './context.js';
+import { PortalErrorPage } from './layout.js';
 import { homeNotices, registerHomePages } from './pages/home.js';
 import { HONEYPOT, JoinedPage, JoinPage } from './pages/join.js';
 import { referralsNotices, registerReferralsPages } from './pages/referrals.js';
@@ -66,9 +67,6 @@ export const PORTAL_WINDOW_SECONDS = 15 * 60;
  * ingest/docs/api.md#shared-addresses.
  */
 export const PORTAL_LIMITS = { linkPerEmail: 5, linkPerClient: 100, linkPerDevice: 20, joinPerClient: 10 };
-
-/** The signed-in pages' context: the session, the section and the notice of the last form. */
-export type PortalContextOf = (res: Response, section: PortalSection | null) => PortalContext;
 
 const contextOf: PortalContextOf = (res, section) => {
   const code = res.req.query.notice;
@@ -242,8 +240,3 @@ export function portalRouter(deps: AppDeps): Router {
 }
 
 class PortalForbidden extends Error {}
-
-/** The same 404 for a program, a page or a record that does not exist and for one that is not the partner's. */
-export function notFoundPage(): ApiError {
-  return new ApiError('not_found_error', 'There is no such page in this partner portal.');
-}

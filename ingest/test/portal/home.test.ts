@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { count, moneyList } from '../../src/dashboard/format.js';
 import { formatMoney } from '../../src/money.js';
+import { count, moneyList } from '../../src/pages/format.js';
 import { addDays, todayUtc } from '../../src/resources/stats/stats.schema.js';
 import {
   type ApiObject,

@@ -1,23 +1,28 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { Db } from '../../db/database.js';
-import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { badRequest } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
+import { StatusBadge } from '../../pages/components.js';
+import { day, partnerName } from '../../pages/format.js';
+import { fromFields, manyValues } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
 import { COMMISSION_STATUSES, type CommissionObject, CommissionUpdate } from '../../resources/commissions/commissions.schema.js';
-import { listCommissions, MAX_BULK_COMMISSIONS, updateCommissions } from '../../resources/commissions/commissions.service.js';
+import {
+  listCommissions,
+  MAX_BULK_COMMISSIONS,
+  type ShownCommission,
+  updateCommissions,
+  withStoredFields,
+} from '../../resources/commissions/commissions.service.js';
 import { requireProgramPartner } from '../../resources/partners/partners.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
-import { StatusBadge } from '../components.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { day, partnerName } from '../format.js';
-import { fromFields, manyValues } from '../forms.js';
-import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
+import { CommissionTable } from '../commission-table.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf, Layout } from '../layout.js';
 
 const CommissionFilters = z.strictObject({
   status: z.enum(COMMISSION_STATUSES).optional(),
@@ -51,7 +56,7 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
     const page = await withStoredFields(
       db,
       await listCommissions(db, ctx.user.organization_id, {
-        program_id: ctx.program!.id,
+        program_id: ctx.program.id,
         status: filters.status,
         partner_id: filters.partner_id,
         created_gte: filters.from ? new Date(`${filters.from}T00:00:00.000Z`) : undefined,
@@ -63,7 +68,7 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
       }),
     );
     // The filter's partner must be one of the program's (404 otherwise), as on the other lists.
-    if (filters.partner_id) await requireProgramPartner(db, ctx.user.organization_id, ctx.program!.id, filters.partner_id);
+    if (filters.partner_id) await requireProgramPartner(db, ctx.user.organization_id, ctx.program.id, filters.partner_id);
     sendPage(res, <CommissionsPage ctx={ctx} page={page} filters={filters} />);
   });
 
@@ -74,115 +79,16 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
     // The reason goes with a rejection only (an approval clears any); left empty, it is not given.
     const fields = action.status === 'rejected' ? ['status', 'rejection_reason'] : ['status'];
     const input = fromFields(CommissionUpdate, { ...req.body, status: action.status }, fields, 'body');
-    await updateCommissions(db, ctx.user.organization_id, ctx.program!.id, manyValues(req.body?.ids), input, mailer.kick);
+    await updateCommissions(db, ctx.user.organization_id, ctx.program.id, manyValues(req.body?.ids), input, mailer.kick);
     const back = typeof req.body?.back === 'string' && req.body.back.startsWith('?') ? req.body.back : '?';
     const params = new URLSearchParams(back.slice(1));
     params.set('notice', action.notice);
-    res.redirect(303, programPath(ctx.program!, `/commissions?${params}`));
+    res.redirect(303, programPath(ctx.program, `/commissions?${params}`));
   });
 }
 
-/** A commission as its tables show it: the API's short object, with its own currency and its rejection reason. */
-export type ShownCommission = CommissionObject & { currency: string; rejection_reason: string | null };
-
-/**
- * What the tables show of each commission of a page beyond the API's short object, which does not
- * carry it (the Partnership Program API's field set): its currency (the transaction's, which need
- * not be the program's) and the reason it was rejected, read from the stored rows in one query.
- */
-export async function withStoredFields<P extends { rows: CommissionObject[] }>(
-  db: Db,
-  page: P,
-): Promise<Omit<P, 'rows'> & { rows: ShownCommission[] }> {
-  const stored = await loadByIds(
-    db,
-    'commissions',
-    page.rows.map((c) => c.id),
-  );
-  return {
-    ...page,
-    rows: page.rows.map((c) => {
-      const row = stored.get(c.id);
-      return { ...c, currency: row?.currency ?? '', rejection_reason: row?.rejection_reason ?? null };
-    }),
-  };
-}
-
-/** A commission's status, with the reason given to the partner when it was rejected with one. */
-export function CommissionStatus({ commission }: { commission: { status: string; rejection_reason: string | null } }) {
-  return (
-    <>
-      <StatusBadge status={commission.status} />
-      {commission.status === 'rejected' && commission.rejection_reason ? (
-        <span class="sub">{`Reason: ${commission.rejection_reason}`}</span>
-      ) : null}
-    </>
-  );
-}
-
-/** The rows of a commissions table, with a checkbox per row where they can be chosen for a bulk change. */
-export function CommissionRows({
-  ctx,
-  rows,
-  selectable,
-  showPartner,
-}: {
-  ctx: PageContext;
-  rows: ShownCommission[];
-  selectable: boolean;
-  showPartner: boolean;
-}) {
-  const program = ctx.program!;
-  return (
-    <>
-      <thead>
-        <tr>
-          {selectable ? (
-            <th scope="col" class="check">
-              <input type="checkbox" data-select-all="ids" aria-label="Choose every commission on this page" />
-            </th>
-          ) : null}
-          <th scope="col">Created</th>
-          {showPartner ? <th scope="col">Partner</th> : null}
-          <th scope="col">Customer</th>
-          <th scope="col">Status</th>
-          <th scope="col" class="num">
-            Revenue
-          </th>
-          <th scope="col" class="num">
-            Commission
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((c) => (
-          <tr>
-            {selectable ? (
-              <td class="check">
-                <input type="checkbox" name="ids" value={c.id} form="bulk" aria-label={`Choose commission ${c.id}`} />
-              </td>
-            ) : null}
-            <th scope="row">
-              {day(c.created_at)} <span class="sub">{c.id}</span>
-            </th>
-            {showPartner ? (
-              <td>{c.partner ? <a href={programPath(program, `/partners/${c.partner.id}`)}>{partnerName(c.partner)}</a> : '—'}</td>
-            ) : null}
-            <td>{c.customer?.email ?? c.customer?.name ?? c.customer_id ?? '—'}</td>
-            <td>
-              <CommissionStatus commission={c} />
-            </td>
-            <td class="num">{c.revenue === null ? '—' : formatMoney(c.revenue, c.currency || program.currency_code)}</td>
-            <td class="num">{formatMoney(c.amount, c.currency || program.currency_code)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </>
-  );
-}
-
-function CommissionsPage({ ctx, page, filters }: { ctx: PageContext; page: Page<ShownCommission>; filters: Filters }) {
-  const program = ctx.program!;
+function CommissionsPage({ ctx, page, filters }: { ctx: ProgramPageContext; page: Page<ShownCommission>; filters: Filters }) {
+  const program = ctx.program;
   const base = programPath(program, '/commissions');
   const kept = { status: filters.status, partner_id: filters.partner_id, from: filters.from, to: filters.to };
   const back = `?${new URLSearchParams(Object.entries(kept).filter((e): e is [string, string] => Boolean(e[1])))}`;
@@ -230,11 +136,7 @@ function CommissionsPage({ ctx, page, filters }: { ctx: PageContext; page: Page<
               Reject
             </button>
           </form>
-          <div class="table-wrap">
-            <table class="data">
-              <CommissionRows ctx={ctx} rows={page.rows} selectable showPartner />
-            </table>
-          </div>
+          <CommissionTable ctx={ctx} rows={page.rows} bulkForm="bulk" showPartner />
         </>
       )}
       <Pager page={page} base={base} filters={kept} cursor={filters as Cursor} />

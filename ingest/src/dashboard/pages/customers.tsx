@@ -5,7 +5,12 @@ import { notFound } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
-import { listCommissions } from '../../resources/commissions/commissions.service.js';
+import { StatusBadge } from '../../pages/components.js';
+import { count, customerLabel, day, partnerName, time } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
+import { listCommissions, type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import {
   CUSTOMER_STATUSES,
   CustomerListQuery,
@@ -16,15 +21,11 @@ import { listCustomers, retrieveCustomer } from '../../resources/customers/custo
 import { firstPaymentDates } from '../../resources/transactions/transactions.repository.js';
 import type { TransactionObject } from '../../resources/transactions/transactions.schema.js';
 import { listTransactions } from '../../resources/transactions/transactions.service.js';
-import { StatusBadge } from '../components.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, partnerName, time } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Layout, type PageContext, programPath } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
-import { CommissionRows, type ShownCommission, withStoredFields } from './commissions.js';
-import { checkPartnerFilter, customerLabel, TransactionRows } from './transactions.js';
+import { CommissionTable } from '../commission-table.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Layout } from '../layout.js';
+import { checkPartnerFilter } from '../list-filters.js';
+import { TransactionTable } from '../transaction-table.js';
 
 const PAGE_SIZE = 25;
 
@@ -50,7 +51,7 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
     const filters = fromFields(CustomerFilters, req.query, ['search', 'status', 'partner_id', 'starting_after', 'ending_before'], 'query');
     await checkPartnerFilter(deps, ctx, filters.partner_id);
     const page = await listCustomers(db, org, {
-      program_id: ctx.program!.id,
+      program_id: ctx.program.id,
       search: filters.search,
       status: filters.status,
       partner_id: filters.partner_id,
@@ -76,8 +77,8 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
     })) as CustomerObject & {
       stats: CustomerStatsObject;
     };
-    if (customer.program_id !== ctx.program!.id) throw notFound('customer', req.params.customerId);
-    const scope = { program_id: ctx.program!.id, customer_id: customer.id, limit: PAGE_SIZE };
+    if (customer.program_id !== ctx.program.id) throw notFound('customer', req.params.customerId);
+    const scope = { program_id: ctx.program.id, customer_id: customer.id, limit: PAGE_SIZE };
     const [transactions, commissions, firstPaid] = await Promise.all([
       listTransactions(db, org, scope),
       listCommissions(db, org, scope).then((page) => withStoredFields(db, page)),
@@ -102,12 +103,12 @@ function CustomerListPage({
   filters,
   firstPaid,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   page: Page<CustomerObject>;
   filters: Filters;
   firstPaid: Map<string, Date>;
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = programPath(program, '/customers');
   const kept = { search: filters.search, status: filters.status, partner_id: filters.partner_id };
   const filtered = Object.values(kept).some(Boolean);
@@ -183,14 +184,14 @@ function CustomerListPage({
 }
 
 function CustomerPage(props: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   customer: CustomerObject & { stats: CustomerStatsObject };
   transactions: Page<TransactionObject>;
   commissions: Page<ShownCommission>;
   firstPaid: Date | null;
 }) {
   const { ctx, customer: c, transactions, commissions, firstPaid } = props;
-  const program = ctx.program!;
+  const program = ctx.program;
   const currency = program.currency_code;
   return (
     <Layout ctx={ctx} title={customerLabel(c)}>
@@ -245,18 +246,12 @@ function CustomerPage(props: {
 
       <section aria-labelledby="transactions-title">
         <h2 id="transactions-title">Transactions</h2>
-        {transactions.rows.length === 0 ? (
-          <p class="empty">
-            No payments yet. When this customer pays, record it with POST /v1/transactions (customer_id {c.id}) or let Stripe report it: the
-            partner's commission is made at once.
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <TransactionRows ctx={ctx} rows={transactions.rows} showCustomer={false} />
-            </table>
-          </div>
-        )}
+        <TransactionTable
+          ctx={ctx}
+          rows={transactions.rows}
+          showCustomer={false}
+          empty={`No payments yet. When this customer pays, record it with POST /v1/transactions (customer_id ${c.id}) or let Stripe report it: the partner's commission is made at once.`}
+        />
         {transactions.has_more ? (
           <p>
             <a href={programPath(program, `/transactions?customer_id=${c.id}`)}>All {transactions.total_count} transactions</a>
@@ -266,15 +261,7 @@ function CustomerPage(props: {
 
       <section aria-labelledby="commissions-title">
         <h2 id="commissions-title">Commissions</h2>
-        {commissions.rows.length === 0 ? (
-          <p class="muted">No commissions for this customer yet.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <CommissionRows ctx={ctx} rows={commissions.rows} selectable={false} showPartner={false} />
-            </table>
-          </div>
-        )}
+        <CommissionTable ctx={ctx} rows={commissions.rows} showPartner={false} empty="No commissions for this customer yet." />
       </section>
     </Layout>
   );

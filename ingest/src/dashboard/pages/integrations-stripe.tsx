@@ -2,6 +2,10 @@ import type { Router } from 'express';
 import type { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import type { Page } from '../../http/list.js';
+import { count, time } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
 import {
   STRIPE_EVENT_STATUSES,
   StripeConnect,
@@ -11,12 +15,8 @@ import {
 } from '../../resources/stripe/stripe.schema.js';
 import { connectStripe, disconnectStripe, listStripeEvents, retrieveStripeIntegration } from '../../resources/stripe/stripe.service.js';
 import { OPTIONAL_EVENT_TYPES } from '../../resources/stripe/stripe-event-handlers.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { count, time } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, Layout, type PageContext } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
+import type { ContextOf, PageContext, ProgramPageContext } from '../context.js';
+import { Csrf, Layout } from '../layout.js';
 import { requireOwner } from '../session-auth.js';
 
 const PAGE_SIZE = 25;
@@ -39,7 +39,7 @@ export const eventState = (e: Pick<StripeEventObject, 'status' | 'waiting_for'>)
 export function registerStripePages(router: Router, { db }: AppDeps, contextOf: ContextOf): void {
   router.get('/integrations/stripe/:programId', requireOwner, async (req, res) => {
     const ctx = await contextOf(res, 'integrations', req.params.programId as string);
-    const program = ctx.program!;
+    const program = ctx.program;
     const filters = fromFields(
       StripeEventListQuery,
       req.query,
@@ -56,7 +56,7 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
 
   router.post('/integrations/stripe/:programId', requireOwner, async (req, res) => {
     const ctx = await contextOf(res, 'integrations', req.params.programId as string);
-    const program = ctx.program!;
+    const program = ctx.program;
     const secret = typeof req.body?.webhook_secret === 'string' ? req.body.webhook_secret.trim() : undefined;
     const input = fromFields(
       StripeConnect,
@@ -72,8 +72,8 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
 
   router.post('/integrations/stripe/:programId/disconnect', requireOwner, async (req, res) => {
     const ctx = await contextOf(res, 'integrations', req.params.programId as string);
-    await disconnectStripe(db, ctx.user.organization_id, ctx.program!.id);
-    res.redirect(303, `${stripePath(ctx.program!.id)}?notice=stripe-disconnected`);
+    await disconnectStripe(db, ctx.user.organization_id, ctx.program.id);
+    res.redirect(303, `${stripePath(ctx.program.id)}?notice=stripe-disconnected`);
   });
 }
 
@@ -81,13 +81,13 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
 const eventList = (types: string[]) => types.join('\n');
 
 function StripePage(props: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   integration: StripeIntegrationObject;
   events: Page<StripeEventObject>;
   filters: EventFilters;
 }) {
   const { ctx, integration, events, filters } = props;
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = stripePath(program.id);
   const counts = integration.event_counts;
   return (

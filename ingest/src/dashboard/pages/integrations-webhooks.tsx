@@ -2,6 +2,11 @@ import type { Router } from 'express';
 import type { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import type { Page } from '../../http/list.js';
+import { ShownOnce } from '../../pages/components.js';
+import { count, time } from '../../pages/format.js';
+import { fromFields, manyValues } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
 import { EVENT_RESOURCES } from '../../resources/events/event-types.js';
 import {
   DELIVERY_STATUSES,
@@ -21,13 +26,8 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from '../../resources/webhook-endpoints/webhook-endpoints.service.js';
-import { ShownOnce } from '../components.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { count, time } from '../format.js';
-import { fromFields, manyValues } from '../forms.js';
-import { Csrf, Layout, type PageContext } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
+import type { ContextOf, PageContext } from '../context.js';
+import { Csrf, Layout } from '../layout.js';
 import { requireOwner } from '../session-auth.js';
 
 const PAGE_SIZE = 25;

@@ -4,15 +4,15 @@ import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { validate } from '../../http/validation.js';
 import { formatMoney } from '../../money.js';
+import { DailyChart, type Period, PeriodPicker, periodFields, periodFrom } from '../../pages/chart.js';
+import { change, count, moneyList, partnerName, time } from '../../pages/format.js';
+import { sendPage } from '../../pages/render.js';
 import type { EventObject } from '../../resources/events/events.schema.js';
 import { recentEvents } from '../../resources/events/events.service.js';
 import { addDays, daysBetween, type StatsFigures, type StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { change, count, moneyList, partnerName, time } from '../format.js';
-import { Layout, type PageContext, programPath, scriptTag } from '../layout.js';
-import { sendPage } from '../render.js';
-import { DailyChart, type Period, PeriodPicker, periodFields, periodFrom } from '../stats-view.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Layout, scriptTag } from '../layout.js';
 
 /** `?days=7|30|90` (default 30, ending today) or a custom `?start=&end=`: the stats API's own rules. */
 const PeriodQuery = z.strictObject({ ...periodFields, notice: z.string().optional() });
@@ -22,7 +22,7 @@ const periodOf = (query: unknown): Period => periodFrom(validate(PeriodQuery, qu
 export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf: ContextOf): void {
   router.get('/programs/:programId', async (req, res) => {
     const ctx = await contextOf(res, 'overview', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const period = periodOf(req.query);
     const length = daysBetween(period.start, period.end);
     const org = ctx.user.organization_id;
@@ -61,7 +61,7 @@ function Figure({ label, value, now, before }: { label: string; value: string; n
 const inCurrency = (f: StatsFigures, field: 'revenue' | 'commissions', currency: string) => f[field][currency] ?? 0;
 
 function OverviewPage(props: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   period: Period;
   current: StatsObject;
   previous: StatsObject;
@@ -70,7 +70,7 @@ function OverviewPage(props: {
   activity: EventObject[];
 }) {
   const { ctx, period, current, previous, top, names, activity } = props;
-  const program = ctx.program!;
+  const program = ctx.program;
   const currency = program.currency_code;
   const now = current.totals;
   const before = previous.totals;

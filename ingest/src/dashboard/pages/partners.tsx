@@ -4,7 +4,12 @@ import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
-import { listCommissions } from '../../resources/commissions/commissions.service.js';
+import { StatusBadge } from '../../pages/components.js';
+import { count, day, partnerName } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, NumberedPager, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
+import { listCommissions, type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { listCustomers } from '../../resources/customers/customers.service.js';
 import { LinkCreate, type LinkObject, LinkUpdate } from '../../resources/links/links.schema.js';
@@ -14,14 +19,9 @@ import { PARTNER_STATUSES, PartnerCreate, type PartnerObject, PartnerUpdate } fr
 import { createPartner, listPartners, rankPartners, retrievePartner, updatePartner } from '../../resources/partners/partners.service.js';
 import type { PayoutObject } from '../../resources/payouts/payouts.schema.js';
 import { listPayouts } from '../../resources/payouts/payouts.service.js';
-import { StatusBadge } from '../components.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, partnerName } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
-import { type Cursor, NumberedPager, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
-import { CommissionRows, type ShownCommission, withStoredFields } from './commissions.js';
+import { CommissionTable } from '../commission-table.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf, Layout } from '../layout.js';
 
 const PAGE_SIZE = 25;
 
@@ -56,14 +56,12 @@ const STATUS_ACTIONS = {
   reactivate: { status: 'active', notice: 'partner-reactivated' },
 } as const;
 
-export { partnerName };
-
 export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
   const { db, store, mailer } = deps;
 
   router.get('/programs/:programId/partners', async (req, res) => {
     const ctx = await contextOf(res, 'partners', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const filters = fromFields(
       PartnerListFilters,
       req.query,
@@ -94,19 +92,19 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     const ctx = await contextOf(res, 'partners', req.params.programId);
     const input = fromFields(
       PartnerCreate,
-      { ...req.body, program_id: ctx.program!.id },
+      { ...req.body, program_id: ctx.program.id },
       ['first_name', 'last_name', 'email', 'company_name', 'program_id'],
       'body',
     );
     const partner = await createPartner(db, ctx.user.organization_id, input, mailer.kick);
-    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=partner-created`));
+    res.redirect(303, programPath(ctx.program, `/partners/${partner.id}?notice=partner-created`));
   });
 
   router.get('/programs/:programId/partners/:partnerId', async (req, res) => {
     const ctx = await contextOf(res, 'partners', req.params.programId);
     const org = ctx.user.organization_id;
     const partner = await programPartner(ctx, req.params.partnerId);
-    const scope = { program_id: ctx.program!.id, partner_id: partner.id, limit: 10 };
+    const scope = { program_id: ctx.program.id, partner_id: partner.id, limit: 10 };
     const [links, customers, commissions, payouts] = await Promise.all([
       listLinks(db, org, { ...scope, limit: 100 }),
       listCustomers(db, org, scope),
@@ -120,9 +118,9 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
   });
 
   /** The partner of the program in the URL, with stats; another program's or organization's is a 404. */
-  async function programPartner(ctx: PageContext, partnerId: string): Promise<PartnerObject> {
+  async function programPartner(ctx: ProgramPageContext, partnerId: string): Promise<PartnerObject> {
     const partner = await retrievePartner(db, ctx.user.organization_id, partnerId, { include: ['stats'] });
-    if (partner.program_id !== ctx.program!.id) throw notFound('partner', partnerId);
+    if (partner.program_id !== ctx.program.id) throw notFound('partner', partnerId);
     return partner;
   }
 
@@ -139,7 +137,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
       ['rejection_note', 'suspension_reason'],
     );
     await updatePartner(db, ctx.user.organization_id, partner.id, input);
-    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=${action.notice}`));
+    res.redirect(303, programPath(ctx.program, `/partners/${partner.id}?notice=${action.notice}`));
   });
 
   router.post('/programs/:programId/partners/:partnerId', async (req, res) => {
@@ -150,7 +148,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
       'internal_note',
     ]);
     await updatePartner(db, ctx.user.organization_id, partner.id, input);
-    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=partner-saved`));
+    res.redirect(303, programPath(ctx.program, `/partners/${partner.id}?notice=partner-saved`));
   });
 
   router.post('/programs/:programId/partners/:partnerId/links', async (req, res) => {
@@ -158,11 +156,11 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     const partner = await programPartner(ctx, req.params.partnerId);
     const input = fromFields(LinkCreate, { ...req.body, partner_id: partner.id }, ['param', 'value', 'partner_id'], 'body');
     await createLink(db, store, ctx.user.organization_id, input);
-    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=link-created`));
+    res.redirect(303, programPath(ctx.program, `/partners/${partner.id}?notice=link-created`));
   });
 
   /** The partner's link named in the URL; another partner's is a 404. */
-  async function partnerLink(ctx: PageContext, partner: PartnerObject, linkId: string) {
+  async function partnerLink(ctx: ProgramPageContext, partner: PartnerObject, linkId: string) {
     const link = await requireLink(db, ctx.user.organization_id, linkId);
     if (link.partner_id !== partner.id) throw notFound('link', link.id);
     return link;
@@ -174,7 +172,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     const link = await partnerLink(ctx, partner, req.params.linkId);
     const input = fromFields(LinkUpdate, req.body, ['value'], 'body');
     await updateLink(db, store, ctx.user.organization_id, link.id, input);
-    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=link-saved`));
+    res.redirect(303, programPath(ctx.program, `/partners/${partner.id}?notice=link-saved`));
   });
 
   router.post('/programs/:programId/partners/:partnerId/links/:linkId/delete', async (req, res) => {
@@ -182,7 +180,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     const partner = await programPartner(ctx, req.params.partnerId);
     const link = await partnerLink(ctx, partner, req.params.linkId);
     await deleteLink(db, store, ctx.user.organization_id, link.id);
-    res.redirect(303, programPath(ctx.program!, `/partners/${partner.id}?notice=link-deleted`));
+    res.redirect(303, programPath(ctx.program, `/partners/${partner.id}?notice=link-deleted`));
   });
 }
 
@@ -191,11 +189,11 @@ function PartnerListPage({
   page,
   filters,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   page: Page<PartnerObject>;
   filters: z.output<typeof PartnerListFilters>;
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = programPath(program, '/partners');
   const currency = program.currency_code;
   return (
@@ -308,7 +306,7 @@ function PartnerListPage({
 }
 
 function PartnerPage(props: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   partner: PartnerObject;
   links: Page<LinkObject>;
   customers: Page<CustomerObject>;
@@ -316,7 +314,7 @@ function PartnerPage(props: {
   payouts: Page<PayoutObject>;
 }) {
   const { ctx, partner, links, customers, commissions, payouts } = props;
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = programPath(program, `/partners/${partner.id}`);
   const currency = program.currency_code;
   const stats = partner.stats!;
@@ -434,13 +432,7 @@ function PartnerPage(props: {
 
       <section aria-labelledby="commissions-title">
         <h2 id="commissions-title">Latest commissions</h2>
-        {commissions.rows.length === 0 ? (
-          <p class="muted">No commissions yet.</p>
-        ) : (
-          <table class="data">
-            <CommissionRows ctx={ctx} rows={commissions.rows} selectable={false} showPartner={false} />
-          </table>
-        )}
+        <CommissionTable ctx={ctx} rows={commissions.rows} showPartner={false} empty="No commissions yet." />
         <p>
           <a href={programPath(program, `/commissions?partner_id=${partner.id}`)}>All of this partner's commissions</a>
         </p>
@@ -503,7 +495,7 @@ function PartnerPage(props: {
   );
 }
 
-function StatusActions({ ctx, partner, base }: { ctx: PageContext; partner: PartnerObject; base: string }) {
+function StatusActions({ ctx, partner, base }: { ctx: ProgramPageContext; partner: PartnerObject; base: string }) {
   const action = `${base}/status`;
   if (partner.status === 'pending') {
     return (

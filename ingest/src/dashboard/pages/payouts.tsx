@@ -8,6 +8,12 @@ import { badRequest, notFound } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
+import { StatusBadge } from '../../pages/components.js';
+import { count, day, partnerName, time } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
+import { type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import { PAYOUT_FILE_TYPE, payoutFile } from '../../resources/payouts/payouts.routes.js';
 import {
   type BalanceObject,
@@ -32,15 +38,9 @@ import {
   updatePayout,
 } from '../../resources/payouts/payouts.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
-import { StatusBadge } from '../components.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { count, day, time } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
-import { CommissionRows, type ShownCommission, withStoredFields } from './commissions.js';
-import { partnerName } from './partners.js';
+import { CommissionTable } from '../commission-table.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf, Layout } from '../layout.js';
 
 /**
  * The program's payouts (ingest/docs/payouts.md): who is owed what, generating a batch, the payouts
@@ -99,7 +99,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     const ctx = await contextOf(res, 'payouts', req.params.programId);
     const filters = fromFields(PayoutFilters, req.query, ['status', 'partner_id', 'starting_after', 'ending_before'], 'query');
     const page = await listPayouts(db, ctx.user.organization_id, {
-      program_id: ctx.program!.id,
+      program_id: ctx.program.id,
       status: filters.status,
       partner_id: filters.partner_id,
       starting_after: filters.starting_after,
@@ -113,7 +113,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
   router.get('/programs/:programId/payouts/balances', async (req, res) => {
     const ctx = await contextOf(res, 'payouts', req.params.programId);
     const cursor = fromFields(PageCursor, req.query, ['starting_after', 'ending_before'], 'query');
-    const page = await listBalances(db, ctx.user.organization_id, ctx.program!.id, { ...cursor, limit: PAGE_SIZE, expand: ['partner'] });
+    const page = await listBalances(db, ctx.user.organization_id, ctx.program.id, { ...cursor, limit: PAGE_SIZE, expand: ['partner'] });
     sendPage(res, <BalancesPage ctx={ctx} page={page} cursor={cursor} />);
   });
 
@@ -124,7 +124,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     const form = fromFields(GenerateForm, req.body, ['up_to_day'], 'body');
     const input = fromFields(
       PayoutGenerate,
-      { program_id: ctx.program!.id, up_to: form.up_to_day ? `${form.up_to_day}T23:59:59.999Z` : undefined },
+      { program_id: ctx.program.id, up_to: form.up_to_day ? `${form.up_to_day}T23:59:59.999Z` : undefined },
       ['program_id', 'up_to'],
       'body',
     );
@@ -143,7 +143,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     const ctx = await contextOf(res, 'payouts', req.params.programId);
     const query = fromFields(
       PayoutExportQuery,
-      { ...req.query, program_id: ctx.program!.id },
+      { ...req.query, program_id: ctx.program.id },
       ['program_id', 'format', 'status', 'currency'],
       'query',
     );
@@ -173,20 +173,20 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     }
     const input = fromFields(PayoutUpdate, { ...req.body, status: action }, ['status', 'reference', 'reason'], 'body');
     await updatePayout(db, ctx.user.organization_id, payout.id, input, mailer.kick);
-    res.redirect(303, programPath(ctx.program!, `/payouts/${payout.id}?notice=${TRANSITIONS[action as Transition].notice}`));
+    res.redirect(303, programPath(ctx.program, `/payouts/${payout.id}?notice=${TRANSITIONS[action as Transition].notice}`));
   });
 
   /** The payout of the program in the URL, its partner expanded; another program's or organization's is a 404. */
-  async function programPayout(ctx: PageContext, payoutId: string): Promise<PayoutObject> {
+  async function programPayout(ctx: ProgramPageContext, payoutId: string): Promise<PayoutObject> {
     const payout = await retrievePayout(db, ctx.user.organization_id, payoutId, ['partner']);
-    if (payout.program_id !== ctx.program!.id) throw notFound('payout', payoutId);
+    if (payout.program_id !== ctx.program.id) throw notFound('payout', payoutId);
     return payout;
   }
 }
 
 /** The two views of the section: the payouts and the balances. */
-function Tabs({ ctx, current }: { ctx: PageContext; current: 'payouts' | 'balances' }) {
-  const program = ctx.program!;
+function Tabs({ ctx, current }: { ctx: ProgramPageContext; current: 'payouts' | 'balances' }) {
+  const program = ctx.program;
   return (
     <nav class="row" aria-label="Payouts views">
       <a class="chip" href={programPath(program, '/payouts')} aria-current={current === 'payouts' ? 'page' : undefined}>
@@ -199,8 +199,8 @@ function Tabs({ ctx, current }: { ctx: PageContext; current: 'payouts' | 'balanc
   );
 }
 
-function MinimumLine({ ctx }: { ctx: PageContext }) {
-  const program = ctx.program!;
+function MinimumLine({ ctx }: { ctx: ProgramPageContext }) {
+  const program = ctx.program;
   return (
     <p class="muted">
       {program.minimum_payout > 0
@@ -212,8 +212,8 @@ function MinimumLine({ ctx }: { ctx: PageContext }) {
 }
 
 /** Generate (with an optional cut-off day) and export, the section's two actions. */
-function PayoutActions({ ctx }: { ctx: PageContext }) {
-  const base = programPath(ctx.program!, '/payouts');
+function PayoutActions({ ctx }: { ctx: ProgramPageContext }) {
+  const base = programPath(ctx.program, '/payouts');
   return (
     <div class="actions">
       <details class="add">
@@ -249,7 +249,7 @@ function PayoutActions({ ctx }: { ctx: PageContext }) {
             ))}
           </select>
           <label for="export-currency">Currency (optional; a PayPal file holds one)</label>
-          <input id="export-currency" name="currency" maxlength={3} placeholder={ctx.program!.currency_code} />
+          <input id="export-currency" name="currency" maxlength={3} placeholder={ctx.program.currency_code} />
           <button type="submit">Download</button>
         </form>
       </details>
@@ -257,8 +257,8 @@ function PayoutActions({ ctx }: { ctx: PageContext }) {
   );
 }
 
-function PayoutListPage({ ctx, page, filters }: { ctx: PageContext; page: Page<PayoutObject>; filters: Filters }) {
-  const program = ctx.program!;
+function PayoutListPage({ ctx, page, filters }: { ctx: ProgramPageContext; page: Page<PayoutObject>; filters: Filters }) {
+  const program = ctx.program;
   const base = programPath(program, '/payouts');
   const kept = { status: filters.status, partner_id: filters.partner_id };
   const listHref = (status: string | undefined, partnerId: string | undefined) => {
@@ -356,8 +356,8 @@ function PayoutListPage({ ctx, page, filters }: { ctx: PageContext; page: Page<P
   );
 }
 
-function BalancesPage({ ctx, page, cursor }: { ctx: PageContext; page: Page<BalanceObject>; cursor: Cursor }) {
-  const program = ctx.program!;
+function BalancesPage({ ctx, page, cursor }: { ctx: ProgramPageContext; page: Page<BalanceObject>; cursor: Cursor }) {
+  const program = ctx.program;
   const base = programPath(program, '/payouts/balances');
   const owed = page.rows.some((b) => b.amounts.length > 0);
   return (
@@ -460,11 +460,11 @@ function GeneratedPage({
   result,
   names,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   result: GenerateResultObject;
   names: Map<string, { name: string; method: string }>;
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = programPath(program, '/payouts');
   const nameOf = (id: string) => names.get(id)?.name ?? id;
   return (
@@ -641,7 +641,7 @@ function Trail({ payout }: { payout: PayoutObject }) {
 }
 
 /** A form per transition the service allows from this status (NEXT_STATUSES); none for a final payout. */
-function TransitionForms({ ctx, payout, action }: { ctx: PageContext; payout: PayoutObject; action: string }) {
+function TransitionForms({ ctx, payout, action }: { ctx: ProgramPageContext; payout: PayoutObject; action: string }) {
   const next = NEXT_STATUSES[payout.status].filter((s): s is Transition => Object.hasOwn(TRANSITIONS, s));
   if (next.length === 0) {
     return <p class="muted">A {payout.status} payout is final: it cannot change.</p>;
@@ -724,12 +724,12 @@ function PayoutPage({
   commissions,
   cursor,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   payout: PayoutObject;
   commissions: Page<ShownCommission>;
   cursor: Cursor;
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = programPath(program, `/payouts/${payout.id}`);
   const who = payout.partner ? partnerName(payout.partner) : payout.partner_id;
   return (
@@ -755,19 +755,16 @@ function PayoutPage({
       </section>
       <section aria-labelledby="commissions-title">
         <h2 id="commissions-title">{payout.status === 'paid' ? 'Commissions it paid' : 'Commissions in it'}</h2>
-        {commissions.rows.length === 0 ? (
-          <p class="muted">
-            {payout.status === 'failed' || payout.status === 'canceled'
+        <CommissionTable
+          ctx={ctx}
+          rows={commissions.rows}
+          showPartner={false}
+          empty={
+            payout.status === 'failed' || payout.status === 'canceled'
               ? 'None: its commissions went back to payable, for the next payout.'
-              : 'None.'}
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <CommissionRows ctx={ctx} rows={commissions.rows} selectable={false} showPartner={false} />
-            </table>
-          </div>
-        )}
+              : 'None.'
+          }
+        />
         <Pager page={commissions} base={base} filters={{}} cursor={cursor} />
       </section>
     </Layout>

@@ -4,6 +4,10 @@ import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
+import { day, partnerName } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
 import type { GroupObject } from '../../resources/groups/groups.schema.js';
 import { listGroups } from '../../resources/groups/groups.service.js';
 import { listPartners } from '../../resources/partners/partners.service.js';
@@ -19,14 +23,9 @@ import {
   requirePromotionCode,
   updatePromotionCode,
 } from '../../resources/promotion-codes/promotion-codes.service.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { day } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, type PageContext, programPath } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { sendPage } from '../render.js';
-import { partnerName } from './partners.js';
-import { amountField, numberField, SettingsLayout } from './settings-shared.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf } from '../layout.js';
+import { amountField, numberField, SettingsLayout } from '../settings-layout.js';
 
 export const codeNotices: Record<string, string> = {
   'code-created': 'Promotion code created.',
@@ -45,7 +44,7 @@ export function registerCodePages(router: Router, deps: AppDeps, contextOf: Cont
   router.get('/programs/:programId/settings/promotion-codes', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const org = ctx.user.organization_id;
-    const program = ctx.program!;
+    const program = ctx.program;
     const cursor = fromFields(CodeListCursor, req.query, ['starting_after', 'ending_before'], 'query');
     const [codes, groups] = await Promise.all([
       listPromotionCodes(db, org, { program_id: program.id, expand: ['partner'], limit: PAGE_SIZE, ...cursor }),
@@ -56,7 +55,7 @@ export function registerCodePages(router: Router, deps: AppDeps, contextOf: Cont
 
   router.post('/programs/:programId/settings/promotion-codes', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const body = (req.body ?? {}) as Record<string, unknown>;
     // A partner is named by e-mail; one not in this program is a 404, as the API's partner_id would be.
     let partnerId: string | undefined;
@@ -78,9 +77,9 @@ export function registerCodePages(router: Router, deps: AppDeps, contextOf: Cont
   });
 
   /** The code of the program in the URL; another program's or organization's is a 404. */
-  async function programCode(ctx: PageContext, codeId: string) {
+  async function programCode(ctx: ProgramPageContext, codeId: string) {
     const code = await requirePromotionCode(db, ctx.user.organization_id, codeId);
-    if (code.program_id !== ctx.program!.id) throw notFound('promotion code', codeId);
+    if (code.program_id !== ctx.program.id) throw notFound('promotion code', codeId);
     return code;
   }
 
@@ -89,17 +88,14 @@ export function registerCodePages(router: Router, deps: AppDeps, contextOf: Cont
     const code = await programCode(ctx, req.params.codeId);
     const input = fromFields(PromotionCodeUpdate, { active: req.body?.active === 'true' }, ['active'], 'body');
     await updatePromotionCode(db, ctx.user.organization_id, code.id, input);
-    res.redirect(
-      303,
-      programPath(ctx.program!, `/settings/promotion-codes?notice=${input.active ? 'code-activated' : 'code-deactivated'}`),
-    );
+    res.redirect(303, programPath(ctx.program, `/settings/promotion-codes?notice=${input.active ? 'code-activated' : 'code-deactivated'}`));
   });
 
   router.post('/programs/:programId/settings/promotion-codes/:codeId/delete', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const code = await programCode(ctx, req.params.codeId);
     await deletePromotionCode(db, ctx.user.organization_id, code.id);
-    res.redirect(303, programPath(ctx.program!, '/settings/promotion-codes?notice=code-deleted'));
+    res.redirect(303, programPath(ctx.program, '/settings/promotion-codes?notice=code-deleted'));
   });
 }
 
@@ -113,12 +109,12 @@ function CodeListPage({
   groups,
   cursor,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   codes: Page<PromotionCodeObject>;
   groups: GroupObject[];
   cursor: Cursor;
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const currency = program.currency_code;
   const base = programPath(program, '/settings/promotion-codes');
   const owner = (c: PromotionCodeObject) => {

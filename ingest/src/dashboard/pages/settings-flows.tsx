@@ -4,6 +4,9 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import type { Page } from '../../http/list.js';
 import { formatMoney, toMajorUnits } from '../../money.js';
+import { day } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { sendPage } from '../../pages/render.js';
 import { type FlowPreview, FlowPreviewInput, previewPayment } from '../../resources/flows/flow-preview.js';
 import {
   type ApprovalDef,
@@ -23,12 +26,9 @@ import type { GroupObject } from '../../resources/groups/groups.schema.js';
 import { listGroups } from '../../resources/groups/groups.service.js';
 import { listPartners } from '../../resources/partners/partners.service.js';
 import { BILLING_TYPES, INTERVALS } from '../../resources/transactions/transactions.schema.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { day } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, type PageContext, programPath } from '../layout.js';
-import { sendPage } from '../render.js';
-import { amountField, numberField, SettingsLayout } from './settings-shared.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf } from '../layout.js';
+import { amountField, numberField, SettingsLayout } from '../settings-layout.js';
 
 export const flowNotices: Record<string, string> = {
   'flow-created': 'Commission flow created. It applies to payments from now on.',
@@ -47,20 +47,20 @@ const FLOW_FIELDS = ['name', 'trigger', 'group_id', 'conditions', 'reward', 'app
 export function registerFlowPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
   const { db, store } = deps;
 
-  const groupsOf = async (ctx: PageContext) =>
-    (await listGroups(db, ctx.user.organization_id, { program_id: ctx.program!.id, limit: 100, order: 'asc' })).rows;
+  const groupsOf = async (ctx: ProgramPageContext) =>
+    (await listGroups(db, ctx.user.organization_id, { program_id: ctx.program.id, limit: 100, order: 'asc' })).rows;
 
   /** The flow of the program in the URL; another program's or organization's is a 404. */
-  async function programFlow(ctx: PageContext, flowId: string): Promise<FlowRow> {
+  async function programFlow(ctx: ProgramPageContext, flowId: string): Promise<FlowRow> {
     const flow = await requireFlow(db, ctx.user.organization_id, flowId);
-    if (flow.program_id !== ctx.program!.id) throw notFound('flow', flowId);
+    if (flow.program_id !== ctx.program.id) throw notFound('flow', flowId);
     return flow;
   }
 
   router.get('/programs/:programId/settings/flows', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const org = ctx.user.organization_id;
-    const program = ctx.program!;
+    const program = ctx.program;
     const [flows, groups] = await Promise.all([listFlows(db, org, { program_id: program.id, limit: 100, order: 'asc' }), groupsOf(ctx)]);
     let preview: PreviewState | null = null;
     if (typeof req.query.amount === 'string') {
@@ -75,8 +75,8 @@ export function registerFlowPages(router: Router, deps: AppDeps, contextOf: Cont
   });
 
   /** The preview form → the dry run of the payment flows (flows/flow-preview.ts). */
-  async function runPreview(req: Request, ctx: PageContext): Promise<FlowPreview> {
-    const program = ctx.program!;
+  async function runPreview(req: Request, ctx: ProgramPageContext): Promise<FlowPreview> {
+    const program = ctx.program;
     const q = req.query as Record<string, unknown>;
     const amount = amountField(q.amount, program.currency_code, 'amount');
     if (amount === undefined) throw badRequest('Enter the amount of a payment, e.g. 49.00', 'amount');
@@ -112,7 +112,7 @@ export function registerFlowPages(router: Router, deps: AppDeps, contextOf: Cont
 
   router.post('/programs/:programId/settings/flows', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const input = fromFields(
       FlowCreate,
       { ...flowFromForm(req.body, program.currency_code), program_id: program.id },
@@ -131,7 +131,7 @@ export function registerFlowPages(router: Router, deps: AppDeps, contextOf: Cont
 
   router.post('/programs/:programId/settings/flows/:flowId', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const flow = await programFlow(ctx, req.params.flowId);
     const input = fromFields(FlowUpdate, flowFromForm(req.body, program.currency_code), FLOW_FIELDS, 'body', ['group_id']);
     await updateFlow(db, store, ctx.user.organization_id, flow.id, input);
@@ -142,7 +142,7 @@ export function registerFlowPages(router: Router, deps: AppDeps, contextOf: Cont
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const flow = await programFlow(ctx, req.params.flowId);
     await deleteFlow(db, store, ctx.user.organization_id, flow.id);
-    res.redirect(303, programPath(ctx.program!, '/settings/flows?notice=flow-deleted'));
+    res.redirect(303, programPath(ctx.program, '/settings/flows?notice=flow-deleted'));
   });
 }
 
@@ -273,12 +273,12 @@ function FlowListPage({
   groups,
   preview,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   flows: Page<FlowObject>;
   groups: GroupObject[];
   preview: PreviewState | null;
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const currency = program.currency_code;
   const base = programPath(program, '/settings/flows');
   const groupName = (id: string | null) => (id === null ? 'All partners' : (groups.find((g) => g.id === id)?.name ?? 'A deleted group'));
@@ -497,8 +497,8 @@ function PreviewResult({
   );
 }
 
-function FlowFormPage({ ctx, groups, flow }: { ctx: PageContext; groups: GroupObject[]; flow: FlowObject | null }) {
-  const program = ctx.program!;
+function FlowFormPage({ ctx, groups, flow }: { ctx: ProgramPageContext; groups: GroupObject[]; flow: FlowObject | null }) {
+  const program = ctx.program;
   const currency = program.currency_code;
   const base = programPath(program, '/settings/flows');
   const conditions: (ConditionDef | null)[] = [...(flow?.conditions ?? []), ...Array(SPARE_CONDITIONS).fill(null)];

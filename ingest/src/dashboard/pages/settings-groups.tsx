@@ -3,16 +3,16 @@ import type { GroupRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { formatMoney, toMajorUnits } from '../../money.js';
+import { count } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { sendPage } from '../../pages/render.js';
 import { GroupCreate, type GroupObject, GroupUpdate } from '../../resources/groups/groups.schema.js';
 import { toGroup } from '../../resources/groups/groups.serializer.js';
 import { createGroup, deleteGroup, listGroups, requireGroup, updateGroup } from '../../resources/groups/groups.service.js';
 import { listPartners } from '../../resources/partners/partners.service.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { count } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, type PageContext, programPath } from '../layout.js';
-import { sendPage } from '../render.js';
-import { amountField, SettingsLayout } from './settings-shared.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf } from '../layout.js';
+import { amountField, SettingsLayout } from '../settings-layout.js';
 
 export const groupNotices: Record<string, string> = {
   'group-created': 'Group created.',
@@ -24,9 +24,9 @@ export function registerGroupPages(router: Router, deps: AppDeps, contextOf: Con
   const { db } = deps;
 
   /** The group of the program in the URL; another program's or organization's is a 404. */
-  async function programGroup(ctx: PageContext, groupId: string): Promise<GroupRow> {
+  async function programGroup(ctx: ProgramPageContext, groupId: string): Promise<GroupRow> {
     const group = await requireGroup(db, ctx.user.organization_id, groupId);
-    if (group.program_id !== ctx.program!.id) throw notFound('group', groupId);
+    if (group.program_id !== ctx.program.id) throw notFound('group', groupId);
     return group;
   }
 
@@ -41,7 +41,7 @@ export function registerGroupPages(router: Router, deps: AppDeps, contextOf: Con
   router.get('/programs/:programId/settings/groups', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const org = ctx.user.organization_id;
-    const program = ctx.program!;
+    const program = ctx.program;
     const groups = (await listGroups(db, org, { program_id: program.id, limit: 100, order: 'asc' })).rows;
     const sizes = await Promise.all(
       groups.map(async (g) => (await listPartners(db, org, { program_id: program.id, group_id: g.id, limit: 1 })).total_count),
@@ -51,7 +51,7 @@ export function registerGroupPages(router: Router, deps: AppDeps, contextOf: Con
 
   router.post('/programs/:programId/settings/groups', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const input = fromFields(
       GroupCreate,
       { ...groupFields(req.body ?? {}, program.currency_code), program_id: program.id },
@@ -65,13 +65,13 @@ export function registerGroupPages(router: Router, deps: AppDeps, contextOf: Con
   router.get('/programs/:programId/settings/groups/:groupId', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const group = toGroup(await programGroup(ctx, req.params.groupId));
-    const partners = await listPartners(db, ctx.user.organization_id, { program_id: ctx.program!.id, group_id: group.id, limit: 1 });
+    const partners = await listPartners(db, ctx.user.organization_id, { program_id: ctx.program.id, group_id: group.id, limit: 1 });
     sendPage(res, <GroupPage ctx={ctx} group={group} size={partners.total_count} />);
   });
 
   router.post('/programs/:programId/settings/groups/:groupId', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const group = await programGroup(ctx, req.params.groupId);
     const input = fromFields(
       GroupUpdate,
@@ -88,7 +88,7 @@ export function registerGroupPages(router: Router, deps: AppDeps, contextOf: Con
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const group = await programGroup(ctx, req.params.groupId);
     await deleteGroup(db, ctx.user.organization_id, group.id);
-    res.redirect(303, programPath(ctx.program!, '/settings/groups?notice=group-deleted'));
+    res.redirect(303, programPath(ctx.program, '/settings/groups?notice=group-deleted'));
   });
 }
 
@@ -100,8 +100,8 @@ function minimumText(group: GroupObject, programMinimum: number, currency: strin
   );
 }
 
-function GroupFields({ ctx, group, idPrefix }: { ctx: PageContext; group: GroupObject | null; idPrefix: string }) {
-  const program = ctx.program!;
+function GroupFields({ ctx, group, idPrefix }: { ctx: ProgramPageContext; group: GroupObject | null; idPrefix: string }) {
+  const program = ctx.program;
   const currency = program.currency_code;
   return (
     <>
@@ -131,8 +131,8 @@ function GroupFields({ ctx, group, idPrefix }: { ctx: PageContext; group: GroupO
   );
 }
 
-function GroupListPage({ ctx, groups, sizes }: { ctx: PageContext; groups: GroupObject[]; sizes: number[] }) {
-  const program = ctx.program!;
+function GroupListPage({ ctx, groups, sizes }: { ctx: ProgramPageContext; groups: GroupObject[]; sizes: number[] }) {
+  const program = ctx.program;
   const currency = program.currency_code;
   const base = programPath(program, '/settings/groups');
   return (
@@ -190,8 +190,8 @@ function GroupListPage({ ctx, groups, sizes }: { ctx: PageContext; groups: Group
   );
 }
 
-function GroupPage({ ctx, group, size }: { ctx: PageContext; group: GroupObject; size: number }) {
-  const program = ctx.program!;
+function GroupPage({ ctx, group, size }: { ctx: ProgramPageContext; group: GroupObject; size: number }) {
+  const program = ctx.program;
   const base = programPath(program, `/settings/groups/${group.id}`);
   return (
     <SettingsLayout ctx={ctx} tab="/groups" title={group.name}>

@@ -2,16 +2,13 @@ import type { Router } from 'express';
 import type { AppDeps } from '../../deps.js';
 import { currencyCode } from '../../http/fields.js';
 import { formatMoney, toMajorUnits } from '../../money.js';
+import { fromFields } from '../../pages/forms.js';
+import { sendPage } from '../../pages/render.js';
 import { ATTRIBUTION_MODELS, ProgramUpdate } from '../../resources/programs/programs.schema.js';
 import { updateProgram } from '../../resources/programs/programs.service.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { fromFields } from '../forms.js';
-import { Csrf, type PageContext, programPath } from '../layout.js';
-import { sendPage } from '../render.js';
-import { codeNotices, registerCodePages } from './settings-codes.js';
-import { flowNotices, registerFlowPages } from './settings-flows.js';
-import { groupNotices, registerGroupPages } from './settings-groups.js';
-import { amountField, listField, numberField, SettingsLayout } from './settings-shared.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf } from '../layout.js';
+import { amountField, listField, numberField, SettingsLayout } from '../settings-layout.js';
 
 /**
  * A program's settings (ingest/docs/dashboard.md#what-it-does; the fields of /v1/programs,
@@ -23,9 +20,6 @@ import { amountField, listField, numberField, SettingsLayout } from './settings-
 
 export const settingsNotices: Record<string, string> = {
   'settings-saved': 'Program settings saved.',
-  ...flowNotices,
-  ...groupNotices,
-  ...codeNotices,
 };
 
 export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
@@ -38,7 +32,7 @@ export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: 
 
   router.post('/programs/:programId/settings', async (req, res) => {
     const ctx = await contextOf(res, 'settings', req.params.programId);
-    const program = ctx.program!;
+    const program = ctx.program;
     const body = (req.body ?? {}) as Record<string, unknown>;
     // The minimum is typed in the major unit of the currency the form saves (a new one, when valid).
     const currency = currencyCode.safeParse(body.currency_code);
@@ -76,10 +70,6 @@ export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: 
     await updateProgram(db, store, ctx.user.organization_id, program.id, input);
     res.redirect(303, programPath(program, '/settings?notice=settings-saved'));
   });
-
-  registerFlowPages(router, deps, contextOf);
-  registerGroupPages(router, deps, contextOf);
-  registerCodePages(router, deps, contextOf);
 }
 
 const ATTRIBUTION_LABELS: Record<(typeof ATTRIBUTION_MODELS)[number], string> = {
@@ -89,8 +79,8 @@ const ATTRIBUTION_LABELS: Record<(typeof ATTRIBUTION_MODELS)[number], string> = 
 
 const CURRENCIES = Intl.supportedValuesOf('currency');
 
-function GeneralSettingsPage({ ctx }: { ctx: PageContext }) {
-  const program = ctx.program!;
+function GeneralSettingsPage({ ctx }: { ctx: ProgramPageContext }) {
+  const program = ctx.program;
   const currency = program.currency_code;
   const portalPath = `/p/${program.subdomain}`;
   return (

@@ -1,8 +1,8 @@
-import { Document } from '../layout.js';
+import { DashboardDocument } from '../layout.js';
 
 export function SignInPage({ email, error, next }: { email?: string; error?: string; next?: string }) {
   return (
-    <Document title="Sign in">
+    <DashboardDocument title="Sign in">
       <main id="main" class="narrow sign-in">
         <h1>Sign in to svc</h1>
         {error ? (
@@ -33,6 +33,6 @@ export function SignInPage({ email, error, next }: { email?: string; error?: str
           new database, or made with <code>svc users create</code>.
         </p>
       </main>
-    </Document>
+    </DashboardDocument>
   );
 }

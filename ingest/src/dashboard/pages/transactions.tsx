@@ -6,6 +6,11 @@ import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { externalId, idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney, parseMajorUnits, toMajorUnits } from '../../money.js';
+import { StatusBadge } from '../../pages/components.js';
+import { customerLabel, day, partnerName, time } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { type Children, sendPage } from '../../pages/render.js';
 import { type RewardEffect, worthNow } from '../../resources/commissions/refund-plan.js';
 import { requireProgramPartner } from '../../resources/partners/partners.service.js';
 import { transactionCommissions } from '../../resources/transactions/transactions.repository.js';
@@ -18,14 +23,11 @@ import {
   requireTransaction,
   retrieveTransaction,
 } from '../../resources/transactions/transactions.service.js';
-import { StatusBadge } from '../components.js';
-import type { ContextOf } from '../dashboard.routes.js';
-import { day, partnerName, time } from '../format.js';
-import { fromFields } from '../forms.js';
-import { Csrf, Layout, type PageContext, programPath } from '../layout.js';
-import { type Cursor, Pager } from '../pager.js';
-import { type Children, sendPage } from '../render.js';
-import { CommissionStatus } from './commissions.js';
+import { CommissionStatus } from '../commission-table.js';
+import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { Csrf, Layout } from '../layout.js';
+import { checkPartnerFilter } from '../list-filters.js';
+import { TransactionTable } from '../transaction-table.js';
 
 const PAGE_SIZE = 25;
 
@@ -54,14 +56,6 @@ function refundCents(body: unknown, currency: string): number {
   return fromFields(TransactionRefund, { amount: cents }, ['amount'], 'body').amount!;
 }
 
-export const customerLabel = (c: { email: string | null; name: string | null; id: string }) => c.email ?? c.name ?? c.id;
-
-/** A partner id typed in a filter must be one of the program's: another program's or organization's is a 404. */
-export async function checkPartnerFilter(deps: AppDeps, ctx: PageContext, partnerId: string | undefined): Promise<void> {
-  if (!partnerId) return;
-  await requireProgramPartner(deps.db, ctx.user.organization_id, ctx.program!.id, partnerId);
-}
-
 export function registerTransactionsPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
   const { db } = deps;
 
@@ -75,7 +69,7 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
     );
     await checkPartnerFilter(deps, ctx, filters.partner_id);
     const page = await listTransactions(db, ctx.user.organization_id, {
-      program_id: ctx.program!.id,
+      program_id: ctx.program.id,
       partner_id: filters.partner_id,
       customer_id: filters.customer_id,
       charge_id: filters.charge_id,
@@ -88,16 +82,16 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
   });
 
   /** The transaction of the program in the URL; another program's or organization's is a 404. */
-  async function programTransaction(ctx: PageContext, id: string): Promise<TransactionRow> {
+  async function programTransaction(ctx: ProgramPageContext, id: string): Promise<TransactionRow> {
     const transaction = await requireTransaction(db, ctx.user.organization_id, id);
-    if (transaction.program_id !== ctx.program!.id) throw notFound('transaction', id);
+    if (transaction.program_id !== ctx.program.id) throw notFound('transaction', id);
     return transaction;
   }
 
   /** The transaction page, with the refund form showing `refund` (what was typed, and what was wrong with it). */
   async function sendTransactionPage(
     res: Response,
-    ctx: PageContext,
+    ctx: ProgramPageContext,
     id: string,
     refund: { amount?: string; error?: string } = {},
     status = 200,
@@ -146,60 +140,12 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
       if (!(err instanceof ApiError) || (err.status !== 400 && err.status !== 409)) throw err;
       return sendTransactionPage(res, ctx, transaction.id, { amount: typed, error: err.message }, err.status);
     }
-    res.redirect(303, programPath(ctx.program!, `/transactions/${transaction.id}?notice=transaction-refunded`));
+    res.redirect(303, programPath(ctx.program, `/transactions/${transaction.id}?notice=transaction-refunded`));
   });
 }
 
-/** Rows of a transactions table; `showCustomer` false on a customer's own page. */
-export function TransactionRows({ ctx, rows, showCustomer }: { ctx: PageContext; rows: TransactionObject[]; showCustomer: boolean }) {
-  const program = ctx.program!;
-  return (
-    <>
-      <thead>
-        <tr>
-          <th scope="col">Paid</th>
-          {showCustomer ? <th scope="col">Customer</th> : null}
-          {showCustomer ? <th scope="col">Partner</th> : null}
-          <th scope="col">Status</th>
-          <th scope="col" class="num">
-            Amount
-          </th>
-          <th scope="col" class="num">
-            Refunded
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((t) => (
-          <tr>
-            <th scope="row">
-              <a href={programPath(program, `/transactions/${t.id}`)}>{day(t.created_at)}</a>
-              <span class="sub">{t.product_name ?? t.charge_id ?? t.id}</span>
-            </th>
-            {showCustomer ? (
-              <td>
-                <a href={programPath(program, `/customers/${t.customer_id}`)}>{t.customer ? customerLabel(t.customer) : t.customer_id}</a>
-              </td>
-            ) : null}
-            {showCustomer ? (
-              <td>
-                <a href={programPath(program, `/partners/${t.partner_id}`)}>{t.partner ? partnerName(t.partner) : t.partner_id}</a>
-              </td>
-            ) : null}
-            <td>
-              <StatusBadge status={t.status} />
-            </td>
-            <td class="num">{formatMoney(t.amount, t.currency)}</td>
-            <td class="num">{t.refunded_amount === 0 ? '—' : formatMoney(t.refunded_amount, t.currency)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </>
-  );
-}
-
-function TransactionListPage({ ctx, page, filters }: { ctx: PageContext; page: Page<TransactionObject>; filters: Filters }) {
-  const program = ctx.program!;
+function TransactionListPage({ ctx, page, filters }: { ctx: ProgramPageContext; page: Page<TransactionObject>; filters: Filters }) {
+  const program = ctx.program;
   const base = programPath(program, '/transactions');
   const kept = { partner_id: filters.partner_id, customer_id: filters.customer_id, charge_id: filters.charge_id };
   const filtered = Object.values(kept).some(Boolean);
@@ -220,19 +166,16 @@ function TransactionListPage({ ctx, page, filters }: { ctx: PageContext; page: P
           {filtered ? <a href={base}>Clear</a> : null}
         </form>
       </search>
-      {page.rows.length === 0 ? (
-        <p class="empty">
-          {filtered
+      <TransactionTable
+        ctx={ctx}
+        rows={page.rows}
+        showCustomer
+        empty={
+          filtered
             ? 'No transaction matches these filters. Clear them to see every payment.'
-            : 'No transactions yet. A payment of a referred customer is recorded by your server with POST /v1/transactions, or by Stripe once it is connected; its commissions are made at the same time.'}
-        </p>
-      ) : (
-        <div class="table-wrap">
-          <table class="data">
-            <TransactionRows ctx={ctx} rows={page.rows} showCustomer />
-          </table>
-        </div>
-      )}
+            : 'No transactions yet. A payment of a referred customer is recorded by your server with POST /v1/transactions, or by Stripe once it is connected; its commissions are made at the same time.'
+        }
+      />
       <Pager page={page} base={base} filters={kept} cursor={filters as Cursor} />
     </Layout>
   );
@@ -260,12 +203,12 @@ function TransactionPage({
   commissions,
   refund,
 }: {
-  ctx: PageContext;
+  ctx: ProgramPageContext;
   transaction: TransactionObject;
   commissions: CommissionRow[];
   refund: { amount?: string; error?: string };
 }) {
-  const program = ctx.program!;
+  const program = ctx.program;
   const base = programPath(program, `/transactions/${t.id}`);
   const remaining = t.amount - t.refunded_amount;
   const rewards = commissions.filter((c) => c.type === 'reward');
@@ -413,8 +356,8 @@ function effectText(e: RewardEffect, currency: string): string {
   return e.before === 0 ? `Not counted (${e.status}): unchanged.` : 'Unchanged.';
 }
 
-function RefundPreviewPage({ ctx, preview }: { ctx: PageContext; preview: RefundPreview }) {
-  const program = ctx.program!;
+function RefundPreviewPage({ ctx, preview }: { ctx: ProgramPageContext; preview: RefundPreview }) {
+  const program = ctx.program;
   const t = preview.transaction;
   const base = programPath(program, `/transactions/${t.id}`);
   const byId = new Map(preview.commissions.map((c) => [c.id, c]));

@@ -1,11 +1,11 @@
 import type { Request, Response, Router } from 'express';
-import { count, moneyList } from '../../dashboard/format.js';
-import { fromFields } from '../../dashboard/forms.js';
-import { sendPage } from '../../dashboard/render.js';
-import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../dashboard/stats-view.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { formatMoney } from '../../money.js';
+import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../pages/chart.js';
+import { count, moneyList } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { sendPage } from '../../pages/render.js';
 import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
 import { createLink, listLinks } from '../../resources/links/links.service.js';
 import { linkValueFrom } from '../../resources/partner-access/portal-sign-up.js';
@@ -13,9 +13,9 @@ import type { BalanceObject } from '../../resources/payouts/payouts.schema.js';
 import { listBalances } from '../../resources/payouts/payouts.service.js';
 import type { StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf } from '../../resources/stats/stats.service.js';
-import { type PortalContext, PortalCsrf, PortalLayout } from '../layout.js';
-import type { PortalContextOf } from '../portal.routes.js';
-import { payoutLabel } from './join.js';
+import type { PortalContext, PortalContextOf } from '../context.js';
+import { PortalCsrf, PortalLayout } from '../layout.js';
+import { payoutLabel } from '../payout-fields.js';
 
 /**
  * The partner's home in the portal (ingest/docs/partner-portal.md): their links with copy buttons,

@@ -1,32 +1,6 @@
-import countries from 'i18n-iso-countries';
 import type { ProgramRow } from '../../db/schema.js';
 import { PublicPage } from '../layout.js';
-
-const PAYOUT_LABELS: Record<string, string> = {
-  paypal: 'PayPal',
-  wise: 'Wise',
-  bank_transfer: 'Bank transfer',
-  wire: 'Wire transfer',
-  crypto: 'Crypto',
-  none: 'Decide later',
-};
-export const payoutLabel = (method: string) => PAYOUT_LABELS[method] ?? method;
-
-const COUNTRIES = Object.entries(countries.getNames('en', { select: 'official' })).sort((a, b) => a[1].localeCompare(b[1]));
-
-/** Every country, by name, for a form's select. */
-export function CountryOptions({ selected }: { selected?: string | null }) {
-  return (
-    <>
-      <option value="">Choose…</option>
-      {COUNTRIES.map(([code, name]) => (
-        <option value={code} selected={code === selected}>
-          {name}
-        </option>
-      ))}
-    </>
-  );
-}
+import { CountryOptions, payoutLabel } from '../payout-fields.js';
 
 /**
  * The name of the honeypot field: hidden from people, filled in by form-filling bots

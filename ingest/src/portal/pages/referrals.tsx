@@ -1,27 +1,27 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { StatusBadge } from '../../dashboard/components.js';
-import { count, day, moneyList } from '../../dashboard/format.js';
-import { fromFields } from '../../dashboard/forms.js';
-import { type Cursor, Pager } from '../../dashboard/pager.js';
-import { type ShownCommission, withStoredFields } from '../../dashboard/pages/commissions.js';
-import { sendPage } from '../../dashboard/render.js';
 import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
-import { listCommissions } from '../../resources/commissions/commissions.service.js';
+import { StatusBadge } from '../../pages/components.js';
+import { count, day, moneyList } from '../../pages/format.js';
+import { fromFields } from '../../pages/forms.js';
+import { type Cursor, Pager } from '../../pages/pager.js';
+import { sendPage } from '../../pages/render.js';
+import { listCommissions, type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { toExpandedCustomer } from '../../resources/customers/customers.serializer.js';
 import { customerRevenues, listCustomers } from '../../resources/customers/customers.service.js';
 import { maskEmail } from '../../resources/partners/partner-emails.js';
 import type { BalanceObject, PayoutObject } from '../../resources/payouts/payouts.schema.js';
 import { listBalances, listPayoutCommissions, listPayouts, retrievePayout } from '../../resources/payouts/payouts.service.js';
-import { type PortalContext, PortalLayout } from '../layout.js';
-import { notFoundPage, type PortalContextOf } from '../portal.routes.js';
-import { payoutLabel } from './join.js';
+import type { PortalContext } from '../context.js';
+import { notFoundPage, type PortalContextOf } from '../context.js';
+import { PortalLayout } from '../layout.js';
+import { payoutLabel } from '../payout-fields.js';
 
 /**
  * The partner's referrals (ingest/docs/partner-portal.md): what they are owed next, their customers

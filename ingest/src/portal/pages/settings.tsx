@@ -1,12 +1,12 @@
 import type { Router } from 'express';
-import { sendPage } from '../../dashboard/render.js';
 import type { PartnerRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
+import { sendPage } from '../../pages/render.js';
 import { portalPayoutMethods, updatePortalSettings } from '../../resources/partner-access/portal-settings.js';
-import { type PortalContext, PortalCsrf, PortalLayout } from '../layout.js';
-import type { PortalContextOf } from '../portal.routes.js';
-import { CountryOptions, payoutLabel } from './join.js';
+import type { PortalContext, PortalContextOf } from '../context.js';
+import { PortalCsrf, PortalLayout } from '../layout.js';
+import { CountryOptions, payoutLabel } from '../payout-fields.js';
 
 /**
  * The partner's own settings (ingest/docs/partner-portal.md): name, country, how they are paid and

@@ -1,4 +1,5 @@
-import { type PortalContext, PortalLayout } from '../layout.js';
+import type { PortalContext } from '../context.js';
+import { PortalLayout } from '../layout.js';
 
 /** All a partner who is not active sees: where they stand, and why when the program said. */
 export function StatusPage({ ctx }: { ctx: PortalContext }) {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { programTotal } from '../../db/list-counts.js';
+import { loadByIds } from '../../db/load-by-ids.js';
 import type { CommissionRow, CustomerRow, TransactionRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
@@ -283,4 +284,30 @@ export async function deleteCommission(db: Db, organizationId: string, id: strin
     await softDeleteCommission(trx, commission.id, now);
     await moveRefundEntries(trx, [commission], 'deleted', now);
   });
+}
+
+/** A commission as its tables show it: the API's short object, with its own currency and its rejection reason. */
+export type ShownCommission = CommissionObject & { currency: string; rejection_reason: string | null };
+
+/**
+ * What the dashboard's and the portal's tables show of each commission of a page beyond the API's short object, which does not
+ * carry it (the Partnership Program API's field set): its currency (the transaction's, which need
+ * not be the program's) and the reason it was rejected, read from the stored rows in one query.
+ */
+export async function withStoredFields<P extends { rows: CommissionObject[] }>(
+  db: Db,
+  page: P,
+): Promise<Omit<P, 'rows'> & { rows: ShownCommission[] }> {
+  const stored = await loadByIds(
+    db,
+    'commissions',
+    page.rows.map((c) => c.id),
+  );
+  return {
+    ...page,
+    rows: page.rows.map((c) => {
+      const row = stored.get(c.id);
+      return { ...c, currency: row?.currency ?? '', rejection_reason: row?.rejection_reason ?? null };
+    }),
+  };
 }

@@ -1,7 +1,8 @@
-import { badRequest } from '../../http/errors.js';
-import { parseMajorUnits, toMajorUnits } from '../../money.js';
-import { Layout, type PageContext, programPath } from '../layout.js';
-import type { Children } from '../render.js';
+import { badRequest } from '../http/errors.js';
+import { parseMajorUnits, toMajorUnits } from '../money.js';
+import type { Children } from '../pages/render.js';
+import { type ProgramPageContext, programPath } from './context.js';
+import { Layout } from './layout.js';
 
 /** What the settings pages share: the frame with its sub-navigation, and form fields → the API's JSON shapes. */
 
@@ -42,8 +43,18 @@ const SETTINGS_TABS = [
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['path'];
 
 /** The settings pages' frame: heading, the sub-navigation, the page. */
-export function SettingsLayout({ ctx, tab, title, children }: { ctx: PageContext; tab: SettingsTab; title: string; children: Children }) {
-  const program = ctx.program!;
+export function SettingsLayout({
+  ctx,
+  tab,
+  title,
+  children,
+}: {
+  ctx: ProgramPageContext;
+  tab: SettingsTab;
+  title: string;
+  children: Children;
+}) {
+  const program = ctx.program;
   return (
     <Layout ctx={ctx} title={title}>
       <div class="page-head">

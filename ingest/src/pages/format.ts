@@ -14,6 +14,9 @@ export function moneyList(amounts: Record<string, number>, fallbackCurrency: str
 export const partnerName = (p: { first_name: string; last_name: string; email: string }) =>
   `${p.first_name} ${p.last_name}`.trim() || p.email;
 
+/** How a customer is named on every page: their e-mail, else their name, else their id. */
+export const customerLabel = (c: { email: string | null; name: string | null; id: string }) => c.email ?? c.name ?? c.id;
+
 export const count = (n: number) => new Intl.NumberFormat('en').format(n);
 
 export const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10);
