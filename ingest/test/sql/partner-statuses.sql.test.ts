@@ -35,11 +35,5 @@ describe('partner status changes and the count awaiting review: SQL', () => {
 
   it('countPartnersAwaitingReview: literals the partial index of migration 0015 matches', async () => {
     expect(await sqlOf((db) => countPartnersAwaitingReview(db, 'org_1').execute())).toMatchSnapshot();
-    expect(
-      await sqlOf(
-        (db) => partnersAwaitingReview(db, 'org_1'),
-        () => [],
-      ),
-    ).toMatchSnapshot();
   });
 });
