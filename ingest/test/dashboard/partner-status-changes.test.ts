@@ -41,8 +41,7 @@ describe('partner status changes in bulk', () => {
   /** Partners of a new program of the organization, each with the given status. */
   async function partnersOf(statuses: string[], owner: TestOrg = org): Promise<{ program: ApiObject; partners: ApiObject[] }> {
     const program = await createProgram(t, owner);
-    const partners = [];
-    for (const status of statuses) partners.push(await createPartner(t, owner, { program_id: program.id, status }));
+    const partners = await Promise.all(statuses.map((status) => createPartner(t, owner, { program_id: program.id, status })));
     return { program, partners };
   }
 
