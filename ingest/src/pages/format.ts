@@ -10,9 +10,8 @@ export function moneyList(amounts: Record<string, number>, fallbackCurrency: str
   return entries.map(([currency, cents]) => formatMoney(cents, currency)).join(' · ');
 }
 
-/** How a partner is named on every page: their name, else their e-mail. */
-export const partnerName = (p: { first_name: string; last_name: string; email: string }) =>
-  `${p.first_name} ${p.last_name}`.trim() || p.email;
+/** How a partner is named on every page (and in activity lines and e-mails). */
+export { partnerName } from '../resources/partners/partner-name.js';
 
 /** How a customer is named on every page: their e-mail, else their name, else their id. */
 export const customerLabel = (c: { email: string | null; name: string | null; id: string }) => c.email ?? c.name ?? c.id;

@@ -7,8 +7,7 @@ import { formatMoney } from '../../money.js';
 import { DailyChart, type Period, PeriodPicker, periodFields, periodFrom } from '../../pages/chart.js';
 import { change, count, moneyList, partnerName, time } from '../../pages/format.js';
 import { sendPage } from '../../pages/render.js';
-import type { EventObject } from '../../resources/events/events.schema.js';
-import { recentEvents } from '../../resources/events/events.service.js';
+import { type ActivityLine, recentActivity } from '../../resources/events/activity.js';
 import { addDays, daysBetween, type StatsFigures, type StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
@@ -25,12 +24,11 @@ export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf
     const program = ctx.program;
     const period = periodOf(req.query);
     const length = daysBetween(period.start, period.end);
-    const org = ctx.user.organization_id;
     const [current, previous, top, activity] = await Promise.all([
       statsOf(db, program, { start: period.start, end: period.end }),
       statsOf(db, program, { start: addDays(period.start, -length), end: addDays(period.start, -1) }),
       topPartners(db, program.id, program.currency_code, period.start, period.end),
-      recentEvents(db, org, program.id, 8),
+      recentActivity(db, program, 8),
     ]);
     const partners = await loadByIds(
       db,
@@ -67,7 +65,7 @@ function OverviewPage(props: {
   previous: StatsObject;
   top: TopPartner[];
   names: Map<string, string>;
-  activity: EventObject[];
+  activity: ActivityLine[];
 }) {
   const { ctx, period, current, previous, top, names, activity } = props;
   const program = ctx.program;
@@ -155,9 +153,10 @@ function OverviewPage(props: {
             <p class="muted">Nothing has happened in this program in the last 30 days.</p>
           ) : (
             <ul class="activity">
-              {activity.map((e) => (
+              {activity.map((line) => (
                 <li>
-                  <span class="what">{describeEvent(e, currency)}</span> <time datetime={e.created_at}>{time(e.created_at)}</time>
+                  <span class="what">{line.path ? <a href={programPath(program, line.path)}>{line.text}</a> : line.text}</span>{' '}
+                  <time datetime={line.at}>{time(line.at)}</time>
                 </li>
               ))}
             </ul>
@@ -166,30 +165,4 @@ function OverviewPage(props: {
       </div>
     </Layout>
   );
-}
-
-/** "Customer created: jo@example.com", "Commission now approved: $9.80" …: the event in words, with what names its object. */
-function describeEvent(e: EventObject, currency: string): string {
-  const [resource, action] = e.type.split('.');
-  const data = e.data as {
-    id?: string;
-    status?: unknown;
-    email?: unknown;
-    first_name?: unknown;
-    last_name?: unknown;
-    amount?: unknown;
-    currency?: unknown;
-  };
-  const previous = (e.previous_attributes as { status?: unknown } | undefined)?.status;
-  const verb = action === 'updated' && typeof data.status === 'string' && previous !== undefined ? `now ${data.status}` : action;
-  const amount = Number(data.amount);
-  const what =
-    typeof data.email === 'string' && data.email
-      ? data.email
-      : typeof data.first_name === 'string'
-        ? `${data.first_name} ${data.last_name ?? ''}`.trim()
-        : Number.isFinite(amount) && data.amount !== null && data.amount !== undefined
-          ? formatMoney(amount, typeof data.currency === 'string' ? data.currency : currency)
-          : (data.id ?? '');
-  return `${resource[0].toUpperCase()}${resource.slice(1).replace(/_/g, ' ')} ${verb}: ${what}`;
 }

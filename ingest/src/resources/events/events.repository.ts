@@ -21,6 +21,11 @@ export function selectEventList(db: Db, organizationId: string, filters: EventLi
   return query;
 }
 
+/** A program's latest events, newest first (the dashboard's recent activity): the list's index read backwards. */
+export function selectRecentEvents(db: Db, organizationId: string, programId: string, limit: number): Promise<EventRow[]> {
+  return selectEventList(db, organizationId, { programId }).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
 export function findEvent(db: Db, organizationId: string, id: string): Promise<EventRow | undefined> {
   return db.selectFrom('events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
 }

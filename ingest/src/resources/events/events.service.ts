@@ -37,13 +37,3 @@ export const retentionCutoff = (now: Date) => new Date(now.getTime() - EVENT_RET
 export function purgeOldEvents(db: Db, now = new Date()): Promise<number> {
   return purgeEventsBefore(db, retentionCutoff(now));
 }
-
-/** A program's latest events, newest first, without a count (the dashboard's recent activity). */
-export async function recentEvents(db: Db, organizationId: string, programId: string, limit: number): Promise<EventObject[]> {
-  const rows = await selectEventList(db, organizationId, { programId })
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map(toEvent);
-}

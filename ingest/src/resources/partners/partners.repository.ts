@@ -135,3 +135,34 @@ export async function findProgramPartnerIds(db: Db, organizationId: string, prog
   const rows = await selectPartners(db, organizationId).where('program_id', '=', programId).where('id', 'in', ids).select('id').execute();
   return new Set(rows.map((p) => p.id));
 }
+
+/**
+ * The program's live partners with these ids, locked until the transaction ends, in id order: two
+ * status changes sharing partners wait for each other instead of deadlocking, and the second reads
+ * what the first committed.
+ */
+export function lockProgramPartners(db: Db, organizationId: string, programId: string, ids: string[]): Promise<PartnerRow[]> {
+  return selectPartners(db, organizationId).where('program_id', '=', programId).where('id', 'in', ids).orderBy('id').forUpdate().execute();
+}
+
+/** The same change to these partners in one statement (the events trigger writes one event per partner). */
+export function updatePartnerRows(db: Db, partnerIds: string[], changes: Updateable<PartnersTable>): Promise<PartnerRow[]> {
+  return db.updateTable('partners').set(changes).where('id', 'in', partnerIds).returningAll().execute();
+}
+
+/**
+ * How many partners await review in each program of the organization: pending, past onboarding
+ * (as the list with `status=pending` shows them) and live. Literals, not parameters, so that the
+ * planner proves the partial index `partners_awaiting_review` (migration 0015) whatever the
+ * driver; programs without any are absent.
+ */
+export function countPartnersAwaitingReview(db: Db, organizationId: string) {
+  return db
+    .selectFrom('partners')
+    .select(['program_id', sql<number>`count(*)::int`.as('n')])
+    .where('organization_id', '=', organizationId)
+    .where('status', '=', sql.lit('pending'))
+    .where('completed_onboarding', '=', sql.lit(true))
+    .where('deleted_at', 'is', null)
+    .groupBy('program_id');
+}

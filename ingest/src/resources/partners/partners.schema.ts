@@ -120,6 +120,42 @@ export type PartnerCreateInput = z.output<typeof PartnerCreate>;
 export const PartnerUpdate = z.strictObject(editableFields).partial().meta({ id: 'PartnerUpdate' });
 export type PartnerUpdateInput = z.output<typeof PartnerUpdate>;
 
+/** The most partners one status change takes (the dashboard's bulk actions). */
+export const MAX_PARTNER_STATUS_CHANGE = 100;
+
+/**
+ * What each status action of the dashboard sets. Any status may follow any other (as
+ * `PUT /v1/partners/:id` allows): an action names the status a partner moves to, not the one it
+ * comes from.
+ */
+export const PARTNER_STATUS_ACTIONS = { approve: 'active', reject: 'rejected', suspend: 'suspended', reactivate: 'active' } as const;
+export type PartnerStatusAction = keyof typeof PARTNER_STATUS_ACTIONS;
+
+/**
+ * One status action for several partners of a program, all or none
+ * (ingest/docs/dashboard.md#bulk-partner-status-changes). Not an operation of the API: the
+ * dashboard's bulk form is read through it. A note goes with its own action only.
+ */
+export const PartnerStatusChange = z
+  .strictObject({
+    ids: z
+      .array(idField)
+      .min(1, 'choose at least one partner')
+      .max(MAX_PARTNER_STATUS_CHANGE, `at most ${MAX_PARTNER_STATUS_CHANGE} partners at once`),
+    action: z.enum(Object.keys(PARTNER_STATUS_ACTIONS) as [PartnerStatusAction, ...PartnerStatusAction[]]),
+    rejection_note: editableFields.rejection_note.optional(),
+    suspension_reason: editableFields.suspension_reason.optional(),
+  })
+  .refine((c) => c.rejection_note === undefined || c.action === 'reject', {
+    path: ['rejection_note'],
+    message: 'goes with the reject action only',
+  })
+  .refine((c) => c.suspension_reason === undefined || c.action === 'suspend', {
+    path: ['suspension_reason'],
+    message: 'goes with the suspend action only',
+  });
+export type PartnerStatusChangeInput = z.input<typeof PartnerStatusChange>;
+
 const expandParam = multiValue(['group', 'program']).meta({
   description:
     'One or more of: group (id, name, description, created_at, public_key, default), program (id, status, name, product_name, subdomain, type, currency_code, created_at; in the list also cookie_duration, payout_methods, payout_term, url_params)',

@@ -17,21 +17,27 @@ import { requireProgram } from '../programs/programs.service.js';
 import { welcomeEmail } from './partner-emails.js';
 import {
   countPartnerList,
+  countPartnersAwaitingReview,
   findPartner,
   findPartnerByEmail,
   insertPartner,
+  lockProgramPartners,
   type RankingStat,
   selectPartnerList,
   selectRankedPartners,
   softDeletePartner,
   updatePartnerRow,
+  updatePartnerRows,
 } from './partners.repository.js';
 import {
+  PARTNER_STATUS_ACTIONS,
   PAYOUT_DETAILS,
   type PartnerCreateInput,
   type PartnerListQuery,
   type PartnerObject,
   type PartnerRetrieveQuery,
+  PartnerStatusChange,
+  type PartnerStatusChangeInput,
   type PartnerUpdateInput,
 } from './partners.schema.js';
 import { presentPartners, toPartner } from './partners.serializer.js';
@@ -195,6 +201,67 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
     if (!updated) throw notFound('partner', partnerId);
     return updated;
   });
+}
+
+/** What a status change did: the partners it changed, and those already as asked (left untouched). */
+export interface PartnerStatusChangeResult {
+  changed: PartnerRow[];
+  unchanged: PartnerRow[];
+}
+
+/**
+ * One status action (approve, reject, suspend, reactivate) for several partners of a program, in
+ * one SQL transaction: all of them or none (ingest/docs/dashboard.md#bulk-partner-status-changes).
+ * The rules are those of a single change (`updatePartner`): the caller's live partner, of this
+ * program, and any status may follow any other. A partner already as asked is left untouched, so
+ * it gets no event and keeps its `updated_at`. The changed partners' `partner.updated` events are
+ * written by the trigger of migration 0009 in the same statement; a status change sends the
+ * partner no e-mail, as a single change sends none (ingest/docs/partner-emails.md).
+ */
+export async function changePartnerStatuses(
+  db: Db,
+  organizationId: string,
+  programId: string,
+  input: PartnerStatusChangeInput,
+): Promise<PartnerStatusChangeResult> {
+  const { ids, action, ...notes } = validate(PartnerStatusChange, input, 'body');
+  const program = await requireProgram(db, organizationId, programId, 'program_id');
+  // The fields the action sets: its status, and its note when one was given (null clears it).
+  const wanted: Pick<PartnerRow, 'status'> & Partial<Pick<PartnerRow, 'rejection_note' | 'suspension_reason'>> = {
+    status: PARTNER_STATUS_ACTIONS[action],
+  };
+  if (notes.rejection_note !== undefined) wanted.rejection_note = notes.rejection_note;
+  if (notes.suspension_reason !== undefined) wanted.suspension_reason = notes.suspension_reason;
+  const differs = (p: PartnerRow) => Object.entries(wanted).some(([field, value]) => p[field as keyof typeof wanted] !== value);
+  return inTransaction(db, async (trx) => {
+    const partners = await lockProgramPartners(trx, organizationId, program.id, [...new Set(ids)]);
+    const found = new Set(partners.map((p) => p.id));
+    const missing = [...new Set(ids)].filter((id) => !found.has(id));
+    if (missing.length > 0) {
+      throw new ApiError('not_found_error', `Not partners of this program (unknown or deleted): ${missing.join(', ')}`, { param: 'ids' });
+    }
+    const changing = partners.filter(differs);
+    const updated =
+      changing.length > 0
+        ? await updatePartnerRows(
+            trx,
+            changing.map((p) => p.id),
+            { ...wanted, updated_at: new Date() },
+          )
+        : [];
+    const byId = new Map(updated.map((p) => [p.id, p]));
+    return { changed: changing.map((p) => byId.get(p.id) ?? p), unchanged: partners.filter((p) => !differs(p)) };
+  });
+}
+
+/**
+ * How many partners await review (pending, as the partner list with `status=pending` shows them)
+ * in each program of the organization, read from a partial index in one query
+ * (ingest/docs/dashboard.md#pending-partners-in-the-navigation). A program without any is absent.
+ */
+export async function partnersAwaitingReview(db: Db, organizationId: string): Promise<Map<string, number>> {
+  const rows = await countPartnersAwaitingReview(db, organizationId).execute();
+  return new Map(rows.map((r) => [r.program_id, r.n]));
 }
 
 /**
