@@ -16,6 +16,7 @@ import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
 import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
+import { BRANDING_PATH, brandingFormBody } from './pages/settings-branding.js';
 import { SignInPage } from './pages/sign-in.js';
 import { registerTransactionsPages, transactionNotices } from './pages/transactions.js';
 import { pagePolicy, sendPage } from './render.js';
@@ -73,6 +74,8 @@ export function dashboardRouter(deps: AppDeps): Router {
   router.use(dashboardHeaders);
   router.get('/assets/:name', serveAsset);
   router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
+  // The one multipart form (the portal's logo) is read here, so that the CSRF check below finds its _csrf.
+  router.post(BRANDING_PATH, brandingFormBody);
 
   const perEmail = store.createRateLimiter({ name: 'sign-in-email', points: SIGN_IN_LIMITS.email, windowSeconds: SIGN_IN_WINDOW_SECONDS });
   const perClient = store.createRateLimiter({

@@ -1,6 +1,7 @@
 import { assetUrl } from '../dashboard/assets.js';
 import type { Children } from '../dashboard/render.js';
 import type { ProgramRow } from '../db/schema.js';
+import { type BrandedProgram, logoPath, themePath } from '../resources/branding/branding.service.js';
 import type { PortalSession } from './portal-auth.js';
 
 /**
@@ -19,7 +20,23 @@ export interface PortalContext extends PortalSession {
 /** The hidden field that proves a form comes from this session's pages (portal-auth.ts). */
 export const PortalCsrf = ({ ctx }: { ctx: PortalContext }) => <input type="hidden" name="_csrf" value={ctx.session.csrf_token} />;
 
-export function PortalDocument({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
+/** What a portal page shows of its program: the name, and its brand when it has one (the error pages have none). */
+type ShownProgram = Pick<ProgramRow, 'name'> & Partial<Pick<BrandedProgram, 'subdomain' | 'brand'>>;
+
+// The program's brand (ingest/docs/partner-portal.md#the-programs-logo-and-accent-color): its
+// accent color comes as a stylesheet of its own (no inline style: the pages' CSP refuses them),
+// its logo stands for its name (alt) in the header and above the public pages.
+const themeOf = (program: ShownProgram) =>
+  program.subdomain && program.brand?.accentColor ? themePath(program.subdomain, program.brand.accentColor) : null;
+
+function PortalLogo({ program }: { program: ShownProgram }) {
+  const logo = program.brand?.logo;
+  if (!program.subdomain || !logo) return null;
+  return <img class="logo" src={logoPath(program.subdomain, logo)} alt={program.name} width={logo.width} height={logo.height} />;
+}
+
+export function PortalDocument({ program, title, children }: { program: ShownProgram; title: string; children: Children }) {
+  const theme = themeOf(program);
   return (
     <html lang="en">
       <head>
@@ -30,6 +47,7 @@ export function PortalDocument({ program, title, children }: { program: Pick<Pro
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href={assetUrl('dashboard.css')} />
         <link rel="stylesheet" href={assetUrl('portal.css')} />
+        {theme ? <link rel="stylesheet" href={theme} /> : null}
         <script defer src={assetUrl('dashboard.js')} />
       </head>
       <body class="portal">{children}</body>
@@ -55,7 +73,7 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
       </a>
       <header class="top">
         <a class="brand" href={`${ctx.base}/`}>
-          {ctx.program.name}
+          {ctx.program.brand.logo ? <PortalLogo program={ctx.program} /> : ctx.program.name}
         </a>
         {active ? (
           <nav aria-label="Main">
@@ -91,11 +109,19 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
 }
 
 /** A page of the portal shown before sign-in (join, sign-in, messages): narrow, with the program's name. */
-export function PublicPage({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
+export function PublicPage({ program, title, children }: { program: ShownProgram; title: string; children: Children }) {
   return (
     <PortalDocument program={program} title={title}>
       <main id="main" class="narrow sign-in">
-        <p class="brand-line">{program.name} partner program</p>
+        <p class="brand-line">
+          {program.brand?.logo ? (
+            <>
+              <PortalLogo program={program} /> partner program
+            </>
+          ) : (
+            `${program.name} partner program`
+          )}
+        </p>
         {children}
       </main>
     </PortalDocument>

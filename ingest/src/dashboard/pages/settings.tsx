@@ -8,6 +8,7 @@ import type { ContextOf } from '../dashboard.routes.js';
 import { fromFields } from '../forms.js';
 import { Csrf, type PageContext, programPath } from '../layout.js';
 import { sendPage } from '../render.js';
+import { brandingNotices, registerBrandingPages } from './settings-branding.js';
 import { codeNotices, registerCodePages } from './settings-codes.js';
 import { flowNotices, registerFlowPages } from './settings-flows.js';
 import { groupNotices, registerGroupPages } from './settings-groups.js';
@@ -17,8 +18,8 @@ import { amountField, listField, numberField, SettingsLayout } from './settings-
  * A program's settings (ingest/docs/dashboard.md#what-it-does; the fields of /v1/programs,
  * /v1/flows, /v1/groups and /v1/promotion-codes): every form is read through the API's own schema
  * and saved by the same service as the /v1 route, so the dashboard has no rule of its own. This
- * module has the program's terms and the sub-navigation; flows, groups and promotion codes have a
- * module each (settings-*.tsx).
+ * module has the program's terms and the sub-navigation; flows, groups, promotion codes and the
+ * portal's branding have a module each (settings-*.tsx).
  */
 
 export const settingsNotices: Record<string, string> = {
@@ -26,6 +27,7 @@ export const settingsNotices: Record<string, string> = {
   ...flowNotices,
   ...groupNotices,
   ...codeNotices,
+  ...brandingNotices,
 };
 
 export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
@@ -80,6 +82,7 @@ export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: 
   registerFlowPages(router, deps, contextOf);
   registerGroupPages(router, deps, contextOf);
   registerCodePages(router, deps, contextOf);
+  registerBrandingPages(router, deps, contextOf);
 }
 
 const ATTRIBUTION_LABELS: Record<(typeof ATTRIBUTION_MODELS)[number], string> = {

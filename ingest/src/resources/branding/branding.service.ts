@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import type { ProgramRow } from '../../db/schema.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { type EmailBrand, partnerEmailHtml } from '../partners/partner-emails.js';
 import { requireProgram } from '../programs/programs.service.js';
@@ -17,6 +18,9 @@ export interface Brand {
   /** `#rrggbb`, or null for svc's own colors. */
   accentColor: string | null;
 }
+
+/** A program with its brand, as the portal's pages have it. */
+export type BrandedProgram = ProgramRow & { brand: Brand };
 
 const NO_BRAND: Brand = { logo: null, accentColor: null };
 

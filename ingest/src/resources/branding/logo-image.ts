@@ -37,7 +37,8 @@ export function recognizeLogo(bytes: Uint8Array, declaredType: string): LogoImag
   // A file whose name or declared type says one format and whose bytes are another is refused:
   // it is not what the merchant thinks they uploaded.
   const declared = declaredType.toLowerCase() === 'image/jpg' ? 'image/jpeg' : declaredType.toLowerCase();
-  if (declared !== type) return { refusal: `The logo file says it is ${declaredType.slice(0, 60) || 'of no type'}, but its content is ${type}.` };
+  if (declared !== type)
+    return { refusal: `The logo file says it is ${declaredType.slice(0, 60) || 'of no type'}, but its content is ${type}.` };
   if (!(found.width > 0 && found.height > 0)) return { refusal: 'The logo image has no size.' };
   if (found.width > LOGO_MAX_PIXELS || found.height > LOGO_MAX_PIXELS) {
     return { refusal: `The logo is ${found.width}×${found.height} pixels; its sides can be at most ${LOGO_MAX_PIXELS}.` };

@@ -92,7 +92,7 @@ export function customerEmail(partner: PartnerRow, program: ProgramRow, customer
   if (first && partner.first_customer_email_active) {
     return message({
       organizationId: partner.organization_id,
-    programId: program.id,
+      programId: program.id,
       kind: 'partner_first_customer',
       to: partner.email,
       subject: `Your first referral for ${program.name}`,
