@@ -117,7 +117,8 @@ export interface EmailOutboxTable {
   text_body: string;
   /**
    * A simple HTML alternative of the text; null for text-only messages. A message with a
-   * `program_id` is queued with it in svc's colors and has it as sent, in the program's brand, once sent (migration 0015).
+   * `program_id` is queued with it in svc's colors; once sent, it holds what was sent, in the
+   * program's brand (migration 0015).
    */
   html_body: string | null;
   /** The program whose brand the HTML wears (migration 0015); null for messages queued before it. */

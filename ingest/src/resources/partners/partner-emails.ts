@@ -11,7 +11,7 @@ import { formatMoney } from '../../money.js';
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-/** Paragraphs as text (blank lines between, lines kept) and as simple HTML, for the program's brand (partnerEmailHtml). */
+/** Paragraphs as text (blank lines between, lines kept) and as simple HTML (partnerEmailHtml), about the program whose brand it wears. */
 function message(o: Omit<OutgoingEmail, 'text' | 'html'> & { programId: string; paragraphs: string[] }): OutgoingEmail {
   const { paragraphs, ...rest } = o;
   const text = paragraphs.join('\n\n');
