@@ -118,10 +118,10 @@ export interface EmailOutboxTable {
   /**
    * A simple HTML alternative of the text; null for text-only messages. A message with a
    * `program_id` is queued with it in svc's colors; once sent, it holds what was sent, in the
-   * program's brand (migration 0015).
+   * program's brand (migration 0016).
    */
   html_body: string | null;
-  /** The program whose brand the HTML wears (migration 0015); null for messages queued before it. */
+  /** The program whose brand the HTML wears (migration 0016); null for messages queued before it. */
   program_id: string | null;
   attempts: Generated<number>;
   last_error: string | null;
@@ -468,7 +468,7 @@ export interface PartnerSignInLinksTable {
 }
 
 /**
- * A program's logo and accent color (migration 0015, ingest/docs/partner-portal.md#the-programs-logo-and-accent-color):
+ * A program's logo and accent color (migration 0016, ingest/docs/partner-portal.md#the-programs-logo-and-accent-color):
  * beside the program, never in its API object. The logo's columns are all set or all null.
  */
 export interface ProgramBrandingTable {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 
 /**
- * The SQL of programs' brands (table program_branding, migration 0015): the logo's bytes are read
+ * The SQL of programs' brands (table program_branding, migration 0016): the logo's bytes are read
  * only where they are served.
  */
 
