@@ -19,6 +19,7 @@ import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
 import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
+import { BRANDING_PATH, brandingFormBody, brandingNotices, registerBrandingPages } from './pages/settings-branding.js';
 import { codeNotices, registerCodePages } from './pages/settings-codes.js';
 import { flowNotices, registerFlowPages } from './pages/settings-flows.js';
 import { groupNotices, registerGroupPages } from './pages/settings-groups.js';
@@ -60,6 +61,7 @@ const NOTICES: Record<string, string> = {
   ...flowNotices,
   ...groupNotices,
   ...codeNotices,
+  ...brandingNotices,
   ...integrationNotices,
 };
 
@@ -77,6 +79,8 @@ export function dashboardRouter(deps: AppDeps): Router {
   router.use(dashboardHeaders);
   router.get('/assets/:name', serveAsset);
   router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
+  // The one multipart form (the portal's logo) is read here, so that the CSRF check below finds its _csrf.
+  router.post(BRANDING_PATH, brandingFormBody);
 
   const perEmail = store.createRateLimiter({ name: 'sign-in-email', points: SIGN_IN_LIMITS.email, windowSeconds: SIGN_IN_WINDOW_SECONDS });
   const perClient = store.createRateLimiter({
@@ -168,6 +172,7 @@ export function dashboardRouter(deps: AppDeps): Router {
   registerFlowPages(signedIn, deps, contextOf);
   registerGroupPages(signedIn, deps, contextOf);
   registerCodePages(signedIn, deps, contextOf);
+  registerBrandingPages(signedIn, deps, contextOf);
   registerIntegrationPages(signedIn, deps, contextOf);
 
   router.use(signedIn);
