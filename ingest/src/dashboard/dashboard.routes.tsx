@@ -12,6 +12,7 @@ import { checkCredentials, closeSession, openSession } from '../resources/users/
 import type { RateLimiter } from '../store/index.js';
 import { type ContextOf, type PageContext, programPath, type Section } from './context.js';
 import { ErrorPage } from './layout.js';
+import { registerExportRoutes } from './exports.routes.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
 import { customerNotices, registerCustomersPages } from './pages/customers.js';
 import { integrationNotices, registerIntegrationPages } from './pages/integrations.js';
@@ -158,6 +159,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     res.redirect(303, wanted ? programPath(wanted) : '/dashboard/integrations');
   });
 
+  registerExportRoutes(signedIn, deps, contextOf);
   registerOverviewPages(signedIn, deps, contextOf);
   registerPartnerPages(signedIn, deps, contextOf);
   registerCustomersPages(signedIn, deps, contextOf);
