@@ -1,7 +1,7 @@
 import type { ListParams, Page } from './list.js';
 
 /** Rows read from SQL at a time by walkList: a few hundred, so a walk of any length holds about one page. */
-export const WALK_PAGE_SIZE = 250;
+export const WALK_PAGE_SIZE = 500;
 
 /** A list's own parameters without the ones that choose a page. */
 export type ListFilters<Query> = Omit<Query, 'limit' | 'starting_after' | 'ending_before'>;

@@ -225,7 +225,7 @@ describe('dashboard CSV exports', () => {
   });
 
   it('is for signed-in users only', async () => {
-    const res = await t.request.get(exportPath(program, 'partners'));
+    const res = await t.request.get(exportPath({ id: program.id }, 'partners'));
     expect(res.status).toBe(303);
     expect(res.headers.location).toMatch(/^\/dashboard\/sign-in/);
   });
