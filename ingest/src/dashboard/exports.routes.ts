@@ -1,4 +1,4 @@
-import type { Response, Router } from 'express';
+import type { Router } from 'express';
 import { type ZodObject, type ZodType, z } from 'zod';
 import type { Db } from '../db/database.js';
 import type { AppDeps } from '../deps.js';
@@ -17,6 +17,7 @@ import { Payout, PayoutListQuery } from '../resources/payouts/payouts.schema.js'
 import { listPayouts } from '../resources/payouts/payouts.service.js';
 import { Transaction, TransactionListQuery } from '../resources/transactions/transactions.schema.js';
 import { listTransactions } from '../resources/transactions/transactions.service.js';
+import { type ContextOf, programPath } from './context.js';
 
 /**
  * CSV exports of the dashboard's lists (ingest/docs/dashboard.md#csv-exports):
@@ -25,14 +26,7 @@ import { listTransactions } from '../resources/transactions/transactions.service
  * function, so the file and `GET /v1/<list>` with the same filters hold the same rows.
  */
 
-type ExportedList = 'partners' | 'customers' | 'transactions' | 'commissions' | 'payouts';
-
-/** What an export needs of the page context (dashboard.routes.tsx): a program of the user's organization, else a 404 page. */
-type ProgramContextOf = (
-  res: Response,
-  section: ExportedList,
-  programId: string,
-) => Promise<{ user: { organization_id: string }; program: { id: string; subdomain: string } | null }>;
+export type ExportedList = 'partners' | 'customers' | 'transactions' | 'commissions' | 'payouts';
 
 /**
  * Parameters of the API's list that an export refuses: it is the whole list (no page, no
@@ -82,16 +76,15 @@ const LIST_EXPORTS: Record<ExportedList, ListExport> = {
   payouts: listExport(Payout, PayoutListQuery, listPayouts),
 };
 
-/** The export's address for a list page to link to, with that page's filters. */
+/** The export's address, for a list page to link to with its own filters (a query string, with or without its `?`). */
 export const exportPath = (program: { id: string }, list: ExportedList, filters = '') =>
-  `/dashboard/programs/${program.id}/${list}.csv${filters ? `?${filters.replace(/^\?/, '')}` : ''}`;
+  programPath(program, `/${list}.csv${filters ? `?${filters.replace(/^\?/, '')}` : ''}`);
 
-export function registerExportRoutes(router: Router, { db, logger }: AppDeps, contextOf: ProgramContextOf): void {
+export function registerExportRoutes(router: Router, { db, logger }: AppDeps, contextOf: ContextOf): void {
   for (const [list, spec] of Object.entries(LIST_EXPORTS) as [ExportedList, ListExport][]) {
     router.get(`/programs/:programId/${list}.csv`, async (req, res) => {
-      const ctx = await contextOf(res, list, req.params.programId);
-      const program = ctx.program!;
-      const rows = spec.rows(db, ctx.user.organization_id, program.id, req.query);
+      const { user, program } = await contextOf(res, list, req.params.programId);
+      const rows = spec.rows(db, user.organization_id, program.id, req.query);
       const day = new Date().toISOString().slice(0, 10);
       await sendCsv(res, { filename: `${list}-${program.subdomain}-${day}.csv`, columns: spec.columns, rows }, logger);
     });
