@@ -6,10 +6,10 @@ import type { Logger } from 'pino';
 
 /**
  * A list as a CSV download, streamed (ingest/docs/dashboard.md#csv-exports): rows are read only
- * as fast as the client takes the file, so a list of any length holds a few pages in memory.
+ * as fast as the client takes the file, so a list of any length holds about a page in memory.
  */
 
-export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
+const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
 export interface CsvDownload<Row> {
   /** The file's name; made safe by safeFileName. */
@@ -32,7 +32,7 @@ export function safeFileName(name: string): string {
   return safe.endsWith('.csv') ? safe : `${safe || 'export'}.csv`;
 }
 
-/** Rows written to the socket at a time: one chunk of the response each (about 30 KB), not a chunk per row. */
+/** Rows written to the socket at a time: one chunk of the response (tens of KB), not a chunk and a write per row. */
 const ROWS_PER_CHUNK = 100;
 
 /**
