@@ -11,6 +11,7 @@ import { listPrograms } from '../resources/programs/programs.service.js';
 import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
 import type { RateLimiter } from '../store/index.js';
 import { type ContextOf, type PageContext, programPath, type Section } from './context.js';
+import { registerExportRoutes } from './exports.routes.js';
 import { ErrorPage } from './layout.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
 import { customerNotices, registerCustomersPages } from './pages/customers.js';
@@ -162,6 +163,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     res.redirect(303, wanted ? programPath(wanted) : '/dashboard/integrations');
   });
 
+  registerExportRoutes(signedIn, deps, contextOf);
   registerOverviewPages(signedIn, deps, contextOf);
   registerPartnerPages(signedIn, deps, contextOf);
   registerCustomersPages(signedIn, deps, contextOf);
