@@ -312,7 +312,7 @@ describe('partner portal home', () => {
     expect(generated.body.data.payouts).toMatchObject([{ partner_id: partner.id, amount: 6_000 }]);
     const paying = await agent.get(`${base}/`);
     expect(paying.text).toContain(row(await balances()));
-    expect(paying.text).toContain('Nothing more to pay for now: $60.00 is on its way to you.');
+    expect(paying.text).toContain('Nothing to pay for now. $60.00 is in a payout on its way to you.');
 
     // No payout method: where to set one.
     const { partner: p2, agent: a2, base: b2Base } = await signedInPartner(t, org, program, { payout_method: 'none' });

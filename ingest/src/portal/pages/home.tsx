@@ -9,13 +9,12 @@ import { formatMoney } from '../../money.js';
 import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
 import { createLink, listLinks } from '../../resources/links/links.service.js';
 import { linkValueFrom } from '../../resources/partner-access/portal-sign-up.js';
-import type { BalanceObject } from '../../resources/payouts/payouts.schema.js';
-import { listBalances } from '../../resources/payouts/payouts.service.js';
+import { type NextPayout, nextPayoutOf } from '../../resources/payouts/payouts.service.js';
 import type { StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf } from '../../resources/stats/stats.service.js';
 import { type PortalContext, PortalCsrf, PortalLayout } from '../layout.js';
+import { NextPayoutLine } from '../next-payout.js';
 import type { PortalContextOf } from '../portal.routes.js';
-import { payoutLabel } from './join.js';
 
 /**
  * The partner's home in the portal (ingest/docs/partner-portal.md): their links with copy buttons,
@@ -73,10 +72,10 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
     }
     const periodShown = periodError ? null : period;
 
-    const [links, stats, balances] = await Promise.all([
+    const [links, stats, next] = await Promise.all([
       linksOf(ctx),
       statsOf(db, ctx.program, { start: period.start, end: period.end, partner_id: ctx.partner.id }),
-      listBalances(db, ctx.program.organization_id, ctx.program.id, { partner_id: ctx.partner.id, limit: 1 }),
+      nextPayoutOf(db, ctx.program.organization_id, ctx.partner),
     ]);
     const site = siteOf(ctx.program.website_url);
 
@@ -101,7 +100,7 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
         periodShown={periodShown}
         periodError={periodError}
         stats={stats}
-        balance={balances.rows[0] ?? null}
+        next={next}
         create={create ?? { value: suggestion ?? '', error: null, status: 200 }}
       />,
       status,
@@ -263,7 +262,7 @@ function HomePage(props: {
   periodShown: Period | null;
   periodError: string | null;
   stats: StatsObject;
-  balance: BalanceObject | null;
+  next: NextPayout;
   create: CreateState;
 }) {
   const { ctx, links } = props;
@@ -278,7 +277,7 @@ function HomePage(props: {
       )}
       <BuilderSection {...props} />
       <ResultsSection {...props} />
-      <EarningsSection ctx={ctx} balance={props.balance} />
+      <EarningsSection ctx={ctx} next={props.next} />
     </PortalLayout>
   );
 }
@@ -529,49 +528,8 @@ function ResultsSection({
   );
 }
 
-/** What the next payout will bring in one currency, or why it brings nothing yet. */
-function NextPayout({ ctx, balance, amounts }: { ctx: PortalContext; balance: BalanceObject; amounts: BalanceObject['amounts'][number] }) {
-  const { currency, payable, pending, in_payouts } = amounts;
-  const minimum = balance.minimum_payout;
-  const settings = <a href={`${ctx.base}/settings`}>Settings</a>;
-  const method = balance.payout_method;
-  const details = (ctx.partner.payout_details ?? {}) as Record<string, string>;
-  if (payable < 0) {
-    return (
-      <>
-        Refunds exceed your approved commissions by {formatMoney(-payable, currency)}: it is taken off your next payout in {currency}.
-      </>
-    );
-  }
-  if (payable === 0) {
-    if (pending > 0) return <>Nothing is approved yet: {formatMoney(pending, currency)} pending becomes payable once it is approved.</>;
-    if (in_payouts > 0) return <>Nothing more to pay for now: {formatMoney(in_payouts, currency)} is on its way to you.</>;
-    return <>Nothing to pay for now.</>;
-  }
-  if (method === 'none') {
-    return (
-      <>
-        {formatMoney(payable, currency)} is approved: choose how you are paid in {settings} to receive it.
-      </>
-    );
-  }
-  if ((method === 'paypal' || method === 'wise') && !details.email) {
-    return (
-      <>
-        {formatMoney(payable, currency)} is approved: add your {payoutLabel(method)} e-mail address in {settings} to receive it.
-      </>
-    );
-  }
-  if (payable >= minimum) return <>You will be paid {formatMoney(payable, currency)} in the next payout.</>;
-  return (
-    <>
-      {formatMoney(minimum - payable, currency)} more to reach the minimum payout of {formatMoney(minimum, currency)} (
-      {formatMoney(payable, currency)} approved so far).
-    </>
-  );
-}
-
-function EarningsSection({ ctx, balance }: { ctx: PortalContext; balance: BalanceObject | null }) {
+function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }) {
+  const { balance } = next;
   const amounts = balance?.amounts ?? [];
   return (
     <section aria-labelledby="earnings-title">
@@ -622,9 +580,9 @@ function EarningsSection({ ctx, balance }: { ctx: PortalContext; balance: Balanc
           </p>
           <h3>Next payout</h3>
           <ul class="next-payout">
-            {amounts.map((a) => (
+            {next.currencies.map(({ amounts: a, readiness }) => (
               <li data-currency={a.currency}>
-                <NextPayout ctx={ctx} balance={balance} amounts={a} />
+                <NextPayoutLine ctx={ctx} amounts={a} readiness={readiness} />
               </li>
             ))}
           </ul>

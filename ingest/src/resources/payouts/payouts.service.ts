@@ -11,8 +11,8 @@ import { findProgramPartnerIds } from '../partners/partners.repository.js';
 import { toExpandedPartner } from '../partners/partners.serializer.js';
 import { queuePartnerEmail, requireProgramPartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
-import { type PayoutReadiness, payoutReadiness, type ReadinessFacts } from './payout-readiness.js';
 import { EXPORT_FORMATS_BY_NAME, type ExportFormat, type ExportPartner } from './payout-exports.js';
+import { type PayoutReadiness, payoutReadiness, type ReadinessFacts } from './payout-readiness.js';
 import {
   detachUnpayable,
   exportBatch,
@@ -137,7 +137,15 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
     skipped: judged.flatMap(({ sum, readiness }) =>
       readiness.ready
         ? []
-        : [{ partner_id: sum.partner_id, currency: sum.currency, amount: sum.amount, minimum_payout: sum.minimum_payout, reason: readiness.reason }],
+        : [
+            {
+              partner_id: sum.partner_id,
+              currency: sum.currency,
+              amount: sum.amount,
+              minimum_payout: sum.minimum_payout,
+              reason: readiness.reason,
+            },
+          ],
     ),
   };
 }
@@ -299,32 +307,33 @@ export async function listBalances(
 export interface NextPayout {
   /** Null until the partner has a balance row (a live partner always has one). */
   balance: BalanceObject | null;
-  /** The verdict for each currency of `balance.amounts`, by payoutReadiness, as a generation now would judge it. */
-  readiness: Map<string, PayoutReadiness>;
+  /** One per currency of `balance.amounts`, in its order: its figures and payoutReadiness's verdict, as a generation now would judge it. */
+  currencies: { amounts: BalanceObject['amounts'][number]; readiness: PayoutReadiness }[];
 }
 
 /**
  * The partner's next payout, judged by the rule generation follows on the facts it would read:
  * `payable` (approved, in no unpaid payout, refund entries netting) is what a generation up to
- * now takes, with the partner's minimum, payout method and details.
+ * now takes, with the partner's minimum, payout method and details. A deleted partner: 404.
  */
 export async function nextPayoutOf(
   db: Db,
   organizationId: string,
-  partner: Pick<PartnerRow, 'id' | 'program_id' | 'payout_method' | 'payout_details' | 'deleted_at'>,
+  partner: Pick<PartnerRow, 'id' | 'program_id' | 'payout_method' | 'payout_details'>,
 ): Promise<NextPayout> {
+  // listBalances answers 404 for a deleted partner, as the API does: the partner below is live.
   const page = await listBalances(db, organizationId, partner.program_id, { partner_id: partner.id, limit: 1 });
   const balance = page.rows[0];
-  if (!balance) return { balance: null, readiness: new Map() };
+  if (!balance) return { balance: null, currencies: [] };
   const verdict = (payable: number) =>
     payoutReadiness({
       amount: payable,
       minimum: balance.minimum_payout,
       payoutMethod: partner.payout_method,
       payoutDetails: partner.payout_details,
-      partnerDeleted: partner.deleted_at !== null,
+      partnerDeleted: false,
     });
-  return { balance, readiness: new Map(balance.amounts.map((a) => [a.currency, verdict(a.payable)])) };
+  return { balance, currencies: balance.amounts.map((amounts) => ({ amounts, readiness: verdict(amounts.payable) })) };
 }
 
 export interface PayoutExport {
