@@ -6,6 +6,7 @@ import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../dashboa
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { formatMoney } from '../../money.js';
+import { type LinkValue, programSite, shareableLink, withLinkParam } from '../../resources/links/link-address.js';
 import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
 import { createLink, listLinks } from '../../resources/links/links.service.js';
 import { linkValueFrom } from '../../resources/partner-access/portal-sign-up.js';
@@ -139,8 +140,6 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
   });
 }
 
-type LinkValue = Pick<LinkObject, 'param' | 'value'>;
-
 interface CreateState {
   value: string;
   error: string | null;
@@ -161,38 +160,9 @@ interface Site {
 }
 
 function siteOf(websiteUrl: string | null): Site | null {
-  if (!websiteUrl) return null;
-  try {
-    const url = new URL(websiteUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    return { url, domain: url.hostname.replace(/^www\./, '') };
-  } catch {
-    return null;
-  }
+  const url = programSite(websiteUrl);
+  return url ? { url, domain: url.hostname.replace(/^www\./, '') } : null;
 }
-
-/** The page's address with the link's parameter set: the rest of its query, in its order and encoding, and its #hash kept. */
-function withParam(page: URL, link: LinkValue): string {
-  const url = new URL(page.href);
-  const keyOf = (pair: string) => {
-    const key = pair.split('=', 1)[0].replace(/\+/g, ' ');
-    try {
-      return decodeURIComponent(key);
-    } catch {
-      return key;
-    }
-  };
-  const kept = url.search
-    .slice(1)
-    .split('&')
-    .filter((pair) => pair !== '' && keyOf(pair) !== link.param);
-  // Link values are unreserved characters (links.schema.ts): nothing to encode.
-  url.search = `?${[...kept, `${link.param}=${link.value}`].join('&')}`;
-  return url.href;
-}
-
-/** A link's full address: the site's home page with it, or only `?param=value` when the program has not said where its site is. */
-const fullLink = (link: LinkValue, site: Site | null) => (site ? withParam(site.url, link) : `?${link.param}=${link.value}`);
 
 /**
  * The partner's link to a page of the merchant's site: `page` is a full address (on the site's
@@ -231,7 +201,7 @@ function buildLink(page: string, site: Site | null, link: LinkValue): { url: str
   if (site && url.hostname !== site.domain && !url.hostname.endsWith(`.${site.domain}`)) {
     return refuse(`${url.hostname} is not ${where}: your links can only lead to pages of ${where} (or its subdomains).`);
   }
-  return { url: withParam(url, link), error: null };
+  return { url: withLinkParam(url, link), error: null };
 }
 
 /** The page's address with these query parameters (the period, the builder's page and link), for the period links. */
@@ -282,18 +252,18 @@ function HomePage(props: {
   );
 }
 
-function SiteNote({ ctx, site }: { ctx: PortalContext; site: Site | null }) {
-  if (site) return null;
-  return (
-    <p class="hint">
-      {ctx.program.name} has not given the address of its site here yet, so your link is only its ending: add it to the address of any page
-      of their site (https://their-site.example/pricing{`?${ctx.program.url_params[0]}=…`}), or paste the page's address into the builder
-      below.
-    </p>
-  );
+/** Said where the partner's link would be while the program has no website address (shareableLink is null). */
+const NO_SITE = "Your link appears here once the program's website address is set.";
+
+function SiteNote({ site }: { site: Site | null }) {
+  return site ? null : <p class="hint">{NO_SITE}</p>;
 }
 
 function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: Site | null; links: LinkObject[]; error: string | null }) {
+  const shared = links.flatMap((link) => {
+    const url = shareableLink(ctx.program, link);
+    return url ? [{ link, url }] : [];
+  });
   return (
     <section aria-labelledby="links-title">
       <h2 id="links-title">{links.length === 1 ? 'Your link' : 'Your links'}</h2>
@@ -302,40 +272,46 @@ function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: S
           {error}
         </p>
       ) : null}
-      <SiteNote ctx={ctx} site={site} />
+      <SiteNote site={site} />
       <p class="hint">
         {site
           ? `Share it anywhere your audience is: visitors who arrive through it are counted as yours. It leads to ${site.url.href}; to link to another page, use the builder below.`
-          : 'Share a page of the site with it: visitors who arrive through it are counted as yours.'}
+          : 'Meanwhile, the builder below makes your link to any page of the site from its full address.'}
       </p>
-      <ul class="links partner-links">
-        {links.map((l) => {
-          const full = fullLink(l, site);
-          return (
+      {shared.length > 0 ? (
+        <ul class="links partner-links">
+          {shared.map(({ link, url }) => (
             <li>
-              <code class="url" id={`link-${l.id}`}>
-                {full}
+              <code class="url" id={`link-${link.id}`}>
+                {url}
               </code>
-              <button type="button" class="copy" data-copy={full} aria-describedby={`link-${l.id}`}>
+              <button type="button" class="copy" data-copy={url} aria-describedby={`link-${link.id}`}>
                 Copy
               </button>
             </li>
-          );
-        })}
-      </ul>
+          ))}
+        </ul>
+      ) : null}
     </section>
   );
 }
 
 function CreateLinkSection({ ctx, site, create }: { ctx: PortalContext; site: Site | null; create: CreateState }) {
   const param = ctx.program.url_params[0];
-  const example = site ? withParam(site.url, { param, value: create.value || 'you' }) : `?${param}=${create.value || 'you'}`;
+  const example = shareableLink(ctx.program, { param, value: create.value || 'you' });
   return (
     <section aria-labelledby="links-title">
       <h2 id="links-title">Create your link</h2>
-      <SiteNote ctx={ctx} site={site} />
+      <SiteNote site={site} />
       <p>
-        You do not have a link yet. Choose the word that ends it; your link will look like this: <code class="url">{example}</code>
+        You do not have a link yet. Choose the word that ends it
+        {example ? (
+          <>
+            ; your link will look like this: <code class="url">{example}</code>
+          </>
+        ) : (
+          '.'
+        )}
       </p>
       {create.error ? (
         <p class="error" role="alert" id="link-error">
@@ -458,7 +434,6 @@ function PeriodFields({ period }: { period: Period | null }) {
 
 function ResultsSection({
   ctx,
-  site,
   links,
   builder,
   period,
@@ -466,7 +441,6 @@ function ResultsSection({
   stats,
 }: {
   ctx: PortalContext;
-  site: Site | null;
   links: LinkObject[];
   builder: BuilderState;
   period: Period;
@@ -477,7 +451,8 @@ function ResultsSection({
   const totals = stats.totals;
   const keep = { page: builder.page || null, link: builder.page && links.length > 1 ? builder.linkId : null };
   const empty = totals.clicks === 0 && totals.leads === 0 && totals.customers === 0 && Object.keys(totals.revenue).length === 0;
-  const first = links[0];
+  // undefined: no link yet; null: a link, but no website address to make it shareable.
+  const first = links[0] ? shareableLink(ctx.program, links[0]) : undefined;
   return (
     <section aria-labelledby="results-title">
       <div class="page-head">
@@ -505,18 +480,22 @@ function ResultsSection({
       {empty ? (
         <div class="empty">
           <h3>{period.days !== null ? `No clicks yet in the last ${period.days} days` : 'No clicks in these days'}</h3>
-          {first ? (
+          {first !== undefined ? (
             <>
               <p>
                 Share your link where your audience is (your site, a newsletter, a video description, social media): each visit, sign-up and
                 payment it brings shows here.
               </p>
-              <p>
-                <code class="url">{fullLink(first, site)}</code>{' '}
-                <button type="button" class="copy" data-copy={fullLink(first, site)}>
-                  Copy your link
-                </button>
-              </p>
+              {first ? (
+                <p>
+                  <code class="url">{first}</code>{' '}
+                  <button type="button" class="copy" data-copy={first}>
+                    Copy your link
+                  </button>
+                </p>
+              ) : (
+                <p class="hint">{NO_SITE}</p>
+              )}
             </>
           ) : (
             <p>Create your link above, then share it: each visit, sign-up and payment it brings shows here.</p>
