@@ -241,9 +241,11 @@ describe('partner portal home', () => {
     expect(series.clicks).toEqual(api.body.data.days.map((d: ApiObject) => d.clicks));
     expect(series.revenue).toEqual(api.body.data.days.map((d: ApiObject) => d.revenue.USD ?? 0));
     expect(page.text).toMatch(/<script defer src="\/dashboard\/assets\/uplot\.js\?v=\w+"><\/script>/);
-    expect(page.text).toContain('<th scope="col">Commissions</th>');
+    expect(page.text).toContain('<th scope="col" class="num">Commissions</th>');
     const busy = api.body.data.days.find((d: ApiObject) => d.clicks > 0);
-    expect(page.text).toContain(`<th scope="row">${busy.date}</th><td>3</td><td>2</td><td>1</td><td>${formatMoney(12_345, 'USD')}</td>`);
+    expect(page.text).toContain(
+      `<th scope="row">${busy.date}</th><td class="num">3</td><td class="num">2</td><td class="num">1</td><td class="num">${formatMoney(12_345, 'USD')}</td>`,
+    );
 
     // A custom period before anything happened: zeros, and what to do next.
     const quiet = await agent.get(`${base}/`).query({ start: '2024-01-01', end: '2024-01-03' });

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { formatMoney } from '../../money.js';
 import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../pages/chart.js';
+import { Figure } from '../../pages/figures.js';
 import { count, moneyList } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { sendPage } from '../../pages/render.js';
@@ -209,18 +210,6 @@ function homeHref(base: string, params: Record<string, string | null | undefined
   const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
   const text = query.toString();
   return `${base}/${text ? `?${text}` : ''}`;
-}
-
-function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <div class="figure">
-      <dt>{label}</dt>
-      <dd>
-        <span class="value">{value}</span>
-        {hint ? <span class="delta">{hint}</span> : null}
-      </dd>
-    </div>
-  );
 }
 
 function HomePage(props: {
