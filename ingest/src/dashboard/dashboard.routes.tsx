@@ -11,6 +11,7 @@ import { listPrograms } from '../resources/programs/programs.service.js';
 import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
 import type { RateLimiter } from '../store/index.js';
 import { type ContextOf, type PageContext, programPath, type Section } from './context.js';
+import { registerExportRoutes } from './exports.routes.js';
 import { ErrorPage } from './layout.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
 import { customerNotices, registerCustomersPages } from './pages/customers.js';
@@ -19,6 +20,7 @@ import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
 import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
+import { BRANDING_PATH, brandingFormBody, brandingNotices, registerBrandingPages } from './pages/settings-branding.js';
 import { codeNotices, registerCodePages } from './pages/settings-codes.js';
 import { flowNotices, registerFlowPages } from './pages/settings-flows.js';
 import { groupNotices, registerGroupPages } from './pages/settings-groups.js';
@@ -60,6 +62,7 @@ const NOTICES: Record<string, string> = {
   ...flowNotices,
   ...groupNotices,
   ...codeNotices,
+  ...brandingNotices,
   ...integrationNotices,
 };
 
@@ -77,6 +80,8 @@ export function dashboardRouter(deps: AppDeps): Router {
   router.use(dashboardHeaders);
   router.get('/assets/:name', serveAsset);
   router.use(express.urlencoded({ extended: false, limit: '100kb', parameterLimit: 2000 }));
+  // The one multipart form (the portal's logo) is read here, so that the CSRF check below finds its _csrf.
+  router.post(BRANDING_PATH, brandingFormBody);
 
   const perEmail = store.createRateLimiter({ name: 'sign-in-email', points: SIGN_IN_LIMITS.email, windowSeconds: SIGN_IN_WINDOW_SECONDS });
   const perClient = store.createRateLimiter({
@@ -158,6 +163,7 @@ export function dashboardRouter(deps: AppDeps): Router {
     res.redirect(303, wanted ? programPath(wanted) : '/dashboard/integrations');
   });
 
+  registerExportRoutes(signedIn, deps, contextOf);
   registerOverviewPages(signedIn, deps, contextOf);
   registerPartnerPages(signedIn, deps, contextOf);
   registerCustomersPages(signedIn, deps, contextOf);
@@ -168,6 +174,7 @@ export function dashboardRouter(deps: AppDeps): Router {
   registerFlowPages(signedIn, deps, contextOf);
   registerGroupPages(signedIn, deps, contextOf);
   registerCodePages(signedIn, deps, contextOf);
+  registerBrandingPages(signedIn, deps, contextOf);
   registerIntegrationPages(signedIn, deps, contextOf);
 
   router.use(signedIn);

@@ -38,6 +38,7 @@ const SETTINGS_TABS = [
   { path: '/flows', label: 'Commission flows' },
   { path: '/groups', label: 'Groups' },
   { path: '/promotion-codes', label: 'Promotion codes' },
+  { path: '/branding', label: 'Portal branding' },
 ] as const;
 
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['path'];

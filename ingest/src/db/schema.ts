@@ -115,8 +115,14 @@ export interface EmailOutboxTable {
   to_address: string;
   subject: string;
   text_body: string;
-  /** A simple HTML alternative of the text; null for text-only messages. */
+  /**
+   * A simple HTML alternative of the text; null for text-only messages. A message with a
+   * `program_id` is queued with it in svc's colors; once sent, it holds what was sent, in the
+   * program's brand (migration 0016).
+   */
   html_body: string | null;
+  /** The program whose brand the HTML wears (migration 0016); null for messages queued before it. */
+  program_id: string | null;
   attempts: Generated<number>;
   last_error: string | null;
   next_attempt_at: Timestamp;
@@ -461,6 +467,24 @@ export interface PartnerSignInLinksTable {
   used_at: Timestamp | null;
 }
 
+/**
+ * A program's logo and accent color (migration 0016, ingest/docs/partner-portal.md#the-programs-logo-and-accent-color):
+ * beside the program, never in its API object. The logo's columns are all set or all null.
+ */
+export interface ProgramBrandingTable {
+  program_id: string;
+  logo: Uint8Array | null;
+  logo_type: string | null;
+  /** Hex SHA-256 of the logo: its URL carries it, so a new logo is a new URL. */
+  logo_sha256: string | null;
+  logo_size: number | null;
+  logo_width: number | null;
+  logo_height: number | null;
+  /** `#rrggbb`, lower case. */
+  accent_color: string | null;
+  updated_at: Timestamp;
+}
+
 /** Trigger-kept figures per program, UTC day, partner and currency ('' for counts), in shards (summed when read). */
 export interface DailyStatsTable {
   program_id: string;
@@ -505,6 +529,7 @@ export interface Database {
   daily_stats: DailyStatsTable;
   partner_sessions: PartnerSessionsTable;
   partner_sign_in_links: PartnerSignInLinksTable;
+  program_branding: ProgramBrandingTable;
 }
 
 export type ProgramRow = Selectable<ProgramsTable>;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import { afterCommit } from '../db/request-transaction.js';
+import { brandedEmailHtml } from '../resources/branding/branding.service.js';
 import { fileDelivery, smtpDelivery } from './delivery.js';
 import { claimDueEmails, markEmailFailed, markEmailSent } from './outbox.js';
 
@@ -37,8 +38,10 @@ export function createMailer(config: Config, db: Db, logger: Logger): Mailer {
       if (claimed.length === 0) return sent;
       for (const m of claimed) {
         try {
-          await deliver({ id: m.id, to: m.to_address, subject: m.subject, text: m.text_body, html: m.html_body ?? undefined });
-          await markEmailSent(db, m.id);
+          // An e-mail about a program wears its brand as it is now, with the logo at svc's public address.
+          const branded = m.program_id === null ? undefined : await brandedEmailHtml(db, config.publicUrl, m.program_id, m);
+          await deliver({ id: m.id, to: m.to_address, subject: m.subject, text: m.text_body, html: branded ?? m.html_body ?? undefined });
+          await markEmailSent(db, m.id, branded);
           sent++;
         } catch (err) {
           const backoffSeconds = Math.min(3600, 30 * 2 ** (m.attempts - 1));

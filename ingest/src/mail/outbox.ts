@@ -10,6 +10,8 @@ export interface OutgoingEmail {
   text: string;
   /** A simple HTML alternative of `text`. */
   html?: string;
+  /** The program whose brand the HTML wears: the mailer renders it again with it as it sends (mailer.ts). */
+  programId?: string;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function queueEmail(db: Db, email: OutgoingEmail): Promise<void> {
       subject: email.subject,
       text_body: email.text,
       html_body: email.html ?? null,
+      program_id: email.programId ?? null,
       next_attempt_at: new Date(),
       created_at: new Date(),
     })
@@ -41,6 +44,7 @@ export interface ClaimedEmail {
   subject: string;
   text_body: string;
   html_body: string | null;
+  program_id: string | null;
   attempts: number;
 }
 
@@ -58,12 +62,17 @@ export async function claimDueEmails(db: Db, opts: { batch: number; leaseSeconds
         order by next_attempt_at
         limit ${opts.batch}
         for update skip locked)
-    returning id, to_address, subject, text_body, html_body, attempts`.execute(db);
+    returning id, to_address, subject, text_body, html_body, program_id, attempts`.execute(db);
   return claimed.rows;
 }
 
-export async function markEmailSent(db: Db, id: string): Promise<void> {
-  await db.updateTable('email_outbox').set({ sent_at: new Date(), last_error: null }).where('id', '=', id).execute();
+/** Marks an e-mail sent; `html`, when it was rendered as sent, is kept as what was sent. */
+export async function markEmailSent(db: Db, id: string, html?: string): Promise<void> {
+  await db
+    .updateTable('email_outbox')
+    .set({ sent_at: new Date(), last_error: null, ...(html === undefined ? {} : { html_body: html }) })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function markEmailFailed(db: Db, id: string, error: string, nextAttemptAt: Date): Promise<void> {

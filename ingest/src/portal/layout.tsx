@@ -1,6 +1,7 @@
 import type { ProgramRow } from '../db/schema.js';
 import { Document, ErrorBody, errorHeading, NavLink, Notice, SkipLink } from '../pages/document.js';
 import type { Children } from '../pages/render.js';
+import { type BrandedProgram, logoPath, themePath } from '../resources/branding/branding.service.js';
 import type { PortalContext } from './context.js';
 
 /**
@@ -11,9 +12,30 @@ import type { PortalContext } from './context.js';
 /** The hidden field that proves a form comes from this session's pages (portal-auth.ts). */
 export const PortalCsrf = ({ ctx }: { ctx: PortalContext }) => <input type="hidden" name="_csrf" value={ctx.session.csrf_token} />;
 
-export function PortalDocument({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
+/** What a portal page shows of its program: the name, and its brand when it has one (the error pages have none). */
+type ShownProgram = Pick<ProgramRow, 'name'> & Partial<Pick<BrandedProgram, 'subdomain' | 'brand'>>;
+
+// The program's brand (ingest/docs/partner-portal.md#the-programs-logo-and-accent-color): its
+// accent color comes as a stylesheet of its own (no inline style: the pages' CSP refuses them),
+// its logo stands for its name (alt) in the header and above the public pages.
+const themeOf = (program: ShownProgram) =>
+  program.subdomain && program.brand?.accentColor ? themePath(program.subdomain, program.brand.accentColor) : null;
+
+function PortalLogo({ program }: { program: ShownProgram }) {
+  const logo = program.brand?.logo;
+  if (!program.subdomain || !logo) return null;
+  return <img class="logo" src={logoPath(program.subdomain, logo)} alt={program.name} width={logo.width} height={logo.height} />;
+}
+
+export function PortalDocument({ program, title, children }: { program: ShownProgram; title: string; children: Children }) {
+  const theme = themeOf(program);
   return (
-    <Document title={`${title} · ${program.name} partners`} stylesheets={['portal.css']} bodyClass="portal" noReferrer>
+    <Document
+      title={`${title} · ${program.name} partners`}
+      stylesheets={theme ? ['portal.css', theme as `/${string}`] : ['portal.css']}
+      bodyClass="portal"
+      noReferrer
+    >
       {children}
     </Document>
   );
@@ -27,7 +49,7 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
       <SkipLink />
       <header class="top">
         <a class="brand" href={`${ctx.base}/`}>
-          {ctx.program.name}
+          {ctx.program.brand.logo ? <PortalLogo program={ctx.program} /> : ctx.program.name}
         </a>
         {active ? (
           <nav aria-label="Main">
@@ -59,11 +81,19 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
 }
 
 /** A page of the portal shown before sign-in (join, sign-in, messages): narrow, with the program's name. */
-export function PublicPage({ program, title, children }: { program: Pick<ProgramRow, 'name'>; title: string; children: Children }) {
+export function PublicPage({ program, title, children }: { program: ShownProgram; title: string; children: Children }) {
   return (
     <PortalDocument program={program} title={title}>
       <main id="main" class="narrow sign-in">
-        <p class="brand-line">{program.name} partner program</p>
+        <p class="brand-line">
+          {program.brand?.logo ? (
+            <>
+              <PortalLogo program={program} /> partner program
+            </>
+          ) : (
+            `${program.name} partner program`
+          )}
+        </p>
         {children}
       </main>
     </PortalDocument>

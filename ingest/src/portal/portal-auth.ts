@@ -3,6 +3,7 @@ import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database.js';
 import type { PartnerRow, ProgramRow } from '../db/schema.js';
 import { fromThisOrigin, sameToken } from '../pages/form-origin.js';
+import type { BrandedProgram } from '../resources/branding/branding.service.js';
 import { type OpenedPartnerSession, type PartnerSession, readPartnerSession } from '../resources/partner-access/partner-access.service.js';
 import { findPartner } from '../resources/partners/partners.repository.js';
 
@@ -23,7 +24,7 @@ const SECURE_COOKIE = '__Secure-svc_portal';
 
 /** What every signed-in portal page knows (res.locals.portal). */
 export interface PortalSession {
-  program: ProgramRow;
+  program: BrandedProgram;
   partner: PartnerRow;
   session: PartnerSession;
   /** The path every link of the page starts with: `/p/<subdomain>`, or `/p/<subdomain>/embed/<token>` in an iframe. */
@@ -31,7 +32,7 @@ export interface PortalSession {
   embedded: boolean;
 }
 
-export const programOf = (res: Response): ProgramRow => res.locals.program as ProgramRow;
+export const programOf = (res: Response): BrandedProgram => res.locals.program as BrandedProgram;
 export const portalOf = (res: Response): PortalSession => res.locals.portal as PortalSession;
 
 const cookieName = (req: Request) => (req.secure ? SECURE_COOKIE : COOKIE);

@@ -15,6 +15,7 @@ import {
   signInLinkUsable,
 } from '../resources/partner-access/partner-access.service.js';
 import { signUpPartner } from '../resources/partner-access/portal-sign-up.js';
+import { registerBrandAssets } from './brand-assets.js';
 import { notFoundPage, type PortalContextOf } from './context.js';
 import { PortalErrorPage } from './layout.js';
 import { homeNotices, registerHomePages } from './pages/home.js';
@@ -115,6 +116,9 @@ export function portalRouter(deps: AppDeps): Router {
   registerHomePages(partnerPages, deps, contextOf);
   registerReferralsPages(partnerPages, deps, contextOf);
   registerSettingsPages(partnerPages, deps, contextOf);
+
+  // The program's logo and colors, for its pages (in a tab or embedded) and its e-mails.
+  registerBrandAssets(portal, deps);
 
   const embedExpired: RequestHandler = (_req, res) =>
     sendPage(

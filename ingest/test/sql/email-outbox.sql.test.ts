@@ -16,6 +16,8 @@ describe('e-mail outbox SQL', () => {
 
   it('markEmailSent', async () => {
     expect(await sqlOf((db) => markEmailSent(db, 'email_1'))).toMatchSnapshot();
+    // With the HTML rendered as it was sent (an e-mail in a program's brand).
+    expect(await sqlOf((db) => markEmailSent(db, 'email_1', '<p>Hi</p>'))).toMatchSnapshot();
   });
 
   it('markEmailFailed', async () => {

@@ -14,8 +14,8 @@ import { amountField, listField, numberField, SettingsLayout } from '../settings
  * A program's settings (ingest/docs/dashboard.md#what-it-does; the fields of /v1/programs,
  * /v1/flows, /v1/groups and /v1/promotion-codes): every form is read through the API's own schema
  * and saved by the same service as the /v1 route, so the dashboard has no rule of its own. This
- * module has the program's terms and the sub-navigation; flows, groups and promotion codes have a
- * module each (settings-*.tsx).
+ * module has the program's terms and the sub-navigation; flows, groups, promotion codes and the
+ * portal's branding have a module each (settings-*.tsx).
  */
 
 export const settingsNotices: Record<string, string> = {

@@ -14,6 +14,7 @@ import * as m0012 from './0012_partner_portal.js';
 import * as m0013 from './0013_refund_entries_in_payouts.js';
 import * as m0014 from './0014_webhook_leases.js';
 import * as m0015 from './0015_partners_awaiting_review.js';
+import * as m0016 from './0016_program_branding.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_refund_entries_in_payouts': m0013,
   '0014_webhook_leases': m0014,
   '0015_partners_awaiting_review': m0015,
+  '0016_program_branding': m0016,
 };

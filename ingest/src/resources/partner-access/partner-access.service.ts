@@ -3,6 +3,7 @@ import type { PartnerRow, PartnerSessionsTable, ProgramRow } from '../../db/sche
 import { inTransaction } from '../../db/transaction.js';
 import { randomBase62, sha256 } from '../../ids.js';
 import { queueEmail } from '../../mail/outbox.js';
+import { type BrandedProgram, programBrand } from '../branding/branding.service.js';
 import { signInLinkEmail } from '../partners/partner-emails.js';
 import { findPartnerByEmail } from '../partners/partners.repository.js';
 import { requirePartner } from '../partners/partners.service.js';
@@ -89,7 +90,11 @@ export const closePartnerSession = (db: Db, token: string) => deletePartnerSessi
 export const purgeExpiredPartnerAccess = (db: Db) => deleteExpiredPartnerAccess(db, new Date());
 
 /** The program whose portal is at `/p/:subdomain`, or undefined. */
-export const portalProgram = (db: Db, subdomain: string): Promise<ProgramRow | undefined> => findProgramBySubdomain(db, subdomain);
+export async function portalProgram(db: Db, subdomain: string): Promise<BrandedProgram | undefined> {
+  const program = await findProgramBySubdomain(db, subdomain);
+  // Every portal page shows the program's logo and colors (ingest/docs/partner-portal.md#the-programs-logo-and-accent-color).
+  return program && { ...program, brand: await programBrand(db, program.id) };
+}
 
 /** The portal's address of a program, e.g. `https://svc.example.com/p/acme`. */
 export const portalUrl = (publicUrl: string, program: Pick<ProgramRow, 'subdomain'>) => `${publicUrl}/p/${program.subdomain}`;

@@ -11,16 +11,51 @@ import { formatMoney } from '../../money.js';
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-/** Paragraphs as text (blank lines between, lines kept) and as simple HTML. */
-function message(o: Omit<OutgoingEmail, 'text' | 'html'> & { paragraphs: string[] }): OutgoingEmail {
+/** Paragraphs as text (blank lines between, lines kept) and as simple HTML (partnerEmailHtml), about the program whose brand it wears. */
+function message(o: Omit<OutgoingEmail, 'text' | 'html'> & { programId: string; paragraphs: string[] }): OutgoingEmail {
   const { paragraphs, ...rest } = o;
-  return {
-    ...rest,
-    text: paragraphs.join('\n\n'),
-    html: `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${paragraphs
-      .map((p) => `<p>${escapeHtml(p).replaceAll('\n', '<br>')}</p>`)
-      .join('')}</body></html>`,
-  };
+  const text = paragraphs.join('\n\n');
+  return { ...rest, text, html: partnerEmailHtml(rest.subject, text) };
+}
+
+/**
+ * How the HTML part shows a program's brand (ingest/docs/partner-emails.md#the-programs-brand):
+ * its logo at the top, at svc's public address, and its accent (made readable on white) on the
+ * headline and the links. Without one, svc's own colors.
+ */
+export interface EmailBrand {
+  programName: string;
+  /** svc's public address (SVC_PUBLIC_URL): only links to it are made links. */
+  publicUrl: string;
+  logo: { url: string; width: number; height: number } | null;
+  accentText: string | null;
+}
+
+/** svc's own accent, as dashboard.css has it. */
+const SVC_ACCENT = '#2952cc';
+
+/**
+ * The HTML part of an e-mail: the subject as its headline, then the text's paragraphs (blank
+ * lines between, lines kept), addresses of svc made links. Styles inline, as mail programs want.
+ * Rendered once when queued (svc's colors) and again as sent, with the brand (mail/mailer.ts).
+ */
+export function partnerEmailHtml(subject: string, text: string, brand?: EmailBrand): string {
+  const accent = brand?.accentText ?? SVC_ACCENT;
+  const linked = (paragraph: string) =>
+    paragraph
+      .split(/(https?:\/\/[^\s<>"']+)/)
+      .map((part, i) => {
+        const ours = i % 2 === 1 && brand && (part === brand.publicUrl || part.startsWith(`${brand.publicUrl}/`));
+        return ours ? `<a href="${escapeHtml(part)}" style="color:${accent}">${escapeHtml(part)}</a>` : escapeHtml(part);
+      })
+      .join('');
+  const logo = brand?.logo
+    ? `<p><img src="${escapeHtml(brand.logo.url)}" width="${brand.logo.width}" height="${brand.logo.height}" alt="${escapeHtml(brand.programName)}" style="display:block;border:0"></p>`
+    : '';
+  return `<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${logo}<h1 style="font-size:20px;line-height:1.3;color:${accent}">${escapeHtml(subject)}</h1>${text
+    .split('\n\n')
+    .map((p) => `<p>${linked(p).replaceAll('\n', '<br>')}</p>`)
+    .join('')}</body></html>`;
 }
 
 /** j•••@example.com: partners learn that someone signed up, not who (the same masking as their portal). */
@@ -35,6 +70,7 @@ const signOff = (program: ProgramRow) => `— The ${program.name} team`;
 export function welcomeEmail(partner: PartnerRow, program: ProgramRow): OutgoingEmail {
   return message({
     organizationId: partner.organization_id,
+    programId: program.id,
     kind: 'partner_welcome',
     to: partner.email,
     subject: `Welcome to the ${program.name} partner program`,
@@ -56,6 +92,7 @@ export function customerEmail(partner: PartnerRow, program: ProgramRow, customer
   if (first && partner.first_customer_email_active) {
     return message({
       organizationId: partner.organization_id,
+      programId: program.id,
       kind: 'partner_first_customer',
       to: partner.email,
       subject: `Your first referral for ${program.name}`,
@@ -70,6 +107,7 @@ export function customerEmail(partner: PartnerRow, program: ProgramRow, customer
   if (!partner.new_customer_email_active) return undefined;
   return message({
     organizationId: partner.organization_id,
+    programId: program.id,
     kind: 'partner_new_customer',
     to: partner.email,
     subject: `New referral for ${program.name}: ${who}`,
@@ -83,6 +121,7 @@ export function commissionPaidEmail(partner: PartnerRow, program: ProgramRow, co
   const amount = formatMoney(commission.amount, commission.currency ?? program.currency_code);
   return message({
     organizationId: partner.organization_id,
+    programId: program.id,
     kind: 'partner_commission_paid',
     to: partner.email,
     subject: `${program.name} paid you ${amount}`,
@@ -102,6 +141,7 @@ export function payoutPaidEmail(partner: PartnerRow, program: ProgramRow, payout
   const commissions = payout.commission_count === 1 ? '1 commission' : `${payout.commission_count} commissions`;
   return message({
     organizationId: partner.organization_id,
+    programId: program.id,
     kind: 'partner_payout_paid',
     to: partner.email,
     subject: `${program.name} paid you ${amount}`,
@@ -128,6 +168,7 @@ export function signInLinkEmail(
 ): OutgoingEmail {
   return message({
     organizationId: partner.organization_id,
+    programId: program.id,
     kind: 'partner_sign_in_link',
     to: partner.email,
     subject: `Sign in to the ${program.name} partner portal`,
@@ -148,6 +189,7 @@ export function applicationEmail(partner: PartnerRow, program: ProgramRow, porta
   const active = partner.status === 'active';
   return message({
     organizationId: partner.organization_id,
+    programId: program.id,
     kind: 'partner_application',
     to: partner.email,
     subject: active ? `Welcome to the ${program.name} partner program` : `Your application to the ${program.name} partner program`,
