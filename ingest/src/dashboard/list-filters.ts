@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { idField } from '../http/fields.js';
-import { type Kept, type PickedRecord, type Picker, withQuery } from '../pages/filters.js';
+import { type Kept, type PickedRecord, type Picker, queryOf } from '../pages/filters.js';
 import { customerLabel, partnerName } from '../pages/format.js';
 import { findCustomersByName, requireProgramCustomer } from '../resources/customers/customers.service.js';
 import { listPartners, requireProgramPartner } from '../resources/partners/partners.service.js';
-import { type ProgramPageContext, programPath } from './context.js';
+import type { ProgramPageContext } from './context.js';
+import { type ExportedList, exportPath } from './exports.routes.js';
 
 /**
  * The filters of the dashboard's lists (ingest/docs/dashboard.md#list-filters-and-csv-downloads): the
@@ -120,8 +121,5 @@ export const customersCsvQuery = (f: { search?: string; status?: string; partner
   partner_id: f.partner_id,
 });
 
-export type CsvList = 'commissions' | 'transactions' | 'customers';
-
-/** The address of a list's CSV download (`/dashboard/programs/:programId/<list>.csv`) with these API list parameters. */
-export const csvPath = (program: { id: string }, list: CsvList, query: Kept): string =>
-  withQuery(programPath(program, `/${list}.csv`), query);
+/** The address of a list's CSV download (exports.routes.ts) with these API list parameters. */
+export const csvPath = (program: { id: string }, list: ExportedList, query: Kept): string => exportPath(program, list, queryOf(query));

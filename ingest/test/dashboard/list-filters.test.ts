@@ -200,6 +200,14 @@ describe('dashboard: list filters', () => {
     expect(await csvOf('customers', { search: 'shop', status: 'active', partner_id: stone.id })).toBe(
       `${here}/customers.csv?search=shop&status=active&partner_id=${stone.id}`,
     );
+    // The link downloads that list: the filtered rows alone.
+    const file = await agent.get(`${here}/commissions.csv`).query({ partner_id: stone.id, created_gte: '2026-02-01T00:00:00.000Z' });
+    expect(file.status).toBe(200);
+    const lines = file.text.trim().split('\r\n');
+    expect(lines).toHaveLength(2);
+    const hers = await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id, partner_id: stone.id });
+    expect(lines[1].startsWith(`${hers.body.data[0].id},`)).toBe(true);
+
     // The page's cursor is not a filter: the file is the whole filtered list.
     const txn = /\/transactions\/(txn_[A-Za-z0-9]+)"/.exec((await agent.get(`${here}/transactions`)).text)![1];
     expect(await csvOf('transactions', { starting_after: txn, partner_id: stone.id })).toBe(
