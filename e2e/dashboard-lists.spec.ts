@@ -4,7 +4,7 @@ import { ownerPage, ownProgram } from './support/dashboard.js';
 import { expect, test, uniqueEmail } from './support/fixtures.js';
 
 /**
- * The dashboard's lists in real Chromium (ingest/docs/dashboard.md#list-filters-and-csv-downloads): a
+ * The dashboard's lists in real Chromium (ingest/docs/dashboard.md#list-filters): a
  * manager filters commissions by typing a partner's name, sees the chosen partner as a chip, and
  * downloads the filtered list as CSV; axe finds nothing at desktop and phone width. Server-side
  * rules in detail: ingest/test/dashboard/list-filters.test.ts.
@@ -29,7 +29,8 @@ test('a manager filters commissions by typing a partner’s name, sees the chip,
   test.slow(); // Several pages, two widths and four axe runs: more than the default timeout on a loaded machine.
   const program = await ownProgram(api);
   const partner = async (first_name: string, last_name: string) =>
-    (await api.post('/v1/partners', { program_id: program.id, first_name, last_name, email: uniqueEmail(last_name.toLowerCase()) })).data[0];
+    (await api.post('/v1/partners', { program_id: program.id, first_name, last_name, email: uniqueEmail(last_name.toLowerCase()) }))
+      .data[0];
   const stone = await partner('Emma', 'Stone');
   const watson = await partner('Emma', 'Watson');
   for (const [p, amount, name] of [
@@ -54,7 +55,7 @@ test('a manager filters commissions by typing a partner’s name, sees the chip,
   await expect(page.getByRole('row')).toHaveCount(2);
   await expect(page.getByRole('row', { name: /Emma Stone/ })).toContainText('$9.80');
   // No id stands in the rows.
-  expect(await page.locator('tbody').innerText()).not.toMatch(/\b(comm|cust|part|txn)_/);
+  expect(await page.locator('tbody').textContent()).not.toMatch(/\b(comm|cust|part|txn)_/);
 
   // The CSV link carries the filter, as the API's parameter, and the file holds that partner's commission alone.
   const csv = page.getByRole('link', { name: 'Download CSV' });

@@ -9,7 +9,7 @@ import type { ProgramPageContext } from './context.js';
 import { type ExportedList, exportPath } from './exports.routes.js';
 
 /**
- * The filters of the dashboard's lists (ingest/docs/dashboard.md#list-filters-and-csv-downloads): the
+ * The filters of the dashboard's lists (ingest/docs/dashboard.md#list-filters): the
  * partner and customer pickers of a program, days as the API's timestamps, and each list's
  * filters as the query of its CSV download, which takes the API's own list parameters.
  */

@@ -6,7 +6,7 @@ import type { Children } from './render.js';
 
 /**
  * The filter forms of the lists (dashboard and portal alike), working without JavaScript
- * (ingest/docs/dashboard.md#list-filters-and-csv-downloads): a GET form of fields, a picker that finds a
+ * (ingest/docs/dashboard.md#list-filters): a GET form of fields, a picker that finds a
  * record by part of its name or e-mail instead of asking for its id, days as ISO text, and the
  * link to the whole filtered list as a CSV file.
  */

@@ -6,7 +6,7 @@ import type { TestApp } from '../support/harness.js';
 
 /**
  * The filters of the dashboard's lists (dashboard/list-filters.ts, pages/filters.tsx;
- * ingest/docs/dashboard.md#list-filters-and-csv-downloads): the partner and customer pickers found by
+ * ingest/docs/dashboard.md#list-filters): the partner and customer pickers found by
  * name or e-mail without JavaScript, another organization's or program's ids as a 404, days as ISO
  * text refused beside their field, and each list's CSV link carrying its filters as the API's
  * list parameters. The browser flow is in e2e/dashboard-lists.spec.ts.

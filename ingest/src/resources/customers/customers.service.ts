@@ -54,7 +54,7 @@ export async function requireProgramCustomer(db: Db, organizationId: string, pro
 
 /**
  * The program's customers whose e-mail or name holds `text`, newest first, at most `limit`, and
- * whether more match: what the dashboard's customer picker offers (ingest/docs/dashboard.md#filters-and-csv-downloads).
+ * whether more match: what the dashboard's customer picker offers (ingest/docs/dashboard.md#list-filters).
  */
 export async function findCustomersByName(
   db: Db,
