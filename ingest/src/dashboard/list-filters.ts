@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { idField } from '../http/fields.js';
-import { type Kept, type PickedRecord, type Picker, queryOf } from '../pages/filters.js';
+import { type Kept, type PickedRecord, type Picker, type PickerSource, queryOf } from '../pages/filters.js';
 import { customerLabel, partnerName } from '../pages/format.js';
+import { fromFields } from '../pages/forms.js';
 import { findCustomersByName, requireProgramCustomer } from '../resources/customers/customers.service.js';
 import { listPartners, requireProgramPartner } from '../resources/partners/partners.service.js';
 import type { ProgramPageContext } from './context.js';
@@ -15,13 +16,12 @@ import { type ExportedList, exportPath } from './exports.routes.js';
  */
 
 /** The pickers' part of a list's address: the ids chosen (a malformed one is a 400) and the text typed to find one. */
-export const PickerQuery = z.strictObject({
+const PickerQuery = z.strictObject({
   partner_id: idField.optional(),
   customer_id: idField.optional(),
   partner: z.string().max(254).optional(),
   customer: z.string().max(254).optional(),
 });
-export const PICKER_FIELDS = ['partner_id', 'customer_id', 'partner', 'customer'] as const;
 
 const partnerRecord = (p: { id: string; first_name: string; last_name: string; email: string }): PickedRecord => {
   const name = partnerName(p);
@@ -33,42 +33,59 @@ const customerRecord = (c: { id: string; email: string | null; name: string | nu
   return { id: c.id, label, detail: c.name && c.name !== label ? c.name : null };
 };
 
+/** A picker whose filter is `<field>_id`, found by the text typed in `field`. */
+const picker = (field: 'partner' | 'customer', noun: string, source: PickerSource): Picker => ({
+  param: `${field}_id`,
+  field,
+  noun,
+  source,
+});
+
 /**
  * The program's partners, found through the partners list's own search (part of the name or
  * e-mail); a partner id of another program or organization is a 404.
  */
-export function partnerPicker(db: Db, ctx: ProgramPageContext): Picker {
-  const org = ctx.user.organization_id;
-  const programId = ctx.program.id;
-  return {
-    param: 'partner_id',
-    field: 'partner',
-    noun: 'Partner',
-    source: {
-      byId: async (id) => partnerRecord(await requireProgramPartner(db, org, programId, id)),
-      search: async (text, limit) => {
-        const page = await listPartners(db, org, { program_id: programId, search: text, limit });
-        return { records: page.rows.map(partnerRecord), more: page.has_more };
-      },
+function partnerPicker(db: Db, org: string, programId: string): Picker {
+  return picker('partner', 'Partner', {
+    byId: async (id) => partnerRecord(await requireProgramPartner(db, org, programId, id)),
+    search: async (text, limit) => {
+      const page = await listPartners(db, org, { program_id: programId, search: text, limit });
+      return { records: page.rows.map(partnerRecord), more: page.has_more };
     },
-  };
+  });
 }
 
 /** The program's customers, found by part of their e-mail or name; a customer id of another program or organization is a 404. */
-export function customerPicker(db: Db, ctx: ProgramPageContext): Picker {
-  const org = ctx.user.organization_id;
-  const programId = ctx.program.id;
-  return {
-    param: 'customer_id',
-    field: 'customer',
-    noun: 'Customer',
-    source: {
-      byId: async (id) => customerRecord(await requireProgramCustomer(db, org, programId, id)),
-      search: async (text, limit) => {
-        const found = await findCustomersByName(db, org, programId, text, limit);
-        return { records: found.rows.map(customerRecord), more: found.more };
-      },
+function customerPicker(db: Db, org: string, programId: string): Picker {
+  return picker('customer', 'Customer', {
+    byId: async (id) => customerRecord(await requireProgramCustomer(db, org, programId, id)),
+    search: async (text, limit) => {
+      const { rows, more } = await findCustomersByName(db, org, programId, text, limit);
+      return { records: rows.map(customerRecord), more };
     },
+  });
+}
+
+/**
+ * The pickers of one of the program's lists, in the form's order, and their part of the page's
+ * address read (a malformed id is a 400; whether it is the program's, its picker says).
+ */
+export function listPickers(
+  db: Db,
+  ctx: ProgramPageContext,
+  kinds: readonly ('partner' | 'customer')[],
+  query: unknown,
+): { pickers: Picker[]; picked: Record<string, string | undefined> } {
+  const make = { partner: partnerPicker, customer: customerPicker };
+  const pickers = kinds.map((kind) => make[kind](db, ctx.user.organization_id, ctx.program.id));
+  return {
+    pickers,
+    picked: fromFields(
+      PickerQuery,
+      query,
+      pickers.flatMap((p) => [p.param, p.field]),
+      'query',
+    ),
   };
 }
 

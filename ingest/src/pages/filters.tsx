@@ -1,5 +1,5 @@
 import type { ZodType, z } from 'zod';
-import { Field } from './fields.js';
+import { Field, SelectField } from './fields.js';
 import { fromFields } from './forms.js';
 import { type FieldLabels, type Refusal, refusalOf } from './refusal.js';
 import type { Children } from './render.js';
@@ -149,6 +149,8 @@ export const picksSettled = (picks: ReadonlyMap<string, PickerState>): boolean =
 
 /** A list page's filters as read from its address: what its form shows, what its links keep, and whether the list shows. */
 export interface ListFilters<T> {
+  /** The list's address, where its form and links go. */
+  base: string;
   pickers: readonly Picker[];
   /** The list's own filters, read through their schema; null when what was typed is refused. */
   filters: T | null;
@@ -186,7 +188,17 @@ export async function readListFilters<T extends ZodType>(opts: {
   const typed = Object.fromEntries(opts.fields.map((f) => [f, typeof opts.query[f] === 'string' ? (opts.query[f] as string) : undefined]));
   const kept = settledFilters(filters ? opts.keep(filters) : {}, opts.pickers, picks);
   const moved = filters ? pickedAddress(opts.base, kept, opts.pickers, picks) : undefined;
-  return { pickers: opts.pickers, filters, refusal, picks, typed, kept, moved, ready: filters !== null && picksSettled(picks) };
+  return {
+    base: opts.base,
+    pickers: opts.pickers,
+    filters,
+    refusal,
+    picks,
+    typed,
+    kept,
+    moved,
+    ready: filters !== null && picksSettled(picks),
+  };
 }
 
 /**
@@ -194,7 +206,7 @@ export async function readListFilters<T extends ZodType>(opts: {
  * the form's other filters keep it), else a search field; a text that matched nothing says so
  * beside the field. The choices of a text that matched several are <PickerChoices>, below the form.
  */
-export function PickerField({ picker, pick, base, kept }: { picker: PickerName; pick: PickerState; base: string; kept: Kept }) {
+function PickerField({ picker, pick, base, kept }: { picker: PickerName; pick: PickerState; base: string; kept: Kept }) {
   const id = `pick-${picker.field}`;
   if (pick.kind === 'chosen') {
     const { record } = pick;
@@ -241,7 +253,7 @@ export function PickerField({ picker, pick, base, kept }: { picker: PickerName; 
 }
 
 /** The records a text matched, as links that set the filter (the page's other filters kept). */
-export function PickerChoices({ picker, pick, base, kept }: { picker: PickerName; pick: PickerState; base: string; kept: Kept }) {
+function PickerChoices({ picker, pick, base, kept }: { picker: PickerName; pick: PickerState; base: string; kept: Kept }) {
   if (pick.kind !== 'several') return null;
   const heading = `pick-${picker.field}-choices`;
   return (
@@ -259,6 +271,41 @@ export function PickerChoices({ picker, pick, base, kept }: { picker: PickerName
       </ul>
       {pick.more ? <p class="muted">Not there? Type more of the name or e-mail.</p> : null}
     </section>
+  );
+}
+
+/** The pickers of a list's filter form, each as its pick says. */
+export function PickerFields({ view }: { view: ListFilters<unknown> }) {
+  return (
+    <>
+      {view.pickers.map((p) => (
+        <PickerField picker={p} pick={view.picks.get(p.param)!} base={view.base} kept={view.kept} />
+      ))}
+    </>
+  );
+}
+
+/** Below the form: the records each picker's text matched, to choose from. */
+export function PickerChoiceLists({ view }: { view: ListFilters<unknown> }) {
+  return (
+    <>
+      {view.pickers.map((p) => (
+        <PickerChoices picker={p} pick={view.picks.get(p.param)!} base={view.base} kept={view.kept} />
+      ))}
+    </>
+  );
+}
+
+/** A list's status filter: any, or one of `statuses`. */
+export function StatusField({ statuses, view }: { statuses: readonly string[]; view: ListFilters<unknown> }) {
+  return (
+    <SelectField
+      name="status"
+      label="Status"
+      value={view.typed.status}
+      options={[['', 'Any'], ...statuses.map((s) => [s, s.replace(/_/g, ' ')] as const)]}
+      refusal={view.refusal}
+    />
   );
 }
 

@@ -3,16 +3,17 @@ import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
-import { Field, FormRefusal, SelectField, type Typed, typedText } from '../../pages/fields.js';
+import { Field, FormRefusal, type Typed, typedText } from '../../pages/fields.js';
 import {
   CsvLink,
   DayField,
   FilterForm,
   type ListFilters,
-  PickerChoices,
-  PickerField,
+  PickerChoiceLists,
+  PickerFields,
   queryOf,
   readListFilters,
+  StatusField,
 } from '../../pages/filters.js';
 import { fromFields, manyValues } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
@@ -30,17 +31,9 @@ import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { CommissionTable, commissionInWords } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
-import {
-  commissionsCsvQuery,
-  createdBetweenDates,
-  csvPath,
-  customerPicker,
-  PICKER_FIELDS,
-  PickerQuery,
-  partnerPicker,
-} from '../list-filters.js';
+import { commissionsCsvQuery, createdBetweenDates, csvPath, listPickers } from '../list-filters.js';
 
-/** The list's own filters (the pickers' are PickerQuery); From and To are UTC days, both included. */
+/** The list's own filters (the pickers' are read by listPickers); From and To are UTC days, both included. */
 const CommissionFilters = z
   .strictObject({
     status: z.enum(COMMISSION_STATUSES).optional(),
@@ -76,12 +69,10 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
   /** The list for `query` (the page's address, or a refused bulk form's `back`), with that refusal when there is one. */
   async function showCommissions(res: Response, ctx: ProgramPageContext, query: Record<string, unknown>, bulk?: BulkRefusal) {
     const base = programPath(ctx.program, '/commissions');
-    const pickers = [partnerPicker(db, ctx), customerPicker(db, ctx)];
     const view = await readListFilters({
       base,
       query,
-      pickers,
-      picked: fromFields(PickerQuery, query, PICKER_FIELDS, 'query'),
+      ...listPickers(db, ctx, ['partner', 'customer'], query),
       schema: CommissionFilters,
       fields: FILTER_FIELDS,
       labels: FILTER_LABELS,
@@ -184,7 +175,7 @@ function CommissionsPage({
   bulk?: BulkRefusal & { refusal: Refusal };
 }) {
   const base = programPath(ctx.program, '/commissions');
-  const { kept, typed, picks, pickers } = view;
+  const { kept, typed } = view;
   const filtered = Object.values(kept).some(Boolean);
   return (
     <Layout ctx={ctx} title="Commissions">
@@ -194,22 +185,12 @@ function CommissionsPage({
       </div>
       <FormRefusal refusal={bulk?.refusal} fields={['rejection_reason']} />
       <FilterForm action={base} label="Filter commissions" filtered={filtered}>
-        <SelectField
-          name="status"
-          label="Status"
-          value={typed.status}
-          options={[['', 'Any'], ...COMMISSION_STATUSES.map((s) => [s, s] as const)]}
-          refusal={view.refusal}
-        />
-        {pickers.map((p) => (
-          <PickerField picker={p} pick={picks.get(p.param)!} base={base} kept={kept} />
-        ))}
+        <StatusField statuses={COMMISSION_STATUSES} view={view} />
+        <PickerFields view={view} />
         <DayField name="from" label="From" value={typed.from} refusal={view.refusal} />
         <DayField name="to" label="To" value={typed.to} refusal={view.refusal} />
       </FilterForm>
-      {pickers.map((p) => (
-        <PickerChoices picker={p} pick={picks.get(p.param)!} base={base} kept={kept} />
-      ))}
+      <PickerChoiceLists view={view} />
       {page === null ? null : page.rows.length === 0 ? (
         <p class="empty">
           {filtered

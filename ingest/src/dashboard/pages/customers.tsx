@@ -5,10 +5,17 @@ import { notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
 import { StatusBadge } from '../../pages/components.js';
-import { Field, SelectField } from '../../pages/fields.js';
-import { CsvLink, FilterForm, type ListFilters, PickerChoices, PickerField, readListFilters } from '../../pages/filters.js';
+import { Field } from '../../pages/fields.js';
+import {
+  CsvLink,
+  FilterForm,
+  type ListFilters,
+  PickerChoiceLists,
+  PickerFields,
+  readListFilters,
+  StatusField,
+} from '../../pages/filters.js';
 import { count, customerLabel, day, partnerName, time } from '../../pages/format.js';
-import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
 import { RecordId } from '../../pages/record-id.js';
 import { sendPage } from '../../pages/render.js';
@@ -26,14 +33,14 @@ import { firstPayments, listTransactions } from '../../resources/transactions/tr
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Layout } from '../layout.js';
-import { csvPath, customersCsvQuery, PickerQuery, partnerPicker } from '../list-filters.js';
+import { csvPath, customersCsvQuery, listPickers } from '../list-filters.js';
 import { TransactionTable } from '../transaction-table.js';
 
 const PAGE_SIZE = 25;
 
 export const customerNotices: Record<string, string> = {};
 
-/** The list's own filters (the partner picker's are PickerQuery): `search` is the API's, part of the e-mail. */
+/** The list's own filters (the partner picker's are read by listPickers): `search` is the API's, part of the e-mail. */
 const CustomerFilters = z.strictObject({
   search: CustomerListQuery.shape.search,
   status: z.enum(CUSTOMER_STATUSES).optional(),
@@ -55,8 +62,7 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
     const view = await readListFilters({
       base: programPath(ctx.program, '/customers'),
       query: req.query,
-      pickers: [partnerPicker(db, ctx)],
-      picked: fromFields(PickerQuery, req.query, ['partner_id', 'partner'], 'query'),
+      ...listPickers(db, ctx, ['partner'], req.query),
       schema: CustomerFilters,
       fields: FILTER_FIELDS,
       labels: FILTER_LABELS,
@@ -127,7 +133,7 @@ function CustomerListPage({
 }) {
   const program = ctx.program;
   const base = programPath(program, '/customers');
-  const { kept, typed, picks, pickers } = view;
+  const { kept, typed } = view;
   const filtered = Object.values(kept).some(Boolean);
   return (
     <Layout ctx={ctx} title="Customers">
@@ -145,20 +151,10 @@ function CustomerListPage({
           placeholder="Part of the e-mail"
           refusal={view.refusal}
         />
-        <SelectField
-          name="status"
-          label="Status"
-          value={typed.status}
-          options={[['', 'Any'], ...CUSTOMER_STATUSES.map((s) => [s, s] as const)]}
-          refusal={view.refusal}
-        />
-        {pickers.map((p) => (
-          <PickerField picker={p} pick={picks.get(p.param)!} base={base} kept={kept} />
-        ))}
+        <StatusField statuses={CUSTOMER_STATUSES} view={view} />
+        <PickerFields view={view} />
       </FilterForm>
-      {pickers.map((p) => (
-        <PickerChoices picker={p} pick={picks.get(p.param)!} base={base} kept={kept} />
-      ))}
+      <PickerChoiceLists view={view} />
       {page ? (
         <>
           <DataTable

@@ -8,7 +8,7 @@ import { listParams, type Page } from '../../http/list.js';
 import { formatMoney, parseMajorUnits, toMajorUnits } from '../../money.js';
 import { StatusBadge } from '../../pages/components.js';
 import { Field, FormRefusal } from '../../pages/fields.js';
-import { CsvLink, DayField, FilterForm, type ListFilters, PickerChoices, PickerField, readListFilters } from '../../pages/filters.js';
+import { CsvLink, DayField, FilterForm, type ListFilters, PickerChoiceLists, PickerFields, readListFilters } from '../../pages/filters.js';
 import { customerLabel, day, partnerName, time } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
@@ -31,15 +31,7 @@ import {
 import { CommissionStatus } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
-import {
-  createdBetweenDates,
-  csvPath,
-  customerPicker,
-  PICKER_FIELDS,
-  PickerQuery,
-  partnerPicker,
-  transactionsCsvQuery,
-} from '../list-filters.js';
+import { createdBetweenDates, csvPath, listPickers, transactionsCsvQuery } from '../list-filters.js';
 import { TransactionTable } from '../transaction-table.js';
 
 const PAGE_SIZE = 25;
@@ -48,7 +40,7 @@ export const transactionNotices: Record<string, string> = {
   'transaction-refunded': 'Refund recorded. Its effect on the commissions is listed below.',
 };
 
-/** The list's own filters (the pickers' are PickerQuery); From and To are UTC days, both included. */
+/** The list's own filters (the pickers' are read by listPickers); From and To are UTC days, both included. */
 const TransactionFilters = z
   .strictObject({
     charge_id: externalId.optional(),
@@ -81,8 +73,7 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
     const view = await readListFilters({
       base: programPath(ctx.program, '/transactions'),
       query: req.query,
-      pickers: [partnerPicker(db, ctx), customerPicker(db, ctx)],
-      picked: fromFields(PickerQuery, req.query, PICKER_FIELDS, 'query'),
+      ...listPickers(db, ctx, ['partner', 'customer'], req.query),
       schema: TransactionFilters,
       fields: FILTER_FIELDS,
       labels: FILTER_LABELS,
@@ -180,7 +171,7 @@ function TransactionListPage({
   page: Page<TransactionObject> | null;
 }) {
   const base = programPath(ctx.program, '/transactions');
-  const { kept, typed, picks, pickers } = view;
+  const { kept, typed } = view;
   const filtered = Object.values(kept).some(Boolean);
   return (
     <Layout ctx={ctx} title="Transactions">
@@ -189,16 +180,12 @@ function TransactionListPage({
         {page ? <CsvLink href={csvPath(ctx.program, 'transactions', transactionsCsvQuery(kept))} /> : null}
       </div>
       <FilterForm action={base} label="Filter transactions" filtered={filtered}>
-        {pickers.map((p) => (
-          <PickerField picker={p} pick={picks.get(p.param)!} base={base} kept={kept} />
-        ))}
+        <PickerFields view={view} />
         <Field name="charge_id" label="Charge id" value={typed.charge_id} maxlength={255} placeholder="ch_…" refusal={view.refusal} />
         <DayField name="from" label="From" value={typed.from} refusal={view.refusal} />
         <DayField name="to" label="To" value={typed.to} refusal={view.refusal} />
       </FilterForm>
-      {pickers.map((p) => (
-        <PickerChoices picker={p} pick={picks.get(p.param)!} base={base} kept={kept} />
-      ))}
+      <PickerChoiceLists view={view} />
       {page ? (
         <>
           <TransactionTable
