@@ -209,7 +209,9 @@ describe('dashboard: list filters', () => {
     expect(lines[1].startsWith(`${hers.body.data[0].id},`)).toBe(true);
 
     // The page's cursor is not a filter: the file is the whole filtered list.
-    const txn = /\/transactions\/(txn_[A-Za-z0-9]+)"/.exec((await agent.get(`${here}/transactions`)).text)![1];
+    const txn = /\/transactions\/(txn_[A-Za-z0-9]+)"/.exec(
+      (await agent.get(`${here}/transactions`).query({ partner_id: stone.id })).text,
+    )![1];
     expect(await csvOf('transactions', { starting_after: txn, partner_id: stone.id })).toBe(
       `${here}/transactions.csv?partner_id=${stone.id}`,
     );
