@@ -24,6 +24,8 @@ export interface RowChoice<T> {
   label: (row: T) => string;
   /** What choosing every row means ("Choose every partner on this page"). */
   allLabel: string;
+  /** Whether the row is chosen already (a refused bulk form shown again keeps what was chosen). */
+  checked?: (row: T) => boolean;
 }
 
 export function DataTable<T>({
@@ -68,7 +70,14 @@ export function DataTable<T>({
             <tr>
               {choose ? (
                 <td class="check">
-                  <input type="checkbox" name={choose.name} value={choose.value(row)} form={choose.form} aria-label={choose.label(row)} />
+                  <input
+                    type="checkbox"
+                    name={choose.name}
+                    value={choose.value(row)}
+                    form={choose.form}
+                    aria-label={choose.label(row)}
+                    checked={choose.checked?.(row)}
+                  />
                 </td>
               ) : null}
               {shown.map((c, i) =>
