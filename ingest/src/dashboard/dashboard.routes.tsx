@@ -7,6 +7,7 @@ import { trustedDevices } from '../http/trusted-devices.js';
 import { serveAsset } from '../pages/assets.js';
 import { fromThisOrigin } from '../pages/form-origin.js';
 import { pagePolicy, sendPage } from '../pages/render.js';
+import { partnersAwaitingReview } from '../resources/partners/partners.service.js';
 import { listPrograms } from '../resources/programs/programs.service.js';
 import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
 import type { RateLimiter } from '../store/index.js';
@@ -147,13 +148,18 @@ export function dashboardRouter(deps: AppDeps): Router {
 
   async function pageContext(res: Response, section: Section | null, programId?: string): Promise<PageContext> {
     const user = userOf(res);
-    const programs = (await listPrograms(db, user.organization_id, { limit: 100, order: 'asc' })).rows;
+    // A program's page counts its partners awaiting review for the navigation, in one query beside
+    // the programs' (ingest/docs/dashboard.md#pending-partners-in-the-navigation).
+    const [{ rows: programs }, pendingPartners] = await Promise.all([
+      listPrograms(db, user.organization_id, { limit: 100, order: 'asc' }),
+      programId === undefined ? undefined : partnersAwaitingReview(db, user.organization_id),
+    ]);
     // A page of the organization (integrations) keeps the first program's links in the header.
     const program = programId === undefined ? (programs[0] ?? null) : (programs.find((p) => p.id === programId) ?? null);
     if (programId !== undefined && !program) throw notFoundPage();
     const code = res.req.query.notice;
     const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
-    return { user, programs, program, section, notice, publicUrl: deps.config.publicUrl };
+    return { user, programs, program, section, notice, publicUrl: deps.config.publicUrl, pendingPartners };
   }
   const contextOf = pageContext as ContextOf;
 

@@ -1,4 +1,5 @@
 import { Document, ErrorBody, errorHeading, NavLink, Notice, SkipLink } from '../pages/document.js';
+import { count } from '../pages/format.js';
 import type { Children } from '../pages/render.js';
 import { type PageContext, programPath } from './context.js';
 
@@ -50,6 +51,7 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
               </NavLink>
               <NavLink href={programPath(program, '/partners')} current={section === 'partners'}>
                 Partners
+                <AwaitingReview count={ctx.pendingPartners?.get(program.id) ?? 0} />
               </NavLink>
               <NavLink href={programPath(program, '/customers')} current={section === 'customers'}>
                 Customers
@@ -81,10 +83,44 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
         </form>
       </header>
       <main id="main">
+        <WebsitePrompt ctx={ctx} />
         <Notice text={ctx.notice} />
         {children}
       </main>
     </DashboardDocument>
+  );
+}
+
+/**
+ * The partners awaiting review as a badge beside "Partners" (partnersAwaitingReview, counted for
+ * program pages by the router's contextOf: ingest/docs/dashboard.md#pending-partners-in-the-navigation);
+ * read by screen readers as words, not as a bare number.
+ */
+function AwaitingReview({ count: n }: { count: number }) {
+  if (n <= 0) return null;
+  return (
+    <>
+      {' '}
+      <span class="nav-count" aria-hidden="true">
+        {count(n)}
+      </span>
+      <span class="visually-hidden">{`, ${count(n)} partner${n === 1 ? '' : 's'} awaiting review`}</span>
+    </>
+  );
+}
+
+/**
+ * While the program has no website address, every page of it asks for one: without it partners
+ * get no link they can share (shareableLink, resources/links/link-address.ts). Not on Settings,
+ * whose form asks for it, nor on the organization's pages.
+ */
+function WebsitePrompt({ ctx }: { ctx: PageContext }) {
+  const { program, section } = ctx;
+  if (!program || program.website_url || section === null || section === 'settings' || section === 'integrations') return null;
+  return (
+    <p class="setup-prompt">
+      <a href={programPath(program, '/settings')}>Add your website address in Settings so partners get links they can share</a>
+    </p>
   );
 }
 

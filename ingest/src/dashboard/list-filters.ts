@@ -138,5 +138,11 @@ export const customersCsvQuery = (f: { search?: string; status?: string; partner
   partner_id: f.partner_id,
 });
 
+/** The partners page's filters as the query of `GET /v1/partners` (its sort is the page's own: the file is newest first). */
+export const partnersCsvQuery = (f: { status?: string; search?: string }): Kept => ({ status: f.status, search: f.search });
+
+/** The payouts page's filters as the query of `GET /v1/payouts`. */
+export const payoutsCsvQuery = (f: { status?: string; partner_id?: string }): Kept => ({ status: f.status, partner_id: f.partner_id });
+
 /** The address of a list's CSV download (exports.routes.ts) with these API list parameters. */
 export const csvPath = (program: { id: string }, list: ExportedList, query: Kept): string => exportPath(program, list, queryOf(query));

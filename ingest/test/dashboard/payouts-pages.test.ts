@@ -30,10 +30,10 @@ const textOf = (html: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** The cells of the balance rows of a partner (one row per currency), as text. */
+/** The cells of the balance rows of a partner (one row per currency, each heading with a link to the partner), as text. */
 function balanceRows(html: string, partnerId: string): string[][] {
-  const rows = [...html.matchAll(/<tr data-partner="([^"]+)"[^>]*>([\s\S]*?)<\/tr>/g)].filter((m) => m[1] === partnerId);
-  return rows.map((m) => [...m[2].matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((c) => textOf(c[1])));
+  const rows = [...html.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].filter((m) => m[1].includes(`/partners/${partnerId}"`));
+  return rows.map((m) => [...m[1].matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map((c) => textOf(c[1])));
 }
 
 /** A response body as text, whatever its content type (the batch files are text/csv). */
@@ -102,7 +102,7 @@ describe('dashboard payouts', () => {
       const rows = balanceRows(page.text, balance.partner_id);
       if (balance.amounts.length === 0) {
         expect(rows).toHaveLength(1);
-        expect(rows[0]).toContain('No commissions yet');
+        expect(rows[0][0]).toContain('No commissions yet');
         continue;
       }
       expect(rows.map((r) => r.slice(-6))).toEqual(
@@ -152,13 +152,15 @@ describe('dashboard payouts', () => {
     const upToText = textOf(upTo.text);
     expect(upToText).toContain('Approved commissions made up to 2026-01-31 23:59 UTC');
     expect(upToText).toContain('1 payout made');
-    expect(upToText).toMatch(/Alice Able po_\w+ \$40\.00 1 Next/);
+    expect(upToText).toMatch(/Alice Able \$40\.00 1 Next/);
 
     const res = await agent.post(payoutsPath(program, '/generate')).type('form').send({ _csrf: csrf });
     expect(res.status).toBe(200);
     const text = textOf(res.text);
     expect(text).toContain('1 payout made');
-    expect(text).toMatch(/Alice Able po_\w+ \$19\.00 1 Next/);
+    expect(text).toMatch(/Alice Able \$19\.00 1 Next/);
+    // The payouts made are named, not shown by their ids.
+    expect(text).not.toMatch(/\bpo_/);
     expect(text).toContain('2 left out');
     expect(text).toContain('Sam Small $5.00 Below the minimum payout of $10.00');
     expect(text).toContain('Nora None $50.00 No payout method yet');
@@ -174,6 +176,62 @@ describe('dashboard payouts', () => {
     const filtered = await agent.get(payoutsPath(program, '?status=paid'));
     expect(textOf(filtered.text)).toContain('No paid payout matches this filter.');
     expect((await agent.get(payoutsPath(program, '?status=sent'))).status).toBe(400);
+  });
+
+  it('filters payouts by a partner found by name, links the CSV of that list, and names partners instead of showing ids', async () => {
+    const { agent } = await dashboardAgent(t, org);
+    const program = await programOf();
+    const alice = await partnerIn(program, { first_name: 'Alice', last_name: 'Able' });
+    const bob = await partnerIn(program, { first_name: 'Bob', last_name: 'Baker' });
+    await commission(alice, 1500);
+    await commission(bob, 2500);
+    const [hers] = (await apiGenerate(program)).payouts.filter((p) => p.partner_id === alice.id);
+
+    const found = await agent.get(payoutsPath(program)).query({ partner: 'able' });
+    expect(found.status).toBe(303);
+    expect(found.headers.location).toBe(`${payoutsPath(program)}?partner_id=${alice.id}`);
+    const page = await agent.get(found.headers.location).query({ status: 'pending' });
+    expect(page.status).toBe(200);
+    const rows = textOf(/<tbody>([\s\S]*)<\/tbody>/.exec(page.text)![1]);
+    expect(rows).toContain('Alice Able');
+    expect(rows).toContain('$15.00');
+    expect(rows).not.toContain('Bob Baker');
+    expect(rows).not.toMatch(/\b(po|part)_/);
+    expect(textOf(page.text)).toContain('Partner: Alice Able');
+
+    // The CSV link carries the list's filters as GET /v1/payouts's, and the file is that list.
+    const csv = /<a class="button" href="([^"]+)" download>Download CSV<\/a>/.exec(page.text)![1].replace(/&amp;/g, '&');
+    expect(csv).toBe(`/dashboard/programs/${program.id}/payouts.csv?status=pending&partner_id=${alice.id}`);
+    const file = await asText(agent.get(csv));
+    expect(file.status).toBe(200);
+    const lines = file.body.trim().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1].startsWith(`${hers.id},`)).toBe(true);
+  });
+
+  it('keeps what was typed when a form is refused: a generation’s day and a transition’s reference, the reason beside the field', async () => {
+    const { agent, csrf } = await dashboardAgent(t, org);
+    const program = await programOf();
+    const alice = await partnerIn(program);
+    await commission(alice, 1500);
+
+    const wrongDay = await agent.post(payoutsPath(program, '/generate')).type('form').send({ _csrf: csrf, up_to_day: '2026-02-30' });
+    expect(wrongDay.status).toBe(400);
+    expect(wrongDay.text).toContain('<details class="add" open><summary class="button primary">Generate payouts</summary>');
+    expect(wrongDay.text).toMatch(/<input id="filter-up_to_day" aria-invalid="true"[^>]*name="up_to_day"[^>]*value="2026-02-30"/);
+    expect(wrongDay.text).toMatch(/<span class="field-error" id="filter-up_to_day-error">[^<]+<\/span>/);
+    expect((await t.request.get('/v1/payouts').set(org.auth).query({ program_id: program.id })).body.total_count).toBe(0);
+
+    const [payout] = (await apiGenerate(program)).payouts;
+    const reference = `R${'x'.repeat(255)}`;
+    const refused = await agent
+      .post(payoutsPath(program, `/${payout.id}/status`))
+      .type('form')
+      .send({ _csrf: csrf, action: 'paid', reference });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('<span class="field-error" id="paid-reference-error">Must be at most 255 characters.</span>');
+    expect(refused.text).toContain(`value="${reference}"`);
+    expect((await apiPayout(payout.id)).status).toBe('pending');
   });
 
   it('marks a payout paid with its reference: the API shows it and its commissions paid', async () => {
@@ -270,6 +328,7 @@ describe('dashboard payouts', () => {
       { format: 'paypal' },
       { format: 'pdf' },
     ];
+    const refusals: string[] = [];
     for (const query of queries) {
       const api = await asText(
         t.request
@@ -280,14 +339,28 @@ describe('dashboard payouts', () => {
       const dash = await asText(agent.get(payoutsPath(program, '/export')).query(query));
       expect(dash.status, JSON.stringify(query)).toBe(api.status);
       if (api.status !== 200) {
-        // The same refusal, as a page.
-        expect(textOf(dash.body)).toContain(JSON.parse(api.body).error.message.replace(/&/g, '&amp;').slice(0, 60));
+        // The same refusal, in plain words beside its field, on the payouts page with the export form open again as it was sent.
+        expect(dash.body).toContain('<details class="add" open><summary class="button">Export a batch file</summary>');
+        refusals.push(textOf(/<span class="field-error"[^>]*>([^<]+)<\/span>/.exec(dash.body)?.[1] ?? ''));
         continue;
       }
       expect(dash.body, JSON.stringify(query)).toBe(api.body);
       expect(dash.headers['content-type']).toBe(api.headers['content-type']);
       expect(dash.headers['content-disposition']).toBe(api.headers['content-disposition']);
     }
+    expect(refusals).toEqual([
+      'A paypal file holds one currency; these payouts are in EUR, USD: choose one with currency.',
+      'Must be one of paypal, wise, csv.',
+    ]);
+    // A payout whose details lost the e-mail (made before generation required it): named by words, not by its id.
+    const [wisePayout] = (await t.request.get('/v1/payouts').set(org.auth).query({ program_id: program.id, partner_id: wise.id })).body
+      .data;
+    await t.storage.db.updateTable('payouts').set({ payout_details: '{}' }).where('id', '=', wisePayout.id).execute();
+    const noEmail = await asText(agent.get(payoutsPath(program, '/export')).query({ format: 'wise' }));
+    expect(noEmail.status).toBe(400);
+    expect(textOf(/<span class="field-error" id="export-format-error">([^<]+)<\/span>/.exec(noEmail.body)![1])).toBe(
+      "Payouts without the partner's wise e-mail in their payout details cannot be in the file.",
+    );
     const csv = await asText(agent.get(payoutsPath(program, '/export')).query({ format: 'csv' }));
     expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(csv.headers['content-disposition']).toMatch(/^attachment; filename="?payouts-.+-pending-\d{4}-\d{2}-\d{2}-csv\.csv"?$/);

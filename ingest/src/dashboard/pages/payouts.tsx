@@ -1,19 +1,33 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import { z } from 'zod';
-import { loadByIds } from '../../db/load-by-ids.js';
+import type { PartnerRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
 import { StatusBadge } from '../../pages/components.js';
+import { Field, FormRefusal, SelectField, TextareaField, type Typed, typedText } from '../../pages/fields.js';
+import {
+  CsvLink,
+  DayField,
+  FilterForm,
+  type ListFilters,
+  PickerChoiceLists,
+  PickerFields,
+  readListFilters,
+  StatusField,
+} from '../../pages/filters.js';
 import { count, day, partnerName, time } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { RecordId } from '../../pages/record-id.js';
+import { type FieldLabels, type Refusal, refusalOf } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
+import { partnersByIds } from '../../resources/partners/partners.service.js';
 import type { NotReadyReason } from '../../resources/payouts/payout-readiness.js';
 import { PAYOUT_FILE_TYPE, payoutFile } from '../../resources/payouts/payouts.routes.js';
 import {
@@ -41,11 +55,13 @@ import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
+import { csvPath, listPickers, payoutsCsvQuery } from '../list-filters.js';
 
 /**
  * The program's payouts (ingest/docs/payouts.md): who is owed what, generating a batch, the payouts
  * and their transitions, and the batch files. Every rule is the payouts service's: this page
- * only reads forms through the API's schemas and shows what the service answers.
+ * only reads forms through the API's schemas and shows what the service answers; a form it
+ * refuses comes back with what was typed and the reason beside its field.
  */
 
 const PAGE_SIZE = 25;
@@ -57,29 +73,46 @@ export const payoutNotices: Record<string, string> = {
   'payout-canceled': 'Payout canceled: its commissions are payable again.',
 };
 
-/** What each button of a payout page asks the service for, and the notice after it. */
+/** What each button of a payout page asks the service for, the notice after it, and the field its form shows. */
 const TRANSITIONS = {
-  processing: { label: 'Mark processing', notice: 'payout-processing' },
-  paid: { label: 'Mark paid', notice: 'payout-paid' },
-  failed: { label: 'Mark failed', notice: 'payout-failed' },
-  canceled: { label: 'Cancel payout', notice: 'payout-canceled' },
-} as const satisfies Partial<Record<PayoutStatus, { label: string; notice: string }>>;
+  processing: { label: 'Mark processing', notice: 'payout-processing', field: 'reference' },
+  paid: { label: 'Mark paid', notice: 'payout-paid', field: 'reference' },
+  failed: { label: 'Mark failed', notice: 'payout-failed', field: 'reason' },
+  canceled: { label: 'Cancel payout', notice: 'payout-canceled', field: 'reason' },
+} as const satisfies Partial<Record<PayoutStatus, { label: string; notice: string; field: 'reference' | 'reason' }>>;
 type Transition = keyof typeof TRANSITIONS;
+const isTransition = (action: unknown): action is Transition => typeof action === 'string' && Object.hasOwn(TRANSITIONS, action);
 
 const PayoutFilters = z.strictObject({
   status: z.enum(PAYOUT_STATUSES).optional(),
-  partner_id: idField.optional(),
   starting_after: listParams.starting_after,
   ending_before: listParams.ending_before,
 });
 type Filters = z.output<typeof PayoutFilters>;
+const FILTER_FIELDS = ['status', 'starting_after', 'ending_before'];
 
 const PageCursor = z.strictObject({ starting_after: listParams.starting_after, ending_before: listParams.ending_before });
 
 /** The generate form: a UTC day, whose end is the cut-off the service takes. */
 const GenerateForm = z.strictObject({ up_to_day: calendarDay.optional() });
 
+/** What each form's fields are called on the page, by the parameter they set. */
+const LABELS = {
+  filters: { status: 'Status' },
+  generate: { up_to_day: 'Commissions made up to' },
+  export: { format: 'File', status: 'Payouts that are', currency: 'Currency' },
+  transition: { reference: 'Reference', reason: 'Reason' },
+} satisfies Record<string, FieldLabels>;
+
 const FORMAT_NAMES: Record<(typeof EXPORT_FORMATS)[number], string> = { paypal: 'PayPal', wise: 'Wise', csv: 'CSV' };
+
+/** A form shown again after a refusal: which one, why, and what was typed. */
+interface RefusedForm<Form extends string> {
+  form: Form;
+  refusal: Refusal;
+  typed: Typed;
+}
+type ListForm = RefusedForm<'generate' | 'export'>;
 
 /** Why a generation left a partner out, in words: the reason payoutReadiness gave (payouts/payout-readiness.ts). */
 function skipReason(s: GenerateResultObject['skipped'][number], method: string | undefined): string {
@@ -94,20 +127,55 @@ function skipReason(s: GenerateResultObject['skipped'][number], method: string |
   return reasons[s.reason];
 }
 
+/**
+ * A refused export in words. The service names (some of) the payouts a file cannot hold by their
+ * ids ("… cannot be in the file: po_…, po_…"), which mean nothing beside a field: they are left out.
+ */
+function exportRefusal(err: unknown): Refusal {
+  const refusal = refusalOf(err, LABELS.export);
+  return { ...refusal, message: refusal.message.replace(/: (?:po_[A-Za-z0-9]+(?:, )?)+\.$/, '.') };
+}
+
+/** A partner named where its id would otherwise stand: a deleted one is not expanded. */
+const nameOrDeleted = (partner: { first_name: string; last_name: string; email: string } | null | undefined) =>
+  partner ? partnerName(partner) : 'A deleted partner';
+
 export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, contextOf: ContextOf): void {
+  /** The payouts for `query`, with a refused form of the section (generate, export) open again when there is one. */
+  async function showPayouts(res: Response, ctx: ProgramPageContext, query: Record<string, unknown>, refused?: ListForm) {
+    const view = await readListFilters({
+      base: programPath(ctx.program, '/payouts'),
+      query,
+      ...listPickers(db, ctx, ['partner'], query),
+      schema: PayoutFilters,
+      fields: FILTER_FIELDS,
+      labels: LABELS.filters,
+      keep: (f) => ({ status: f.status }),
+    });
+    if (view.moved && !refused) return res.redirect(303, view.moved);
+    const f = view.filters;
+    const page =
+      view.ready && f
+        ? await listPayouts(db, ctx.user.organization_id, {
+            program_id: ctx.program.id,
+            status: f.status,
+            partner_id: view.kept.partner_id,
+            starting_after: f.starting_after,
+            ending_before: f.ending_before,
+            limit: PAGE_SIZE,
+            expand: ['partner'],
+          })
+        : null;
+    sendPage(
+      res,
+      <PayoutListPage ctx={refused ? { ...ctx, notice: null } : ctx} view={view} page={page} refused={refused} />,
+      refused?.refusal.status ?? view.refusal?.status,
+    );
+  }
+
   router.get('/programs/:programId/payouts', async (req, res) => {
     const ctx = await contextOf(res, 'payouts', req.params.programId);
-    const filters = fromFields(PayoutFilters, req.query, ['status', 'partner_id', 'starting_after', 'ending_before'], 'query');
-    const page = await listPayouts(db, ctx.user.organization_id, {
-      program_id: ctx.program.id,
-      status: filters.status,
-      partner_id: filters.partner_id,
-      starting_after: filters.starting_after,
-      ending_before: filters.ending_before,
-      limit: PAGE_SIZE,
-      expand: ['partner'],
-    });
-    sendPage(res, <PayoutListPage ctx={ctx} page={page} filters={filters} />);
+    await showPayouts(res, ctx, req.query);
   });
 
   router.get('/programs/:programId/payouts/balances', async (req, res) => {
@@ -121,58 +189,84 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
   // a secret is: generating again right after finds nothing new.
   router.post('/programs/:programId/payouts/generate', async (req, res) => {
     const ctx = await contextOf(res, 'payouts', req.params.programId);
-    const form = fromFields(GenerateForm, req.body, ['up_to_day'], 'body');
-    const input = fromFields(
-      PayoutGenerate,
-      { program_id: ctx.program.id, up_to: form.up_to_day ? `${form.up_to_day}T23:59:59.999Z` : undefined },
-      ['program_id', 'up_to'],
-      'body',
-    );
-    const result = await generateProgramPayouts(db, ctx.user.organization_id, input);
-    const partners = await loadByIds(
+    let result: GenerateResultObject;
+    try {
+      const form = fromFields(GenerateForm, req.body, ['up_to_day'], 'body');
+      const input = fromFields(
+        PayoutGenerate,
+        { program_id: ctx.program.id, up_to: form.up_to_day ? `${form.up_to_day}T23:59:59.999Z` : undefined },
+        ['program_id', 'up_to'],
+        'body',
+      );
+      result = await generateProgramPayouts(db, ctx.user.organization_id, input);
+    } catch (err) {
+      return showPayouts(res, ctx, {}, { form: 'generate', refusal: refusalOf(err, LABELS.generate), typed: req.body });
+    }
+    const partners = await partnersByIds(
       db,
-      'partners',
+      ctx.user.organization_id,
       [...result.payouts, ...result.skipped].map((r) => r.partner_id),
     );
-    const names = new Map([...partners].map(([id, p]) => [id, { name: partnerName(p), method: p.payout_method }]));
-    sendPage(res, <GeneratedPage ctx={ctx} result={result} names={names} />);
+    sendPage(res, <GeneratedPage ctx={ctx} result={result} partners={partners} />);
   });
 
   // Before /payouts/:payoutId, which would take "export" for an id.
   router.get('/programs/:programId/payouts/export', async (req, res) => {
     const ctx = await contextOf(res, 'payouts', req.params.programId);
-    const query = fromFields(
-      PayoutExportQuery,
-      { ...req.query, program_id: ctx.program.id },
-      ['program_id', 'format', 'status', 'currency'],
-      'query',
-    );
+    let file: ReturnType<typeof payoutFile>;
+    try {
+      const query = fromFields(
+        PayoutExportQuery,
+        { ...req.query, program_id: ctx.program.id },
+        ['program_id', 'format', 'status', 'currency'],
+        'query',
+      );
+      file = payoutFile(await exportPayouts(db, ctx.user.organization_id, query));
+    } catch (err) {
+      // Refused before anything is sent: the payouts again, the export form open with what was chosen.
+      return showPayouts(res, ctx, {}, { form: 'export', refusal: exportRefusal(err), typed: req.query });
+    }
     // What GET /v1/payouts/export sends (payouts.routes.ts), byte for byte.
-    const file = payoutFile(await exportPayouts(db, ctx.user.organization_id, query));
     res.status(200).type(PAYOUT_FILE_TYPE).attachment(file.filename);
     await pipeline([Readable.from(file.body), ...file.through, res]);
   });
 
-  router.get('/programs/:programId/payouts/:payoutId', async (req, res) => {
-    const ctx = await contextOf(res, 'payouts', req.params.programId);
-    const payout = await programPayout(ctx, req.params.payoutId);
-    const cursor = fromFields(PageCursor, req.query, ['starting_after', 'ending_before'], 'query');
+  /** A payout's page, with a refused transition's form open again when there is one. */
+  async function showPayout(res: Response, ctx: ProgramPageContext, payout: PayoutObject, query: unknown, refused?: RefusedForm<string>) {
+    const cursor = fromFields(PageCursor, query, ['starting_after', 'ending_before'], 'query');
     const commissions = await withStoredFields(
       db,
       await listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }),
     );
-    sendPage(res, <PayoutPage ctx={ctx} payout={payout} commissions={commissions} cursor={cursor} />);
+    sendPage(
+      res,
+      <PayoutPage
+        ctx={refused ? { ...ctx, notice: null } : ctx}
+        payout={payout}
+        commissions={commissions}
+        cursor={cursor}
+        refused={refused}
+      />,
+      refused?.refusal.status,
+    );
+  }
+
+  router.get('/programs/:programId/payouts/:payoutId', async (req, res) => {
+    const ctx = await contextOf(res, 'payouts', req.params.programId);
+    await showPayout(res, ctx, await programPayout(ctx, req.params.payoutId), req.query);
   });
 
   router.post('/programs/:programId/payouts/:payoutId/status', async (req, res) => {
     const ctx = await contextOf(res, 'payouts', req.params.programId);
     const payout = await programPayout(ctx, req.params.payoutId);
     const action = req.body?.action;
-    if (typeof action !== 'string' || !Object.hasOwn(TRANSITIONS, action)) {
-      throw badRequest('Choose processing, paid, failed or canceled', 'action');
+    try {
+      if (!isTransition(action)) throw badRequest('Choose processing, paid, failed or canceled', 'action');
+      const input = fromFields(PayoutUpdate, { ...req.body, status: action }, ['status', 'reference', 'reason'], 'body');
+      await updatePayout(db, ctx.user.organization_id, payout.id, input, mailer.kick);
+    } catch (err) {
+      return showPayout(res, ctx, payout, {}, { form: String(action), refusal: refusalOf(err, LABELS.transition), typed: req.body });
     }
-    const input = fromFields(PayoutUpdate, { ...req.body, status: action }, ['status', 'reference', 'reason'], 'body');
-    await updatePayout(db, ctx.user.organization_id, payout.id, input, mailer.kick);
     res.redirect(303, programPath(ctx.program, `/payouts/${payout.id}?notice=${TRANSITIONS[action as Transition].notice}`));
   });
 
@@ -184,190 +278,236 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
   }
 }
 
-/** The two views of the section: the payouts and the balances. */
-function Tabs({ ctx, current }: { ctx: ProgramPageContext; current: 'payouts' | 'balances' }) {
-  const program = ctx.program;
+/**
+ * The section's views, each a page of its own: a navigation of links, the current one marked
+ * (the shape of the kit's tabs, `Tabs({ label, tabs })`, for when the payouts page moves to it).
+ */
+function Tabs({ label, tabs }: { label: string; tabs: readonly { href: string; label: string; current: boolean }[] }) {
   return (
-    <nav class="row" aria-label="Payouts views">
-      <a class="chip" href={programPath(program, '/payouts')} aria-current={current === 'payouts' ? 'page' : undefined}>
-        Payouts
-      </a>
-      <a class="chip" href={programPath(program, '/payouts/balances')} aria-current={current === 'balances' ? 'page' : undefined}>
-        Balances
-      </a>
+    <nav class="row" aria-label={label}>
+      {tabs.map((t) => (
+        <a class="chip" href={t.href} aria-current={t.current ? 'page' : undefined}>
+          {t.label}
+        </a>
+      ))}
     </nav>
   );
 }
 
-function MinimumLine({ ctx }: { ctx: ProgramPageContext }) {
+/** The head of the section's two views: the minimum, the actions (generate, export) and the tabs. */
+function SectionHead({
+  ctx,
+  current,
+  refused,
+  csv,
+}: {
+  ctx: ProgramPageContext;
+  current: 'payouts' | 'balances';
+  refused?: ListForm;
+  /** The list's CSV download, with its filters. */
+  csv?: string;
+}) {
   const program = ctx.program;
   return (
-    <p class="muted">
-      {program.minimum_payout > 0
-        ? `Minimum payout: ${formatMoney(program.minimum_payout, program.currency_code)} (the program's; a group may set its own). `
-        : 'No minimum payout: every partner owed something is paid (a group may set a minimum). '}
-      <a href={programPath(program, '/settings')}>Change it in the program's settings.</a>
+    <>
+      <div class="page-head">
+        <h1>Payouts</h1>
+        {csv ? <CsvLink href={csv} /> : null}
+      </div>
+      <p class="muted">
+        {program.minimum_payout > 0
+          ? `Minimum payout: ${formatMoney(program.minimum_payout, program.currency_code)} (the program's; a group may set its own). `
+          : 'No minimum payout: every partner owed something is paid (a group may set a minimum). '}
+        <a href={programPath(program, '/settings')}>Change it in the program's settings.</a>
+      </p>
+      <div class="actions">
+        <GenerateAction ctx={ctx} refused={refused?.form === 'generate' ? refused : undefined} />
+        <ExportAction ctx={ctx} refused={refused?.form === 'export' ? refused : undefined} />
+      </div>
+      <Tabs
+        label="Payouts views"
+        tabs={[
+          { href: programPath(program, '/payouts'), label: 'Payouts', current: current === 'payouts' },
+          { href: programPath(program, '/payouts/balances'), label: 'Balances', current: current === 'balances' },
+        ]}
+      />
+    </>
+  );
+}
+
+/** Generate, with an optional cut-off day (ISO, as every date of the pages). */
+function GenerateAction({ ctx, refused }: { ctx: ProgramPageContext; refused?: ListForm }) {
+  return (
+    <details class="add" open={refused !== undefined}>
+      <summary class="button primary">Generate payouts</summary>
+      <form method="post" action={programPath(ctx.program, '/payouts/generate')} class="stack">
+        <Csrf ctx={ctx} />
+        <p class="muted">
+          One payout per partner of their approved commissions not yet in a payout, when it reaches their minimum and they have a payout
+          method.
+        </p>
+        <FormRefusal refusal={refused?.refusal} fields={['up_to_day']} />
+        <DayField
+          name="up_to_day"
+          label="Commissions made up to (optional, a UTC day)"
+          value={typedText(refused?.typed, 'up_to_day')}
+          refusal={refused?.refusal}
+        />
+        <button type="submit" class="primary">
+          Generate payouts
+        </button>
+      </form>
+    </details>
+  );
+}
+
+/** A batch file of the program's payouts, as GET /v1/payouts/export sends it. */
+function ExportAction({ ctx, refused }: { ctx: ProgramPageContext; refused?: ListForm }) {
+  const refusal = refused?.refusal;
+  return (
+    <details class="add" open={refused !== undefined}>
+      <summary class="button">Export a batch file</summary>
+      <form method="get" action={programPath(ctx.program, '/payouts/export')} class="stack">
+        <FormRefusal refusal={refusal} fields={['format', 'status', 'currency']} />
+        <SelectField
+          name="format"
+          id="export-format"
+          label="File"
+          value={typedText(refused?.typed, 'format', 'paypal')}
+          options={[
+            ['paypal', 'PayPal Payouts (the PayPal payouts)'],
+            ['wise', 'Wise batch payment (the Wise payouts)'],
+            ['csv', 'CSV (every payout, all fields)'],
+          ]}
+          refusal={refusal}
+        />
+        <SelectField
+          name="status"
+          id="export-status"
+          label="Payouts that are"
+          value={typedText(refused?.typed, 'status', 'pending')}
+          options={PAYOUT_STATUSES.map((s) => [s, s] as const)}
+          refusal={refusal}
+        />
+        <Field
+          name="currency"
+          id="export-currency"
+          label="Currency (optional; a PayPal file holds one)"
+          value={typedText(refused?.typed, 'currency')}
+          maxlength={3}
+          placeholder={ctx.program.currency_code}
+          autocomplete="off"
+          refusal={refusal}
+        />
+        <button type="submit">Download</button>
+      </form>
+    </details>
+  );
+}
+
+/** The batch files of these payouts, one link per format. */
+function FileLinks({ href, children }: { href: (format: string) => string; children: string }) {
+  return (
+    <p class="row">
+      <span>{children}</span>
+      {EXPORT_FORMATS.map((f) => (
+        <a class="button" href={href(f)}>
+          {`${FORMAT_NAMES[f]} file`}
+        </a>
+      ))}
     </p>
   );
 }
 
-/** Generate (with an optional cut-off day) and export, the section's two actions. */
-function PayoutActions({ ctx }: { ctx: ProgramPageContext }) {
-  const base = programPath(ctx.program, '/payouts');
-  return (
-    <div class="actions">
-      <details class="add">
-        <summary class="button primary">Generate payouts</summary>
-        <form method="post" action={`${base}/generate`} class="stack">
-          <Csrf ctx={ctx} />
-          <p class="muted">
-            One payout per partner of their approved commissions not yet in a payout, when it reaches their minimum and they have a payout
-            method.
-          </p>
-          <label for="up_to_day">Commissions made up to (optional, UTC day)</label>
-          <input id="up_to_day" name="up_to_day" type="date" />
-          <button type="submit" class="primary">
-            Generate payouts
-          </button>
-        </form>
-      </details>
-      <details class="add">
-        <summary class="button">Export a batch file</summary>
-        <form method="get" action={`${base}/export`} class="stack">
-          <label for="export-format">File</label>
-          <select id="export-format" name="format">
-            <option value="paypal">PayPal Payouts (the PayPal payouts)</option>
-            <option value="wise">Wise batch payment (the Wise payouts)</option>
-            <option value="csv">CSV (every payout, all fields)</option>
-          </select>
-          <label for="export-status">Payouts that are</label>
-          <select id="export-status" name="status">
-            {PAYOUT_STATUSES.map((s) => (
-              <option value={s} selected={s === 'pending'}>
-                {s}
-              </option>
-            ))}
-          </select>
-          <label for="export-currency">Currency (optional; a PayPal file holds one)</label>
-          <input id="export-currency" name="currency" maxlength={3} placeholder={ctx.program.currency_code} />
-          <button type="submit">Download</button>
-        </form>
-      </details>
-    </div>
-  );
-}
-
-function PayoutListPage({ ctx, page, filters }: { ctx: ProgramPageContext; page: Page<PayoutObject>; filters: Filters }) {
+function PayoutListPage({
+  ctx,
+  view,
+  page,
+  refused,
+}: {
+  ctx: ProgramPageContext;
+  view: ListFilters<Filters>;
+  page: Page<PayoutObject> | null;
+  refused?: ListForm;
+}) {
   const program = ctx.program;
   const base = programPath(program, '/payouts');
-  const kept = { status: filters.status, partner_id: filters.partner_id };
-  const listHref = (status: string | undefined, partnerId: string | undefined) => {
-    const params = new URLSearchParams();
-    if (status) params.set('status', status);
-    if (partnerId) params.set('partner_id', partnerId);
-    return params.size ? `${base}?${params}` : base;
-  };
-  const statusHref = (status?: string) => listHref(status, filters.partner_id);
-  const fileStatus = filters.status ?? 'pending';
-  const fileHref = (format: string) => `${base}/export?${new URLSearchParams({ format, status: fileStatus })}`;
-  const filtered = Object.values(kept).some(Boolean);
+  const { kept } = view;
+  const filtered = Boolean(kept.status || kept.partner_id);
+  const fileStatus = kept.status ?? 'pending';
   return (
     <Layout ctx={ctx} title="Payouts">
-      <div class="page-head">
-        <h1>Payouts</h1>
-      </div>
-      <MinimumLine ctx={ctx} />
-      <PayoutActions ctx={ctx} />
-      <Tabs ctx={ctx} current="payouts" />
-      <nav class="row" aria-label="Payout status">
-        <a class="chip" href={statusHref()} aria-current={filters.status ? undefined : 'true'}>
-          All
-        </a>
-        {PAYOUT_STATUSES.map((s) => (
-          <a class="chip" href={statusHref(s)} aria-current={filters.status === s ? 'true' : undefined}>
-            {s}
-          </a>
-        ))}
-      </nav>
-      {filters.partner_id ? (
-        <p class="muted">
-          Payouts of partner <code>{filters.partner_id}</code> · <a href={listHref(filters.status, undefined)}>all partners</a>
-        </p>
-      ) : null}
-      {page.rows.length === 0 ? (
+      <SectionHead
+        ctx={ctx}
+        current="payouts"
+        refused={refused}
+        csv={page ? csvPath(program, 'payouts', payoutsCsvQuery(kept)) : undefined}
+      />
+      <FilterForm action={base} label="Filter payouts" filtered={filtered}>
+        <StatusField statuses={PAYOUT_STATUSES} view={view} />
+        <PickerFields view={view} />
+      </FilterForm>
+      <PickerChoiceLists view={view} />
+      {page === null ? null : page.rows.length === 0 ? (
         <p class="empty">
           {filtered
-            ? `No ${filters.status ? `${filters.status} ` : ''}payout matches this filter.`
+            ? `No ${kept.status ? `${kept.status} ` : ''}payout matches this filter.`
             : 'No payouts yet. Approve commissions on the Commissions page, then "Generate payouts" groups what each partner is owed into one payout.'}
         </p>
       ) : (
         <>
           {fileStatus === 'pending' || fileStatus === 'processing' ? (
-            <p class="row">
-              <span>The {fileStatus} payouts as a file:</span>
-              {EXPORT_FORMATS.map((f) => (
-                <a class="button" href={fileHref(f)}>
-                  {`${FORMAT_NAMES[f]} file`}
-                </a>
-              ))}
-            </p>
+            <FileLinks href={(format) => `${base}/export?${new URLSearchParams({ format, status: fileStatus })}`}>
+              {`The ${fileStatus} payouts as a batch file:`}
+            </FileLinks>
           ) : null}
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Partner</th>
-                  <th scope="col">Method</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Amount
-                  </th>
-                  <th scope="col" class="num">
-                    Commissions
-                  </th>
-                  <th scope="col">Reference</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.rows.map((p) => (
-                  <tr>
-                    <th scope="row">
-                      <a href={`${base}/${p.id}`}>{day(p.created_at)}</a>
-                      <span class="sub">{p.id}</span>
-                    </th>
-                    <td>{p.partner ? partnerName(p.partner) : p.partner_id}</td>
-                    <td>{p.payout_method}</td>
-                    <td>
-                      <StatusBadge status={p.status} />
-                    </td>
-                    <td class="num">{formatMoney(p.amount, p.currency)}</td>
-                    <td class="num">{count(p.commission_count)}</td>
-                    <td>{p.reference ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Payouts"
+            rows={page.rows}
+            empty=""
+            columns={[
+              { head: 'Created', cell: (p) => <a href={`${base}/${p.id}`}>{day(p.created_at)}</a> },
+              {
+                head: 'Partner',
+                cell: (p) =>
+                  p.partner ? (
+                    <a href={programPath(program, `/partners/${p.partner_id}`)}>{partnerName(p.partner)}</a>
+                  ) : (
+                    nameOrDeleted(null)
+                  ),
+              },
+              { head: 'Method', cell: (p) => p.payout_method },
+              { head: 'Status', cell: (p) => <StatusBadge status={p.status} /> },
+              { head: 'Amount', numeric: true, cell: (p) => formatMoney(p.amount, p.currency) },
+              { head: 'Commissions', numeric: true, cell: (p) => count(p.commission_count) },
+              { head: 'Reference', cell: (p) => p.reference ?? '—' },
+            ]}
+          />
         </>
       )}
-      <Pager page={page} base={base} filters={kept} cursor={filters as Cursor} />
+      {page ? <Pager page={page} base={base} filters={kept} cursor={view.filters as Cursor} /> : null}
     </Layout>
   );
+}
+
+/** A partner's balance in one currency, a row of the balances table (a partner without commissions has one, without amounts). */
+interface BalanceRow {
+  balance: BalanceObject;
+  amounts: BalanceObject['amounts'][number] | null;
 }
 
 function BalancesPage({ ctx, page, cursor }: { ctx: ProgramPageContext; page: Page<BalanceObject>; cursor: Cursor }) {
   const program = ctx.program;
   const base = programPath(program, '/payouts/balances');
   const owed = page.rows.some((b) => b.amounts.length > 0);
+  const rows = page.rows.flatMap((balance): BalanceRow[] =>
+    balance.amounts.length === 0 ? [{ balance, amounts: null }] : balance.amounts.map((amounts) => ({ balance, amounts })),
+  );
+  const money = (pick: (a: NonNullable<BalanceRow['amounts']>) => number) => (r: BalanceRow) =>
+    r.amounts ? formatMoney(pick(r.amounts), r.amounts.currency) : '—';
   return (
     <Layout ctx={ctx} title="Balances">
-      <div class="page-head">
-        <h1>Payouts</h1>
-      </div>
-      <MinimumLine ctx={ctx} />
-      <PayoutActions ctx={ctx} />
-      <Tabs ctx={ctx} current="balances" />
+      <SectionHead ctx={ctx} current="balances" />
       <h2>Balances</h2>
       <p class="muted">
         Per partner and currency: pending (not yet approved), payable (approved, in no payout: what the next payout pays, net of refunds),
@@ -384,69 +524,34 @@ function BalancesPage({ ctx, page, cursor }: { ctx: ProgramPageContext; page: Pa
               No commissions yet for these partners: they earn them when referred customers pay, and approved commissions become payable.
             </p>
           )}
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Partner</th>
-                  <th scope="col">Payout method</th>
-                  <th scope="col" class="num">
-                    Minimum
-                  </th>
-                  <th scope="col">Currency</th>
-                  <th scope="col" class="num">
-                    Pending
-                  </th>
-                  <th scope="col" class="num">
-                    Payable
-                  </th>
-                  <th scope="col" class="num">
-                    In payouts
-                  </th>
-                  <th scope="col" class="num">
-                    Paid
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.rows.flatMap((b) => {
-                  const who = (
-                    <th scope="row" rowSpan={Math.max(b.amounts.length, 1)}>
-                      <a href={programPath(program, `/partners/${b.partner_id}`)}>{b.partner ? partnerName(b.partner) : b.partner_id}</a>
-                      {b.partner ? <span class="sub">{b.partner.email}</span> : null}
-                    </th>
-                  );
-                  const method = (
-                    <td rowSpan={Math.max(b.amounts.length, 1)}>{b.payout_method === 'none' ? 'none yet' : b.payout_method}</td>
-                  );
-                  if (b.amounts.length === 0) {
-                    return [
-                      <tr data-partner={b.partner_id}>
-                        {who}
-                        {method}
-                        <td class="num">{formatMoney(b.minimum_payout, program.currency_code)}</td>
-                        <td colSpan={5} class="muted">
-                          No commissions yet
-                        </td>
-                      </tr>,
-                    ];
-                  }
-                  return b.amounts.map((a, i) => (
-                    <tr data-partner={b.partner_id} data-currency={a.currency}>
-                      {i === 0 ? who : null}
-                      {i === 0 ? method : null}
-                      <td class="num">{formatMoney(b.minimum_payout, a.currency)}</td>
-                      <td>{a.currency}</td>
-                      <td class="num">{formatMoney(a.pending, a.currency)}</td>
-                      <td class="num">{formatMoney(a.payable, a.currency)}</td>
-                      <td class="num">{formatMoney(a.in_payouts, a.currency)}</td>
-                      <td class="num">{formatMoney(a.paid, a.currency)}</td>
-                    </tr>
-                  ));
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Balances"
+            rows={rows}
+            empty=""
+            columns={[
+              {
+                head: 'Partner',
+                cell: ({ balance: b, amounts }) => (
+                  <>
+                    <a href={programPath(program, `/partners/${b.partner_id}`)}>{nameOrDeleted(b.partner)}</a>
+                    {b.partner ? <span class="sub">{b.partner.email}</span> : null}
+                    {amounts ? null : <span class="sub">No commissions yet</span>}
+                  </>
+                ),
+              },
+              { head: 'Payout method', cell: ({ balance: b }) => (b.payout_method === 'none' ? 'none yet' : b.payout_method) },
+              {
+                head: 'Minimum',
+                numeric: true,
+                cell: ({ balance: b, amounts }) => formatMoney(b.minimum_payout, amounts?.currency ?? program.currency_code),
+              },
+              { head: 'Currency', cell: ({ amounts }) => amounts?.currency ?? '—' },
+              { head: 'Pending', numeric: true, cell: money((a) => a.pending) },
+              { head: 'Payable', numeric: true, cell: money((a) => a.payable) },
+              { head: 'In payouts', numeric: true, cell: money((a) => a.in_payouts) },
+              { head: 'Paid', numeric: true, cell: money((a) => a.paid) },
+            ]}
+          />
         </>
       )}
       {/* The balances' cursor is the partner's id. */}
@@ -458,15 +563,15 @@ function BalancesPage({ ctx, page, cursor }: { ctx: ProgramPageContext; page: Pa
 function GeneratedPage({
   ctx,
   result,
-  names,
+  partners,
 }: {
   ctx: ProgramPageContext;
   result: GenerateResultObject;
-  names: Map<string, { name: string; method: string }>;
+  partners: ReadonlyMap<string, PartnerRow>;
 }) {
   const program = ctx.program;
   const base = programPath(program, '/payouts');
-  const nameOf = (id: string) => names.get(id)?.name ?? id;
+  const nameOf = (id: string) => nameOrDeleted(partners.get(id));
   return (
     <Layout ctx={ctx} title="Payouts generated">
       <p class="crumbs">
@@ -482,79 +587,39 @@ function GeneratedPage({
             ? 'No payout made'
             : `${count(result.payouts.length)} payout${result.payouts.length === 1 ? '' : 's'} made`}
         </h2>
-        {result.payouts.length === 0 ? (
-          <p class="empty">
-            {result.skipped.length === 0
+        <DataTable
+          caption="Payouts made"
+          rows={result.payouts}
+          empty={
+            result.skipped.length === 0
               ? 'Nobody is owed anything: there are no approved commissions that are not in a payout yet. Approve commissions on the Commissions page first.'
-              : 'Every partner owed something was left out, for the reasons below.'}
-          </p>
-        ) : (
-          <>
-            <div class="table-wrap">
-              <table class="data">
-                <thead>
-                  <tr>
-                    <th scope="col">Partner</th>
-                    <th scope="col" class="num">
-                      Amount
-                    </th>
-                    <th scope="col" class="num">
-                      Commissions
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {result.payouts.map((p) => (
-                    <tr>
-                      <th scope="row">
-                        <a href={`${base}/${p.id}`}>{nameOf(p.partner_id)}</a>
-                        <span class="sub">{p.id}</span>
-                      </th>
-                      <td class="num">{formatMoney(p.amount, p.currency)}</td>
-                      <td class="num">{count(p.commission_count)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <p class="row">
-              <span>Next: pay them with a batch file, then mark each payout paid.</span>
-              {EXPORT_FORMATS.map((f) => (
-                <a class="button" href={`${base}/export?format=${f}`}>
-                  {`${FORMAT_NAMES[f]} file`}
-                </a>
-              ))}
-            </p>
-          </>
+              : 'Every partner owed something was left out, for the reasons below.'
+          }
+          columns={[
+            { head: 'Partner', cell: (p) => <a href={`${base}/${p.id}`}>{nameOf(p.partner_id)}</a> },
+            { head: 'Amount', numeric: true, cell: (p) => formatMoney(p.amount, p.currency) },
+            { head: 'Commissions', numeric: true, cell: (p) => count(p.commission_count) },
+          ]}
+        />
+        {result.payouts.length === 0 ? null : (
+          <FileLinks href={(format) => `${base}/export?format=${format}`}>
+            Next: pay them with a batch file, then mark each payout paid.
+          </FileLinks>
         )}
       </section>
       {result.skipped.length > 0 ? (
         <section aria-labelledby="skipped-title">
           <h2 id="skipped-title">{`${count(result.skipped.length)} left out`}</h2>
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Partner</th>
-                  <th scope="col" class="num">
-                    Owed
-                  </th>
-                  <th scope="col">Why</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.skipped.map((s) => (
-                  <tr>
-                    <th scope="row">
-                      <a href={programPath(program, `/partners/${s.partner_id}`)}>{nameOf(s.partner_id)}</a>
-                    </th>
-                    <td class="num">{formatMoney(s.amount, s.currency)}</td>
-                    <td>{skipReason(s, names.get(s.partner_id)?.method)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Partners left out"
+            rows={result.skipped}
+            empty=""
+            columns={[
+              { head: 'Partner', cell: (s) => <a href={programPath(program, `/partners/${s.partner_id}`)}>{nameOf(s.partner_id)}</a> },
+              { head: 'Owed', numeric: true, cell: (s) => formatMoney(s.amount, s.currency) },
+              { head: 'Why', cell: (s) => skipReason(s, partners.get(s.partner_id)?.payout_method) },
+            ]}
+          />
         </section>
       ) : null}
       <p>
@@ -564,7 +629,7 @@ function GeneratedPage({
   );
 }
 
-/** The payout's details as a list of rows (details of the partner's payout method as they were). */
+/** The payout's details as a list of rows (details of the partner's payout method as they were), and its id to copy. */
 function Details({ payout }: { payout: PayoutObject }) {
   const details = Object.entries(payout.payout_details);
   return (
@@ -594,10 +659,7 @@ function Details({ payout }: { payout: PayoutObject }) {
       <div>
         <dt>Payout id</dt>
         <dd>
-          <code>{payout.id}</code>{' '}
-          <button type="button" class="copy" data-copy={payout.id}>
-            Copy
-          </button>
+          <RecordId id={payout.id} />
         </dd>
       </div>
     </dl>
@@ -640,81 +702,103 @@ function Trail({ payout }: { payout: PayoutObject }) {
   );
 }
 
-/** A form per transition the service allows from this status (NEXT_STATUSES); none for a final payout. */
-function TransitionForms({ ctx, payout, action }: { ctx: ProgramPageContext; payout: PayoutObject; action: string }) {
-  const next = NEXT_STATUSES[payout.status].filter((s): s is Transition => Object.hasOwn(TRANSITIONS, s));
+/** How each transition's form reads: the summary that opens it, its one field, its button. */
+const TRANSITION_FORMS: Record<
+  Transition,
+  { summary: string; hint?: string; label: string; className?: string; confirm?: (amount: string) => string }
+> = {
+  processing: {
+    summary: 'Mark processing…',
+    hint: "When the file is at PayPal, Wise or the bank: refunds from now on lower the partner's next payout instead.",
+    label: 'Batch reference (optional)',
+  },
+  paid: {
+    summary: 'Mark paid…',
+    label: 'Payment reference (optional: the PayPal, Wise or bank transaction id)',
+    className: 'primary',
+    confirm: (amount) => `Mark ${amount} paid? Its commissions become paid; this cannot be undone.`,
+  },
+  failed: { summary: 'Mark failed…', label: 'Reason (optional)', className: 'danger' },
+  canceled: {
+    summary: 'Cancel…',
+    label: 'Reason (optional)',
+    className: 'danger',
+    confirm: () => 'Cancel this payout? Its commissions become payable again.',
+  },
+};
+
+/**
+ * A form per transition the service allows from this status (NEXT_STATUSES); none for a final
+ * payout. A refused one is open again with what was typed, its reason beside the field, or above
+ * the forms when it names none (a payout that changed since the page was shown).
+ */
+function TransitionForms({
+  ctx,
+  payout,
+  action,
+  refused,
+}: {
+  ctx: ProgramPageContext;
+  payout: PayoutObject;
+  action: string;
+  refused?: RefusedForm<string>;
+}) {
+  const next = NEXT_STATUSES[payout.status].filter(isTransition);
+  const open = refused && isTransition(refused.form) && next.includes(refused.form) ? refused.form : undefined;
+  const top = <FormRefusal refusal={refused?.refusal} fields={open ? [TRANSITIONS[open].field] : []} />;
   if (next.length === 0) {
-    return <p class="muted">A {payout.status} payout is final: it cannot change.</p>;
+    return (
+      <>
+        {top}
+        <p class="muted">A {payout.status} payout is final: it cannot change.</p>
+      </>
+    );
   }
   const amount = formatMoney(payout.amount, payout.currency);
   return (
-    <div class="actions">
-      {next.includes('processing') ? (
-        <details class="inline">
-          <summary class="button">Mark processing…</summary>
-          <form method="post" action={action} class="stack">
-            <Csrf ctx={ctx} />
-            <p class="muted">When the file is at PayPal, Wise or the bank: refunds from now on lower the partner's next payout instead.</p>
-            <label for="processing-reference">Batch reference (optional)</label>
-            <input id="processing-reference" name="reference" maxlength={255} value={payout.reference ?? ''} />
-            <button type="submit" name="action" value="processing">
-              {TRANSITIONS.processing.label}
-            </button>
-          </form>
-        </details>
-      ) : null}
-      {next.includes('paid') ? (
-        <details class="inline">
-          <summary class="button primary">Mark paid…</summary>
-          <form method="post" action={action} class="stack">
-            <Csrf ctx={ctx} />
-            <label for="paid-reference">Payment reference (optional: the PayPal, Wise or bank transaction id)</label>
-            <input id="paid-reference" name="reference" maxlength={255} value={payout.reference ?? ''} />
-            <button
-              type="submit"
-              name="action"
-              value="paid"
-              class="primary"
-              data-confirm={`Mark ${amount} paid? Its commissions become paid; this cannot be undone.`}
-            >
-              {TRANSITIONS.paid.label}
-            </button>
-          </form>
-        </details>
-      ) : null}
-      {next.includes('failed') ? (
-        <details class="inline">
-          <summary class="button">Mark failed…</summary>
-          <form method="post" action={action} class="stack">
-            <Csrf ctx={ctx} />
-            <label for="failed-reason">Reason (optional)</label>
-            <textarea id="failed-reason" name="reason" rows={2} maxlength={1000} />
-            <button type="submit" name="action" value="failed" class="danger">
-              {TRANSITIONS.failed.label}
-            </button>
-          </form>
-        </details>
-      ) : null}
-      {next.includes('canceled') ? (
-        <details class="inline">
-          <summary class="button">Cancel…</summary>
-          <form method="post" action={action} class="stack">
-            <Csrf ctx={ctx} />
-            <label for="canceled-reason">Reason (optional)</label>
-            <textarea id="canceled-reason" name="reason" rows={2} maxlength={1000} />
-            <button
-              type="submit"
-              name="action"
-              value="canceled"
-              class="danger"
-              data-confirm="Cancel this payout? Its commissions become payable again."
-            >
-              {TRANSITIONS.canceled.label}
-            </button>
-          </form>
-        </details>
-      ) : null}
-    </div>
+    <>
+      {top}
+      <div class="actions">
+        {next.map((to) => {
+          const words = TRANSITION_FORMS[to];
+          const field = TRANSITIONS[to].field;
+          const shown = open === to ? refused : undefined;
+          const value = typedText(shown?.typed, field, field === 'reference' ? (payout.reference ?? '') : '');
+          return (
+            <details class="inline" open={shown !== undefined}>
+              <summary class={`button${to === 'paid' ? ' primary' : ''}`}>{words.summary}</summary>
+              <form method="post" action={action} class="stack">
+                <Csrf ctx={ctx} />
+                {words.hint ? <p class="muted">{words.hint}</p> : null}
+                {field === 'reference' ? (
+                  <Field
+                    name="reference"
+                    id={`${to}-reference`}
+                    label={words.label}
+                    maxlength={255}
+                    value={value}
+                    refusal={shown?.refusal}
+                  />
+                ) : (
+                  <TextareaField
+                    name="reason"
+                    id={`${to}-reason`}
+                    label={words.label}
+                    rows={2}
+                    maxlength={1000}
+                    value={value}
+                    refusal={shown?.refusal}
+                  />
+                )}
+                <button type="submit" name="action" value={to} class={words.className} data-confirm={words.confirm?.(amount)}>
+                  {TRANSITIONS[to].label}
+                </button>
+              </form>
+            </details>
+          );
+        })}
+      </div>
+    </>
   );
 }
 
@@ -723,15 +807,17 @@ function PayoutPage({
   payout,
   commissions,
   cursor,
+  refused,
 }: {
   ctx: ProgramPageContext;
   payout: PayoutObject;
   commissions: Page<ShownCommission>;
   cursor: Cursor;
+  refused?: RefusedForm<string>;
 }) {
   const program = ctx.program;
   const base = programPath(program, `/payouts/${payout.id}`);
-  const who = payout.partner ? partnerName(payout.partner) : payout.partner_id;
+  const who = nameOrDeleted(payout.partner);
   return (
     <Layout ctx={ctx} title={`Payout to ${who}`}>
       <p class="crumbs">
@@ -743,11 +829,11 @@ function PayoutPage({
         </h1>
       </div>
       <p class="sub">
-        <a href={programPath(program, `/partners/${payout.partner_id}`)}>{payout.partner?.email ?? payout.partner_id}</a> · made{' '}
-        {day(payout.created_at)}
+        {payout.partner ? <a href={programPath(program, `/partners/${payout.partner_id}`)}>{payout.partner.email}</a> : null}
+        {payout.partner ? ' · ' : ''}made {day(payout.created_at)}
         {payout.paid_at ? ` · paid ${day(payout.paid_at)}` : ''}
       </p>
-      <TransitionForms ctx={ctx} payout={payout} action={`${base}/status`} />
+      <TransitionForms ctx={ctx} payout={payout} action={`${base}/status`} refused={refused} />
       <Details payout={payout} />
       <section aria-labelledby="trail-title">
         <h2 id="trail-title">Trail</h2>

@@ -2,6 +2,7 @@ import { sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { NewPartner, PartnerRow, PartnersTable } from '../../db/schema.js';
 import { likePattern } from '../customers/customers.repository.js';
+import type { RankingStat } from './partners.schema.js';
 
 /** Live (not deleted) partners of an organization. */
 export function selectPartners(db: Db, organizationId: string) {
@@ -32,10 +33,6 @@ export function selectPartnerList(db: Db, organizationId: string, filters: Partn
     ? q.where(sql`lower(email)`, '=', filters.email.toLowerCase())
     : q.where('completed_onboarding', '=', true);
 }
-
-/** The partner stats a list may be ranked by (the partner_stats counters of migration 0004). */
-export const RANKING_STATS = ['revenue', 'commission', 'customers', 'clicks'] as const;
-export type RankingStat = (typeof RANKING_STATS)[number];
 
 /**
  * A page of the list query ranked by one of the partners' counters, highest first (ties by id), by

@@ -15,6 +15,10 @@ import { ExpandedProgram, ExpandedProgramWithTerms } from '../programs/programs.
 
 export const PARTNER_STATUSES = ['active', 'pending', 'suspended', 'rejected'] as const;
 
+/** The partner stats a list may be ranked by (the partner_stats counters of migration 0004): the dashboard's sorts. */
+export const RANKING_STATS = ['revenue', 'commission', 'customers', 'clicks'] as const;
+export type RankingStat = (typeof RANKING_STATS)[number];
+
 const bankDetails = z.strictObject({
   account_holder_name: shortText(200).optional(),
   bank_name: shortText(200).optional(),

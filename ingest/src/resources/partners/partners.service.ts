@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import { conflictOnUnique } from '../../db/errors.js';
+import { loadByIds } from '../../db/load-by-ids.js';
 import type { PartnerRow, ProgramRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, notFound } from '../../http/errors.js';
@@ -24,7 +25,6 @@ import {
   findPartnerByEmail,
   insertPartner,
   lockProgramPartners,
-  type RankingStat,
   selectPartnerList,
   selectRankedPartners,
   softDeletePartner,
@@ -41,6 +41,7 @@ import {
   PartnerStatusChange,
   type PartnerStatusChangeInput,
   type PartnerUpdateInput,
+  type RankingStat,
 } from './partners.schema.js';
 import { presentPartners, toPartner } from './partners.serializer.js';
 
@@ -94,6 +95,15 @@ export async function rankPartners(
     total_count: total,
     has_more: query.offset + rows.length < total,
   };
+}
+
+/**
+ * The organization's live partners of these ids, in one query, for a page that names the partners
+ * a report lists (the dashboard's payout generation); an id that is not one is absent.
+ */
+export async function partnersByIds(db: Db, organizationId: string, ids: Iterable<string>): Promise<Map<string, PartnerRow>> {
+  const found = await loadByIds(db, 'partners', ids);
+  return new Map([...found].filter(([, p]) => p.organization_id === organizationId));
 }
 
 /** The caller's live partner with the requested expansions and stats, or 404. */
