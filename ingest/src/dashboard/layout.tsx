@@ -104,7 +104,7 @@ function AwaitingReview({ count: n }: { count: number }) {
       <span class="nav-count" aria-hidden="true">
         {count(n)}
       </span>
-      <span class="visually-hidden">{`, ${count(n)} partner${n === 1 ? '' : 's'} awaiting review`}</span>
+      <span class="visually-hidden">{`(${count(n)} partner${n === 1 ? '' : 's'} awaiting review)`}</span>
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardAgent } from '../support/dashboard.js';
+import { dashboardAgent, textOf } from '../support/dashboard.js';
 import { type ApiObject, createLink, createPartner, createProgram, type TestOrg, uniqueEmail, uniqueSuffix } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 
@@ -10,16 +10,6 @@ import { useTestApp } from '../support/fixture.js';
  * what was typed and the reason beside its field. The bulk change's own rules:
  * partner-status-changes.test.ts; the browser flow: e2e/dashboard-partners.spec.ts.
  */
-
-/** The text of an HTML fragment: tags dropped, the pages' entities undone, spaces collapsed. */
-const textOf = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&#x27;|&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /** The field's message beside it (`<span class="field-error" id="<id>-error">`) as text, or null. */
 function messageBeside(html: string, id: string): string | null {
@@ -58,7 +48,7 @@ describe('dashboard: partners pages', () => {
     const list = await agent.get(partnersPath(program)).query({ status: 'pending' });
     expect(list.status).toBe(200);
     expect(list.text).toContain(
-      'Partners <span class="nav-count" aria-hidden="true">3</span><span class="visually-hidden">, 3 partners awaiting review</span>',
+      'Partners <span class="nav-count" aria-hidden="true">3</span><span class="visually-hidden">(3 partners awaiting review)</span>',
     );
     expect(list.text).toContain(`<input type="checkbox" name="ids" value="${ann.id}" form="bulk-partners" aria-label="Choose Ann Pending"`);
     // Rows name partners; their ids are in links and checkboxes only.
@@ -78,7 +68,7 @@ describe('dashboard: partners pages', () => {
     });
     const after = await agent.get(approved.headers.location);
     expect(textOf(after.text)).toContain('2 partners approved. 1 was already active: left as it was.');
-    expect(after.text).toContain('<span class="visually-hidden">, 1 partner awaiting review</span>');
+    expect(after.text).toContain('<span class="visually-hidden">(1 partner awaiting review)</span>');
     // Only the count's digits and a known action reach the page from its address.
     expect(textOf((await agent.get(partnersPath(program)).query({ bulk: 'approve', changed: 'many' })).text)).not.toContain(
       'partners approved',
@@ -149,7 +139,7 @@ describe('dashboard: partners pages', () => {
     expect((await agent.get(`/dashboard/programs/${bare.id}/settings`)).text).not.toContain('so partners get links they can share');
     const withSite = await agent.get(partnersPath(site));
     expect(withSite.text).not.toContain('so partners get links they can share');
-    expect(withSite.text).toContain('<span class="visually-hidden">, 1 partner awaiting review</span>');
+    expect(withSite.text).toContain('<span class="visually-hidden">(1 partner awaiting review)</span>');
   });
 
   it('keeps what was typed when a new partner is refused, with the reason beside the field, and creates nobody', async () => {

@@ -1,7 +1,7 @@
 import type supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { formatMoney } from '../../src/money.js';
-import { dashboardAgent } from '../support/dashboard.js';
+import { dashboardAgent, textOf } from '../support/dashboard.js';
 import {
   type ApiObject,
   createCustomer,
@@ -19,16 +19,6 @@ import { useTestApp } from '../support/fixture.js';
  * the API sends them, another organization's ids and CSRF. The browser flow:
  * e2e/dashboard-payouts.spec.ts.
  */
-
-/** The text of an HTML fragment: tags dropped, entities of the pages' text undone, spaces collapsed. */
-const textOf = (html: string) =>
-  html
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&amp;/g, '&')
-    .replace(/&#x27;|&#39;/g, "'")
-    .replace(/&quot;/g, '"')
-    .replace(/\s+/g, ' ')
-    .trim();
 
 /** The cells of the balance rows of a partner (one row per currency, each heading with a link to the partner), as text. */
 function balanceRows(html: string, partnerId: string): string[][] {

@@ -39,3 +39,13 @@ export async function dashboardAgent(
   expect(page.status).toBe(200);
   return { agent, csrf: csrfOf(page.text), email };
 }
+
+/** The text of a page or a part of it: tags dropped, the entities the pages write undone, spaces collapsed. */
+export const textOf = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim();

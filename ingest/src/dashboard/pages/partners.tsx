@@ -178,7 +178,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
             limit: PAGE_SIZE,
             include: ['stats'],
           });
-    const shown = { ...ctx, notice: refused ? null : (bulkNotice(query) ?? ctx.notice) };
+    const shown = { ...ctx, notice: bulkNotice(query) ?? ctx.notice };
     sendPage(
       res,
       <PartnerListPage ctx={shown} view={view} page={page} refused={refused} />,
@@ -242,7 +242,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
     sendPage(
       res,
       <PartnerPage
-        ctx={refused ? { ...ctx, notice: null } : ctx}
+        ctx={ctx}
         partner={partner}
         links={links}
         customers={customers}
@@ -535,7 +535,6 @@ function NewPartnerForm({ ctx, base, refused }: { ctx: ProgramPageContext; base:
 
 /** The bulk form of the list: its checkboxes are the table's (`form="bulk-partners"`); each action takes its own note. */
 function BulkStatusForm({ ctx, base, kept, refused }: { ctx: ProgramPageContext; base: string; kept: Kept; refused?: RefusedForm }) {
-  const refusal = refused?.refusal;
   return (
     <form id="bulk-partners" method="post" action={`${base}/bulk`} class="bulk bulk-partners" aria-label="Change the chosen partners">
       <Csrf ctx={ctx} />
@@ -547,35 +546,30 @@ function BulkStatusForm({ ctx, base, kept, refused }: { ctx: ProgramPageContext;
       <button type="submit" name="action" value="reactivate">
         Reactivate
       </button>
-      <span class="bulk-group">
-        <Field
-          name="rejection_note"
-          id="bulk-rejection-note"
-          label="Note to the partner"
-          placeholder="Optional, for a rejection"
-          maxlength={2000}
-          value={typedText(refused?.typed, 'rejection_note')}
-          refusal={refusal}
-        />
-        <button type="submit" name="action" value="reject" class="danger">
-          Reject
-        </button>
-      </span>
-      <span class="bulk-group">
-        <Field
-          name="suspension_reason"
-          id="bulk-suspension-reason"
-          label="Reason for a suspension"
-          placeholder="Optional"
-          maxlength={2000}
-          value={typedText(refused?.typed, 'suspension_reason')}
-          refusal={refusal}
-        />
-        <button type="submit" name="action" value="suspend" class="danger">
-          Suspend
-        </button>
-      </span>
+      <NoteAction action="reject" label="Note to the partner" placeholder="Optional, for a rejection" button="Reject" refused={refused} />
+      <NoteAction action="suspend" label="Reason for a suspension" placeholder="Optional" button="Suspend" refused={refused} />
     </form>
+  );
+}
+
+/** An action of the bulk form with its own note (NOTE_OF): the note's field and the button that sends it. */
+function NoteAction(props: { action: 'reject' | 'suspend'; label: string; placeholder: string; button: string; refused?: RefusedForm }) {
+  const name = NOTE_OF[props.action]!;
+  return (
+    <span class="bulk-group">
+      <Field
+        name={name}
+        id={`bulk-${name.replace('_', '-')}`}
+        label={props.label}
+        placeholder={props.placeholder}
+        maxlength={2000}
+        value={typedText(props.refused?.typed, name)}
+        refusal={props.refused?.refusal}
+      />
+      <button type="submit" name="action" value={props.action} class="danger">
+        {props.button}
+      </button>
+    </span>
   );
 }
 
@@ -694,18 +688,16 @@ function PartnerPage(props: {
   );
 }
 
-/** The partner's details and internal note: what was typed kept on a refusal, else what is stored. */
-function DetailsForm({
-  ctx,
-  partner,
-  base,
-  refused,
-}: {
+/** What a form of the partner's page is given: the partner, the page's address, and its refusal when it was refused. */
+interface PartnerFormProps {
   ctx: ProgramPageContext;
   partner: PartnerObject;
   base: string;
   refused?: RefusedForm;
-}) {
+}
+
+/** The partner's details and internal note: what was typed kept on a refusal, else what is stored. */
+function DetailsForm({ ctx, partner, base, refused }: PartnerFormProps) {
   const value = (name: keyof PartnerObject & string) => typedText(refused?.typed, name, partner[name] ?? '');
   const refusal = refused?.refusal;
   return (
@@ -793,17 +785,7 @@ function NewLinkForm({ ctx, base, refused }: { ctx: ProgramPageContext; base: st
 }
 
 /** The status actions the partner's status offers, each with its own note; open again after a refusal, with what was typed. */
-function StatusActions({
-  ctx,
-  partner,
-  base,
-  refused,
-}: {
-  ctx: ProgramPageContext;
-  partner: PartnerObject;
-  base: string;
-  refused?: RefusedForm;
-}) {
+function StatusActions({ ctx, partner, base, refused }: PartnerFormProps) {
   const action = `${base}/status`;
   const refusal = refused?.refusal;
   const wanted = refused ? String(refused.typed.action) : undefined;

@@ -157,20 +157,14 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     const page =
       view.ready && f
         ? await listPayouts(db, ctx.user.organization_id, {
+            ...f,
             program_id: ctx.program.id,
-            status: f.status,
             partner_id: view.kept.partner_id,
-            starting_after: f.starting_after,
-            ending_before: f.ending_before,
             limit: PAGE_SIZE,
             expand: ['partner'],
           })
         : null;
-    sendPage(
-      res,
-      <PayoutListPage ctx={refused ? { ...ctx, notice: null } : ctx} view={view} page={page} refused={refused} />,
-      refused?.refusal.status ?? view.refusal?.status,
-    );
+    sendPage(res, <PayoutListPage ctx={ctx} view={view} page={page} refused={refused} />, refused?.refusal.status ?? view.refusal?.status);
   }
 
   router.get('/programs/:programId/payouts', async (req, res) => {
@@ -240,13 +234,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     );
     sendPage(
       res,
-      <PayoutPage
-        ctx={refused ? { ...ctx, notice: null } : ctx}
-        payout={payout}
-        commissions={commissions}
-        cursor={cursor}
-        refused={refused}
-      />,
+      <PayoutPage ctx={ctx} payout={payout} commissions={commissions} cursor={cursor} refused={refused} />,
       refused?.refusal.status,
     );
   }
@@ -349,7 +337,7 @@ function GenerateAction({ ctx, refused }: { ctx: ProgramPageContext; refused?: L
         <FormRefusal refusal={refused?.refusal} fields={['up_to_day']} />
         <DayField
           name="up_to_day"
-          label="Commissions made up to (optional, a UTC day)"
+          label="Commissions made up to this UTC day, if any"
           value={typedText(refused?.typed, 'up_to_day')}
           refusal={refused?.refusal}
         />
@@ -419,17 +407,15 @@ function FileLinks({ href, children }: { href: (format: string) => string; child
   );
 }
 
-function PayoutListPage({
-  ctx,
-  view,
-  page,
-  refused,
-}: {
+/** The payouts list: `page` is null while its filters are refused or a partner is being chosen. */
+interface PayoutListProps {
   ctx: ProgramPageContext;
   view: ListFilters<Filters>;
   page: Page<PayoutObject> | null;
   refused?: ListForm;
-}) {
+}
+
+function PayoutListPage({ ctx, view, page, refused }: PayoutListProps) {
   const program = ctx.program;
   const base = programPath(program, '/payouts');
   const { kept } = view;
