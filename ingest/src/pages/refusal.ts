@@ -25,7 +25,7 @@ export type FieldLabels = Readonly<Record<string, string>>;
 export function refusalOf(err: unknown, labels: FieldLabels): Refusal {
   if (!(err instanceof ApiError) || err.status >= 500 || err.status === 401 || err.status === 403 || err.status === 404) throw err;
   const param = err.options.param;
-  const field = param && Object.hasOwn(labels, param) ? param : undefined;
+  const field = param ? labelledField(param, labels) : undefined;
   const validation = /^Invalid ([^:]+): (.+)$/.exec(err.message);
   if (validation) {
     const words = plainValidation(validation[2]);
@@ -34,6 +34,12 @@ export function refusalOf(err: unknown, labels: FieldLabels): Refusal {
   // Beside its field, "url must be an https:// URL" reads "Must be an https:// URL."
   const message = field && err.message.startsWith(`${field} `) ? err.message.slice(field.length + 1) : err.message;
   return { field, message: sentence(message), status: err.status };
+}
+
+/** The labelled field a parameter is part of: `url_params.0` is the field `url_params`. */
+function labelledField(param: string, labels: FieldLabels): string | undefined {
+  for (let p = param; p; p = p.slice(0, Math.max(0, p.lastIndexOf('.')))) if (Object.hasOwn(labels, p)) return p;
+  return undefined;
 }
 
 /** Zod's wordings of a problem (zod 4, as `validate` passes them on), and the sentence each becomes. */
