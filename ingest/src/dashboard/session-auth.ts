@@ -70,7 +70,10 @@ export const checkCsrf =
   (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     if (!fromThisOrigin(req, publicUrl) || !sameToken(req.body?._csrf, userOf(res).csrf_token)) {
-      throw new StaleForm(403, 'This form did not come from a page of your current session, so nothing was saved. Open the page again and send it anew.');
+      throw new StaleForm(
+        403,
+        'This form did not come from a page of your current session, so nothing was saved. Open the page again and send it anew.',
+      );
     }
     next();
   };

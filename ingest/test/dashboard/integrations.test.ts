@@ -285,7 +285,10 @@ describe('dashboard integrations: webhook endpoints', () => {
     await agent.post(page).type('form').send({ url: receiver.url, description: '', events: '*', program_id: '', _csrf: csrf });
     expect(await api()).toMatchObject({ url: receiver.url, description: null, events: ['*'], program_id: null });
     // The edit form again, open, with what was typed and the reason beside the event types.
-    const noEvents = await agent.post(page).type('form').send({ url: `${receiver.url}?typed`, description: 'Kept', _csrf: csrf });
+    const noEvents = await agent
+      .post(page)
+      .type('form')
+      .send({ url: `${receiver.url}?typed`, description: 'Kept', _csrf: csrf });
     expect(noEvents.status).toBe(400);
     expect(noEvents.text).toContain('<details class="add" open>');
     expect(noEvents.text).toContain('id="endpoint-events-error">Choose at least 1.<');

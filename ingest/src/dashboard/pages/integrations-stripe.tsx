@@ -85,7 +85,12 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
     await orRefused(
       async () => {
         const secret = typeof req.body?.webhook_secret === 'string' ? req.body.webhook_secret.trim() : undefined;
-        const input = fromFields(StripeConnect, { webhook_secret: secret, tax_counts_as_revenue: tax }, Object.keys(CONNECT_LABELS), 'body');
+        const input = fromFields(
+          StripeConnect,
+          { webhook_secret: secret, tax_counts_as_revenue: tax },
+          Object.keys(CONNECT_LABELS),
+          'body',
+        );
         const before = await retrieveStripeIntegration(db, ctx.user.organization_id, program.id, ctx.publicUrl);
         await connectStripe(db, ctx.user.organization_id, program.id, input, ctx.publicUrl);
         // The secret is never shown again, nor put in the URL: the page shows it redacted.
@@ -260,8 +265,8 @@ function StripePage(props: {
                 refusal={refused?.refusal}
               />
               <label class="check">
-                <input type="checkbox" name="tax_counts_as_revenue" checked={refused ? refused.tax : integration.tax_counts_as_revenue} /> Tax
-                Stripe collects counts as revenue (commissions are paid on it)
+                <input type="checkbox" name="tax_counts_as_revenue" checked={refused ? refused.tax : integration.tax_counts_as_revenue} />{' '}
+                Tax Stripe collects counts as revenue (commissions are paid on it)
               </label>
               <button type="submit" class="primary">
                 {integration.connected ? 'Save' : 'Connect Stripe'}

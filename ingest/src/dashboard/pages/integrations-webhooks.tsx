@@ -98,7 +98,11 @@ export function registerWebhookPages(router: Router, { db, config, webhooks }: A
     sendPage(res, <WebhooksTab ctx={ctx} page={page} cursor={cursor} refused={refused} />, refused?.refusal.status);
   }
 
-  async function endpointPage(res: Response, endpointId: string, options: { filters?: DeliveryFilters; secret?: string; refused?: Refused }) {
+  async function endpointPage(
+    res: Response,
+    endpointId: string,
+    options: { filters?: DeliveryFilters; secret?: string; refused?: Refused },
+  ) {
     const ctx = await contextOf(res, 'integrations');
     const org = ctx.user.organization_id;
     const endpoint = toWebhookEndpoint(await requireEndpoint(db, org, endpointId));
@@ -106,7 +110,14 @@ export function registerWebhookPages(router: Router, { db, config, webhooks }: A
     const deliveries = await listDeliveries(db, org, endpoint.id, { ...filters, limit: PAGE_SIZE });
     sendPage(
       res,
-      <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} filters={filters} secret={options.secret} refused={options.refused} />,
+      <EndpointPage
+        ctx={ctx}
+        endpoint={endpoint}
+        deliveries={deliveries}
+        filters={filters}
+        secret={options.secret}
+        refused={options.refused}
+      />,
       options.refused?.refusal.status,
     );
   }
@@ -276,7 +287,17 @@ function EndpointFields({
 }
 
 /** The Webhooks tab: the organization's endpoints, and the form that adds one (open when there is none, or it was refused). */
-function WebhooksTab({ ctx, page, cursor, refused }: { ctx: PageContext; page: Page<WebhookEndpointObject>; cursor: Cursor; refused?: Refused }) {
+function WebhooksTab({
+  ctx,
+  page,
+  cursor,
+  refused,
+}: {
+  ctx: PageContext;
+  page: Page<WebhookEndpointObject>;
+  cursor: Cursor;
+  refused?: Refused;
+}) {
   return (
     <IntegrationsLayout ctx={ctx} tab="/webhooks">
       <p>

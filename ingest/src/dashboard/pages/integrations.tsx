@@ -249,7 +249,14 @@ function UsersTab({
           value={typedText(typed, 'email')}
           refusal={refused?.refusal}
         />
-        <Field name="name" id="user-name" label="Name (optional)" maxlength={100} value={typedText(typed, 'name')} refusal={refused?.refusal} />
+        <Field
+          name="name"
+          id="user-name"
+          label="Name (optional)"
+          maxlength={100}
+          value={typedText(typed, 'name')}
+          refusal={refused?.refusal}
+        />
         <SelectField
           name="role"
           id="user-role"
