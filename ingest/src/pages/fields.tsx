@@ -68,8 +68,7 @@ export function Field(
   },
 ) {
   const { aria, id, after } = fieldParts(props);
-  const { name, label, value, type = 'text', required, placeholder, maxlength, min, max, step, inputmode, autocomplete, pattern, accept } =
-    props;
+  const { name, label, value, type = 'text', required, placeholder, maxlength, min, max, step, inputmode, autocomplete, pattern } = props;
   return (
     <div class={`field${props.class ? ` ${props.class}` : ''}`}>
       <label for={id}>{label}</label>
@@ -88,7 +87,7 @@ export function Field(
         inputmode={inputmode}
         autocomplete={autocomplete}
         pattern={pattern}
-        accept={accept}
+        accept={props.accept}
       />
       {after}
     </div>
