@@ -208,7 +208,7 @@ function StripePage(props: {
         </dl>
       ) : null}
 
-      <section aria-labelledby="stripe-setup-title">
+      <section aria-labelledby="stripe-setup-title" class="subsection">
         <h3 id="stripe-setup-title">{integration.connected ? 'The Stripe webhook endpoint' : 'Connect Stripe'}</h3>
         <ol class="steps">
           <li>
@@ -295,7 +295,7 @@ function StripePage(props: {
         ) : null}
       </section>
 
-      <section aria-labelledby="stripe-events-title">
+      <section aria-labelledby="stripe-events-title" class="subsection">
         <h3 id="stripe-events-title">Event log</h3>
         <p class="muted">Every Stripe event received, newest first, with what it did: why a payment did or did not make a commission.</p>
         <search>

@@ -467,7 +467,7 @@ function EndpointPage(props: {
         </form>
       </details>
 
-      <section aria-labelledby="deliveries-title">
+      <section aria-labelledby="deliveries-title" class="subsection">
         <h3 id="deliveries-title">Delivery log</h3>
         <p class="muted">
           Each event sent to this endpoint, newest first, with every attempt. Only a 2xx answer counts; failures are retried after 5 s, 5

@@ -475,7 +475,8 @@ function FlowListPage({
           What a payment would pay under the active flows, worked out by the same rules that pay commissions. Nothing is recorded.
         </p>
         <form method="get" action={base} class="row" aria-labelledby="preview-title">
-          <FormRefusal refusal={refusal} fields={Object.keys(PREVIEW_LABELS)} />
+          {/* A preview saves nothing: only a refusal about no field of it is said at the top. */}
+          <FormRefusal refusal={refusal?.field ? null : refusal} />
           <Field
             name="amount"
             id="preview-amount"
