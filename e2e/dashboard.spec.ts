@@ -77,7 +77,7 @@ test("the overview's figures equal the stats API after clicks, signups, payments
   await expect(figure('Commissions')).toHaveText(usd(stats.totals.commissions.USD));
   // The chart is drawn (uPlot), with the same days.
   await expect(page.locator('#chart canvas')).toBeVisible();
-  await expect(page.getByRole('link', { name: 'Olive Overview' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Olive Overview', exact: true })).toBeVisible();
 
   // A custom period before anything happened: zeros, and the empty state with the tag.
   await page.getByLabel('From', { exact: true }).fill('2026-01-01');
@@ -112,7 +112,7 @@ test('approves several commissions at once', async ({ browser, api, demo }) => {
   for (const amount of [1000, 2000, 3000]) await api.post('/v1/transactions', { customer_id: customer.id, amount });
   const page = await ownerPage(browser, demo);
   await page.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/commissions?status=pending`);
-  await expect(page.getByRole('checkbox', { name: /^Choose commission/ })).toHaveCount(3);
+  await expect(page.getByRole('checkbox', { name: /^Choose the commission of .* to Bulk Partner$/ })).toHaveCount(3);
   await page.getByRole('checkbox', { name: 'Choose every commission on this page' }).check();
   await page.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByRole('status')).toHaveText('Commissions approved.');

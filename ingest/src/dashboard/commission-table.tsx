@@ -17,21 +17,31 @@ export function CommissionStatus({ commission }: { commission: { status: string;
   );
 }
 
+/** A commission in words, where its id would otherwise stand: "the commission of 2026-03-01 for $9.80 to Emma Stone". */
+export function commissionInWords(c: ShownCommission, fallbackCurrency: string): string {
+  const to = c.partner ? ` to ${partnerName(c.partner)}` : '';
+  return `the commission of ${day(c.created_at)} for ${formatMoney(c.amount, c.currency || fallbackCurrency)}${to}`;
+}
+
 /**
  * A table of commissions (the commissions list, and a partner's, customer's or payout's own),
- * with a checkbox per row for the bulk form `bulkForm` when there is one.
+ * with a checkbox per row for the bulk form `bulkForm` when there is one (those in `chosen` ticked).
  */
 export function CommissionTable({
   ctx,
   rows,
   bulkForm,
+  chosen,
   showPartner,
+  showCustomer = true,
   empty = 'No commissions.',
 }: {
   ctx: ProgramPageContext;
   rows: ShownCommission[];
   bulkForm?: string;
+  chosen?: ReadonlySet<string>;
   showPartner: boolean;
+  showCustomer?: boolean;
   empty?: string;
 }) {
   const program = ctx.program;
@@ -47,8 +57,9 @@ export function CommissionTable({
               form: bulkForm,
               name: 'ids',
               value: (c) => c.id,
-              label: (c) => `Choose the commission of ${day(c.created_at)} for ${formatMoney(c.amount, currency(c))}`,
+              label: (c) => `Choose ${commissionInWords(c, program.currency_code)}`,
               allLabel: 'Choose every commission on this page',
+              checked: chosen ? (c) => chosen.has(c.id) : undefined,
             }
           : undefined
       }
@@ -61,11 +72,15 @@ export function CommissionTable({
         },
         {
           head: 'Customer',
+          when: showCustomer,
+          // Without the customer expanded (or when it was deleted), a link to its page, never its id as text.
           cell: (c) =>
             c.customer ? (
               <a href={programPath(program, `/customers/${c.customer.id}`)}>{customerLabel(c.customer)}</a>
+            ) : c.customer_id ? (
+              <a href={programPath(program, `/customers/${c.customer_id}`)}>Customer's page</a>
             ) : (
-              (c.customer_id ?? '—')
+              '—'
             ),
         },
         { head: 'Status', cell: (c) => <CommissionStatus commission={c} /> },

@@ -5,7 +5,10 @@ import { DataTable } from '../pages/table.js';
 import type { TransactionObject } from '../resources/transactions/transactions.schema.js';
 import { type ProgramPageContext, programPath } from './context.js';
 
-/** A table of transactions (the list, and a customer's own where `showCustomer` is false). */
+/**
+ * A table of transactions (the list, and a customer's own where `showCustomer` is false): each row
+ * links to its payment's page by its date, never showing an id.
+ */
 export function TransactionTable({
   ctx,
   rows,
@@ -37,13 +40,15 @@ export function TransactionTable({
           head: 'Customer',
           when: showCustomer,
           cell: (t) => (
-            <a href={programPath(program, `/customers/${t.customer_id}`)}>{t.customer ? customerLabel(t.customer) : t.customer_id}</a>
+            <a href={programPath(program, `/customers/${t.customer_id}`)}>{t.customer ? customerLabel(t.customer) : "Customer's page"}</a>
           ),
         },
         {
           head: 'Partner',
           when: showCustomer,
-          cell: (t) => <a href={programPath(program, `/partners/${t.partner_id}`)}>{t.partner ? partnerName(t.partner) : t.partner_id}</a>,
+          cell: (t) => (
+            <a href={programPath(program, `/partners/${t.partner_id}`)}>{t.partner ? partnerName(t.partner) : "Partner's page"}</a>
+          ),
         },
         { head: 'Status', cell: (t) => <StatusBadge status={t.status} /> },
         { head: 'Amount', numeric: true, cell: (t) => formatMoney(t.amount, t.currency) },

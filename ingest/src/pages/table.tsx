@@ -24,6 +24,8 @@ export interface RowChoice<T> {
   label: (row: T) => string;
   /** What choosing every row means ("Choose every partner on this page"). */
   allLabel: string;
+  /** Whether the row is chosen already (a refused bulk form shown again keeps what was chosen). */
+  checked?: (row: T) => boolean;
 }
 
 export function DataTable<T>({
@@ -44,7 +46,9 @@ export function DataTable<T>({
   if (rows.length === 0) return <p class="empty">{empty}</p>;
   const shown = columns.filter((c) => c.when !== false);
   return (
-    <div class="table-wrap">
+    // A table wider than a phone scrolls sideways in its wrapper, which keyboards must reach (focusable, named).
+    // biome-ignore lint/a11y/useSemanticElements: a fieldset groups form controls; this is a table's scrolling frame, and a region would repeat its section's landmark
+    <div class="table-wrap" role="group" aria-label={caption} tabindex={0}>
       <table class="data">
         <caption class="visually-hidden">{caption}</caption>
         <thead>
@@ -66,7 +70,14 @@ export function DataTable<T>({
             <tr>
               {choose ? (
                 <td class="check">
-                  <input type="checkbox" name={choose.name} value={choose.value(row)} form={choose.form} aria-label={choose.label(row)} />
+                  <input
+                    type="checkbox"
+                    name={choose.name}
+                    value={choose.value(row)}
+                    form={choose.form}
+                    aria-label={choose.label(row)}
+                    checked={choose.checked?.(row)}
+                  />
                 </td>
               ) : null}
               {shown.map((c, i) =>

@@ -7,7 +7,7 @@ export function Tabs({ label, tabs }: { label: string; tabs: readonly { href: st
   return (
     <nav class="tabs" aria-label={label}>
       {tabs.map((t) => (
-        <a href={t.href} aria-current={t.current ? 'page' : undefined}>
+        <a class="tab" href={t.href} aria-current={t.current ? 'page' : undefined}>
           {t.label}
         </a>
       ))}

@@ -128,7 +128,9 @@ describe('dashboard: customers and transactions', () => {
     expect(byCustomer.map((r) => r[1])).toEqual([b.email]);
     const byCharge = tableRows((await agent.get(base).query({ charge_id: ta.charge_id })).text);
     expect(byCharge.map((r) => r[1])).toEqual([a.email]);
-    expect((await agent.get(base).query({ customer_id: 'cust_nothing' })).text).toContain('No transaction matches these filters.');
+    expect((await agent.get(base).query({ charge_id: 'ch_nothing' })).text).toContain('No transaction matches these filters.');
+    // A customer id the program does not have is a 404, as a partner's is (the picker's rule).
+    expect((await agent.get(base).query({ customer_id: 'cust_nothing' })).status).toBe(404);
 
     const page = await agent.get(`${base}/${tb.id}`);
     expect(page.status).toBe(200);
@@ -190,12 +192,16 @@ describe('dashboard: customers and transactions', () => {
     // A partial refund of $25.00: −$5.00 pending on the pending commission, −$2.50 approved on the paid one.
     const preview = await agent.post(`${base}/refund/preview`).type('form').send({ amount: '25', _csrf: csrf });
     expect(preview.status, preview.text).toBe(200);
-    const byReward = (rows: string[][]) => [...rows].sort((a, b) => (a[0] === pending.id ? -1 : b[0] === pending.id ? 1 : 0));
-    const effects = byReward(tableRows(preview.text));
+    // Each commission named by its reward's amount, never by its id.
+    const pendingReward = `The ${usd(2000)} reward`;
+    const paidReward = `The ${usd(1000)} reward`;
+    const byReward = (rows: string[][], first: string) => [...rows].sort((a, b) => (a[0] === first ? -1 : b[0] === first ? 1 : 0));
+    const effects = byReward(tableRows(preview.text), pendingReward);
     expect(effects).toEqual([
-      [pending.id, 'pending', usd(2000), usd(500), usd(1500), expect.stringContaining(`refund entry of ${usd(-500)}, pending`)],
-      [immediate.id, 'paid', usd(1000), usd(250), usd(750), expect.stringContaining(`refund entry of ${usd(-250)}, approved`)],
+      [pendingReward, 'pending', usd(2000), usd(500), usd(1500), expect.stringContaining(`refund entry of ${usd(-500)}, pending`)],
+      [paidReward, 'paid', usd(1000), usd(250), usd(750), expect.stringContaining(`refund entry of ${usd(-250)}, approved`)],
     ]);
+    expect(preview.text).not.toContain(`>${pending.id}<`);
     expect(preview.text).toContain('name="refunded_before" value="0"');
     // Nothing changed by the preview.
     expect((await commissionsOf(t, org, txn)).length).toBe(2);
@@ -215,7 +221,7 @@ describe('dashboard: customers and transactions', () => {
     expect(entries).toHaveLength(2);
     const shown = await agent.get(done.headers.location);
     expect(shown.text).toContain('Refund recorded.');
-    expect(shown.text).toContain(`Refund entry of ${pending.id}`);
+    expect(shown.text).toContain(`Refund entry of the ${usd(2000)} reward`);
     expect(shown.text).toContain(usd(2250)); // commission counted: 1500 + 750
 
     // The rest: the pending commission is marked refunded, the paid one gets −$7.50 approved.
@@ -224,14 +230,14 @@ describe('dashboard: customers and transactions', () => {
     expect(planned.refund).toBe(7500);
     expect(planned.after).toEqual({ refunded_amount: 10_000, status: 'refunded' });
     const plannedRows = planned.effects.map((e) => [e.reward_id, e.action, e.before, e.after, e.entry?.amount ?? null]);
-    expect(byReward(plannedRows as string[][])).toEqual([
+    expect(byReward(plannedRows as string[][], pending.id)).toEqual([
       [pending.id, 'refunded', 1500, 0, null],
       [immediate.id, 'entry', 750, 0, -750],
     ]);
     const rest = await agent.post(`${base}/refund/preview`).type('form').send({ amount: '75', _csrf: csrf });
-    expect(byReward(tableRows(rest.text)).map((r) => r.slice(0, 5))).toEqual([
-      [pending.id, 'pending', usd(1500), usd(1500), usd(0)],
-      [immediate.id, 'paid', usd(750), usd(750), usd(0)],
+    expect(byReward(tableRows(rest.text), pendingReward).map((r) => r.slice(0, 5))).toEqual([
+      [pendingReward, 'pending', usd(1500), usd(1500), usd(0)],
+      [paidReward, 'paid', usd(750), usd(750), usd(0)],
     ]);
     const confirmed = await agent
       .post(`${base}/refund`)
@@ -264,12 +270,15 @@ describe('dashboard: customers and transactions', () => {
       const preview = await agent.post(`${base}/refund/preview`).type('form').send({ amount, _csrf: csrf });
       expect(preview.status, amount).toBe(400);
       expect(preview.text).toContain('role="alert"');
+      // The message beside the field, in words, and what was typed kept.
+      expect(preview.text).toMatch(/aria-invalid="true" aria-describedby="refund-amount-hint refund-amount-error" name="amount"/);
+      expect(preview.text).not.toContain('Invalid amount');
       if (amount) expect(preview.text).toContain(`value="${amount}"`);
       const refund = await agent.post(`${base}/refund`).type('form').send({ amount, refunded_before: '0', confirm: '1', _csrf: csrf });
       expect(refund.status, amount).toBe(400);
     }
     const tooMuch = await agent.post(`${base}/refund/preview`).type('form').send({ amount: '100.01', _csrf: csrf });
-    expect(tooMuch.text).toContain('only 10000 cents are left to refund');
+    expect(tooMuch.text).toContain('<span class="field-error" id="refund-amount-error">Only 10000 cents are left to refund.</span>');
     await unchanged();
 
     const unconfirmed = await agent.post(`${base}/refund`).type('form').send({ amount: '10', refunded_before: '0', _csrf: csrf });

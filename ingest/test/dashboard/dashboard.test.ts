@@ -251,7 +251,11 @@ describe('dashboard', () => {
     expect((await t.request.delete(`/v1/commissions/${ids[2]}`).set(org.auth)).status).toBe(200);
     const refused = await agent.post(url).type('form').send({ action: 'reject', ids, _csrf: csrf });
     expect(refused.status).toBe(404);
-    expect(refused.text).toContain(ids[2]);
+    // The list again, the refusal in words at its top, the commissions still there still chosen.
+    expect(refused.text).toContain(
+      '<p class="error" role="alert">One of the chosen commissions is no longer there (it was deleted since this page was shown). Nothing was changed: choose again.</p>',
+    );
+    for (const id of ids.slice(0, 2)) expect(refused.text).toMatch(new RegExp(`value="${id}" form="bulk" aria-label="[^"]*" checked`));
     const statuses = async () =>
       Promise.all(ids.slice(0, 2).map(async (id) => (await t.request.get(`/v1/commissions/${id}`).set(org.auth)).body.data.status));
     expect(await statuses()).toEqual(['pending', 'pending']);
@@ -286,7 +290,9 @@ describe('dashboard', () => {
 
     const page = await agent.get(`/dashboard/programs/${program.id}/commissions`);
     expect(page.text).toContain('<label for="rejection-reason">Reason (shown to the partner)</label>');
-    expect(page.text).toMatch(/<input id="rejection-reason" name="rejection_reason" maxlength="2000"/);
+    expect(page.text).toMatch(
+      /<input id="rejection-reason" name="rejection_reason" type="text" value placeholder="[^"]*" maxlength="2000"/,
+    );
 
     // Too long: refused, and none of them changes.
     const tooLong = await agent
@@ -294,6 +300,9 @@ describe('dashboard', () => {
       .type('form')
       .send({ action: 'reject', ids, rejection_reason: 'x'.repeat(2001), _csrf: csrf });
     expect(tooLong.status).toBe(400);
+    // Beside the field, in words, with what was typed.
+    expect(tooLong.text).toContain('<span class="field-error" id="rejection-reason-error">Must be at most 2000 characters.</span>');
+    expect(tooLong.text).toContain(`value="${'x'.repeat(2001)}"`);
     for (const id of ids) expect(await get(id)).toMatchObject({ status: 'pending', rejection_reason: null });
 
     const reason = 'Orders <cancelled> by the customer';

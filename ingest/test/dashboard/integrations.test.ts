@@ -471,7 +471,7 @@ describe('dashboard integrations: tabs, API keys and users', () => {
       expect(res.status, tab).toBe(200);
       expect(res.text).toContain('<nav class="tabs" aria-label="Integrations">');
       expect(res.text.match(/aria-current="page"/g), tab).toHaveLength(2); // the main navigation's section, and the tab
-      expect(res.text).toMatch(new RegExp(`<a href="/dashboard/integrations/${tab}" aria-current="page">`));
+      expect(res.text).toMatch(new RegExp(`<a class="tab" href="/dashboard/integrations/${tab}" aria-current="page">`));
     }
     const member = await dashboardAgent(t, org, 'member');
     for (const path of ['', ...TABS.map((tab) => `/${tab}`)]) {

@@ -8,6 +8,7 @@ import {
   insertCustomer,
   selectCustomerList,
   selectCustomers,
+  selectCustomersNamed,
   softDeleteCustomer,
   sumCustomerRevenues,
   sumCustomerStats,
@@ -53,6 +54,10 @@ describe('customers repository SQL', () => {
   it('selectCustomerList, every filter (a search with % and _ matched literally)', async () => {
     const filters = { programId: 'prg_1', partnerId: 'prt_1', status: 'active', search: '50%_off' };
     expect(await sqlOf((db) => selectCustomerList(db, 'org_1', filters).execute())).toMatchSnapshot();
+  });
+
+  it("selectCustomersNamed: the e-mail or the name (the dashboard's customer picker), % and _ matched literally", async () => {
+    expect(await sqlOf((db) => selectCustomersNamed(db, 'org_1', 'prg_1', 'zoë_50%', 9).execute())).toMatchSnapshot();
   });
 
   it('findCustomer', async () => {

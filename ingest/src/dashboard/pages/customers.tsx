@@ -2,14 +2,24 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
-import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
 import { StatusBadge } from '../../pages/components.js';
+import { Field } from '../../pages/fields.js';
+import {
+  CsvLink,
+  FilterForm,
+  type ListFilters,
+  PickerChoiceLists,
+  PickerFields,
+  readListFilters,
+  StatusField,
+} from '../../pages/filters.js';
 import { count, customerLabel, day, partnerName, time } from '../../pages/format.js';
-import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { RecordId } from '../../pages/record-id.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { listCommissions, type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import {
   CUSTOMER_STATUSES,
@@ -18,27 +28,28 @@ import {
   type CustomerStatsObject,
 } from '../../resources/customers/customers.schema.js';
 import { listCustomers, retrieveCustomer } from '../../resources/customers/customers.service.js';
-import { firstPaymentDates } from '../../resources/transactions/transactions.repository.js';
 import type { TransactionObject } from '../../resources/transactions/transactions.schema.js';
-import { listTransactions } from '../../resources/transactions/transactions.service.js';
+import { firstPayments, listTransactions } from '../../resources/transactions/transactions.service.js';
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Layout } from '../layout.js';
-import { checkPartnerFilter } from '../list-filters.js';
+import { csvPath, customersCsvQuery, listPickers } from '../list-filters.js';
 import { TransactionTable } from '../transaction-table.js';
 
 const PAGE_SIZE = 25;
 
 export const customerNotices: Record<string, string> = {};
 
+/** The list's own filters (the partner picker's are read by listPickers): `search` is the API's, part of the e-mail. */
 const CustomerFilters = z.strictObject({
   search: CustomerListQuery.shape.search,
   status: z.enum(CUSTOMER_STATUSES).optional(),
-  partner_id: idField.optional(),
   starting_after: listParams.starting_after,
   ending_before: listParams.ending_before,
 });
 type Filters = z.output<typeof CustomerFilters>;
+const FILTER_FIELDS = ['search', 'status', 'starting_after', 'ending_before'];
+const FILTER_LABELS = { search: 'Search', status: 'Status' };
 
 const partnerLabel = partnerName;
 
@@ -48,24 +59,36 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
   router.get('/programs/:programId/customers', async (req, res) => {
     const ctx = await contextOf(res, 'customers', req.params.programId);
     const org = ctx.user.organization_id;
-    const filters = fromFields(CustomerFilters, req.query, ['search', 'status', 'partner_id', 'starting_after', 'ending_before'], 'query');
-    await checkPartnerFilter(deps, ctx, filters.partner_id);
-    const page = await listCustomers(db, org, {
-      program_id: ctx.program.id,
-      search: filters.search,
-      status: filters.status,
-      partner_id: filters.partner_id,
-      starting_after: filters.starting_after,
-      ending_before: filters.ending_before,
-      limit: PAGE_SIZE,
-      expand: ['partner'],
+    const view = await readListFilters({
+      base: programPath(ctx.program, '/customers'),
+      query: req.query,
+      ...listPickers(db, ctx, ['partner'], req.query),
+      schema: CustomerFilters,
+      fields: FILTER_FIELDS,
+      labels: FILTER_LABELS,
+      keep: (f) => ({ search: f.search, status: f.status }),
     });
-    const firstPaid = await firstPaymentDates(
+    if (view.moved) return res.redirect(303, view.moved);
+    const f = view.filters;
+    const page =
+      view.ready && f
+        ? await listCustomers(db, org, {
+            program_id: ctx.program.id,
+            search: f.search,
+            status: f.status,
+            partner_id: view.kept.partner_id,
+            starting_after: f.starting_after,
+            ending_before: f.ending_before,
+            limit: PAGE_SIZE,
+            expand: ['partner'],
+          })
+        : null;
+    const firstPaid = await firstPayments(
       db,
       org,
-      page.rows.map((c) => c.id),
+      (page?.rows ?? []).map((c) => c.id),
     );
-    sendPage(res, <CustomerListPage ctx={ctx} page={page} filters={filters} firstPaid={firstPaid} />);
+    sendPage(res, <CustomerListPage ctx={ctx} view={view} page={page} firstPaid={firstPaid} />, view.refusal?.status ?? 200);
   });
 
   router.get('/programs/:programId/customers/:customerId', async (req, res) => {
@@ -82,7 +105,7 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
     const [transactions, commissions, firstPaid] = await Promise.all([
       listTransactions(db, org, scope),
       listCommissions(db, org, scope).then((page) => withStoredFields(db, page)),
-      firstPaymentDates(db, org, [customer.id]),
+      firstPayments(db, org, [customer.id]),
     ]);
     sendPage(
       res,
@@ -99,86 +122,79 @@ export function registerCustomersPages(router: Router, deps: AppDeps, contextOf:
 
 function CustomerListPage({
   ctx,
+  view,
   page,
-  filters,
   firstPaid,
 }: {
   ctx: ProgramPageContext;
-  page: Page<CustomerObject>;
-  filters: Filters;
+  view: ListFilters<Filters>;
+  page: Page<CustomerObject> | null;
   firstPaid: Map<string, Date>;
 }) {
   const program = ctx.program;
   const base = programPath(program, '/customers');
-  const kept = { search: filters.search, status: filters.status, partner_id: filters.partner_id };
+  const { kept, typed } = view;
   const filtered = Object.values(kept).some(Boolean);
   return (
     <Layout ctx={ctx} title="Customers">
       <div class="page-head">
         <h1>Customers</h1>
+        {page ? <CsvLink href={csvPath(program, 'customers', customersCsvQuery(kept))} /> : null}
       </div>
-      <search>
-        <form class="filters" method="get" action={base}>
-          <label for="search">Search</label>
-          <input id="search" name="search" type="search" value={filters.search ?? ''} maxlength={254} placeholder="Part of the e-mail" />
-          <label for="status">Status</label>
-          <select id="status" name="status">
-            <option value="">Any</option>
-            {CUSTOMER_STATUSES.map((s) => (
-              <option value={s} selected={filters.status === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-          <label for="partner_id">Partner id</label>
-          <input id="partner_id" name="partner_id" value={filters.partner_id ?? ''} maxlength={64} placeholder="prt_…" />
-          <button type="submit">Filter</button>
-          {filtered ? <a href={base}>Clear</a> : null}
-        </form>
-      </search>
-      {page.rows.length === 0 ? (
-        <p class="empty">
-          {filtered
-            ? 'No customer matches these filters. Clear them to see every customer.'
-            : 'No customers yet. A customer is recorded when someone a partner referred signs up: through the script on your signup form, POST /v1/customers from your server, or Stripe. Add partners and share their links first.'}
-        </p>
-      ) : (
-        <div class="table-wrap">
-          <table class="data">
-            <thead>
-              <tr>
-                <th scope="col">Customer</th>
-                <th scope="col">Partner</th>
-                <th scope="col">Status</th>
-                <th scope="col">Lead</th>
-                <th scope="col">First payment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.rows.map((c) => {
-                const paid = firstPaid.get(c.id);
-                return (
-                  <tr>
-                    <th scope="row">
-                      <a href={programPath(program, `/customers/${c.id}`)}>{customerLabel(c)}</a>
-                      {c.email && c.name ? <span class="sub">{c.name}</span> : null}
-                    </th>
-                    <td>
-                      <a href={programPath(program, `/partners/${c.partner_id}`)}>{c.partner ? partnerLabel(c.partner) : c.partner_id}</a>
-                    </td>
-                    <td>
-                      <StatusBadge status={c.status} />
-                    </td>
-                    <td>{day(c.lead_at)}</td>
-                    <td>{paid ? day(paid) : <span class="muted">not yet</span>}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Pager page={page} base={base} filters={kept} cursor={filters as Cursor} />
+      <FilterForm action={base} label="Filter customers" filtered={filtered}>
+        <Field
+          name="search"
+          label="Search"
+          type="search"
+          value={typed.search}
+          maxlength={254}
+          placeholder="Part of the e-mail"
+          refusal={view.refusal}
+        />
+        <StatusField statuses={CUSTOMER_STATUSES} view={view} />
+        <PickerFields view={view} />
+      </FilterForm>
+      <PickerChoiceLists view={view} />
+      {page ? (
+        <>
+          <DataTable
+            caption="Customers"
+            rows={page.rows}
+            empty={
+              filtered
+                ? 'No customer matches these filters. Clear them to see every customer.'
+                : 'No customers yet. A customer is recorded when someone a partner referred signs up: through the script on your signup form, POST /v1/customers from your server, or Stripe. Add partners and share their links first.'
+            }
+            columns={[
+              {
+                head: 'Customer',
+                cell: (c) => (
+                  <>
+                    <a href={programPath(program, `/customers/${c.id}`)}>{customerLabel(c)}</a>
+                    {c.email && c.name ? <span class="sub">{c.name}</span> : null}
+                  </>
+                ),
+              },
+              {
+                head: 'Partner',
+                cell: (c) => (
+                  <a href={programPath(program, `/partners/${c.partner_id}`)}>{c.partner ? partnerLabel(c.partner) : "Partner's page"}</a>
+                ),
+              },
+              { head: 'Status', cell: (c) => <StatusBadge status={c.status} /> },
+              { head: 'Lead', cell: (c) => day(c.lead_at) },
+              {
+                head: 'First payment',
+                cell: (c) => {
+                  const paid = firstPaid.get(c.id);
+                  return paid ? day(paid) : <span class="muted">not yet</span>;
+                },
+              },
+            ]}
+          />
+          <Pager page={page} base={base} filters={kept} cursor={view.filters as Cursor} />
+        </>
+      ) : null}
     </Layout>
   );
 }
@@ -203,17 +219,12 @@ function CustomerPage(props: {
           {customerLabel(c)} <StatusBadge status={c.status} />
         </h1>
       </div>
-      <p class="sub">
-        {c.name && c.email ? `${c.name} · ` : ''}
-        {c.id}
-        {c.customer_id ? ` · your id ${c.customer_id}` : ''}
-        {c.plan ? ` · plan ${c.plan}` : ''}
-      </p>
+      {c.name && c.email ? <p class="sub">{c.name}</p> : null}
       <dl class="facts">
         <div>
           <dt>Partner</dt>
           <dd>
-            <a href={programPath(program, `/partners/${c.partner_id}`)}>{c.partner ? partnerLabel(c.partner) : c.partner_id}</a>
+            <a href={programPath(program, `/partners/${c.partner_id}`)}>{c.partner ? partnerLabel(c.partner) : "Partner's page"}</a>
           </dd>
         </div>
         <div>
@@ -227,6 +238,24 @@ function CustomerPage(props: {
         <div>
           <dt>Active since</dt>
           <dd>{c.active_at ? time(c.active_at) : '—'}</dd>
+        </div>
+        {c.plan ? (
+          <div>
+            <dt>Plan</dt>
+            <dd>{c.plan}</dd>
+          </div>
+        ) : null}
+        {c.customer_id ? (
+          <div>
+            <dt>Your id for them</dt>
+            <dd>{c.customer_id}</dd>
+          </div>
+        ) : null}
+        <div>
+          <dt>Customer id</dt>
+          <dd>
+            <RecordId id={c.id} />
+          </dd>
         </div>
       </dl>
       <dl class="figures">
@@ -250,7 +279,7 @@ function CustomerPage(props: {
           ctx={ctx}
           rows={transactions.rows}
           showCustomer={false}
-          empty={`No payments yet. When this customer pays, record it with POST /v1/transactions (customer_id ${c.id}) or let Stripe report it: the partner's commission is made at once.`}
+          empty="No payments yet. When this customer pays, record it with POST /v1/transactions (its customer_id: the customer id above) or let Stripe report it: the partner's commission is made at once."
         />
         {transactions.has_more ? (
           <p>
@@ -261,7 +290,13 @@ function CustomerPage(props: {
 
       <section aria-labelledby="commissions-title">
         <h2 id="commissions-title">Commissions</h2>
-        <CommissionTable ctx={ctx} rows={commissions.rows} showPartner={false} empty="No commissions for this customer yet." />
+        <CommissionTable
+          ctx={ctx}
+          rows={commissions.rows}
+          showPartner={false}
+          showCustomer={false}
+          empty="No commissions for this customer yet."
+        />
       </section>
     </Layout>
   );

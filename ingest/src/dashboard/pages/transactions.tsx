@@ -3,19 +3,24 @@ import { z } from 'zod';
 import type { CommissionRow, TransactionRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
-import { externalId, idField } from '../../http/fields.js';
+import { externalId } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney, parseMajorUnits, toMajorUnits } from '../../money.js';
 import { StatusBadge } from '../../pages/components.js';
+import { Field, FormRefusal } from '../../pages/fields.js';
+import { CsvLink, DayField, FilterForm, type ListFilters, PickerChoiceLists, PickerFields, readListFilters } from '../../pages/filters.js';
 import { customerLabel, day, partnerName, time } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { RecordId } from '../../pages/record-id.js';
+import { type Refusal, refusalOf } from '../../pages/refusal.js';
 import { type Children, sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { type RewardEffect, worthNow } from '../../resources/commissions/refund-plan.js';
-import { requireProgramPartner } from '../../resources/partners/partners.service.js';
-import { transactionCommissions } from '../../resources/transactions/transactions.repository.js';
+import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { type TransactionObject, TransactionRefund } from '../../resources/transactions/transactions.schema.js';
 import {
+  commissionsOfTransaction,
   listTransactions,
   previewRefund,
   type RefundPreview,
@@ -26,7 +31,7 @@ import {
 import { CommissionStatus } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
-import { checkPartnerFilter } from '../list-filters.js';
+import { createdBetweenDates, csvPath, listPickers, transactionsCsvQuery } from '../list-filters.js';
 import { TransactionTable } from '../transaction-table.js';
 
 const PAGE_SIZE = 25;
@@ -35,16 +40,20 @@ export const transactionNotices: Record<string, string> = {
   'transaction-refunded': 'Refund recorded. Its effect on the commissions is listed below.',
 };
 
-const TransactionFilters = z.strictObject({
-  partner_id: idField.optional(),
-  customer_id: idField.optional(),
-  charge_id: externalId.optional(),
-  starting_after: listParams.starting_after,
-  ending_before: listParams.ending_before,
-});
+/** The list's own filters (the pickers' are read by listPickers); From and To are UTC days, both included. */
+const TransactionFilters = z
+  .strictObject({
+    charge_id: externalId.optional(),
+    from: calendarDay.optional(),
+    to: calendarDay.optional(),
+    starting_after: listParams.starting_after,
+    ending_before: listParams.ending_before,
+  })
+  .refine((f) => !f.from || !f.to || f.from <= f.to, { message: 'must be on or after the From day', path: ['to'] });
 type Filters = z.output<typeof TransactionFilters>;
-
-/** Major units of `cents`, as typed in a form ("12.50"), which parseAmount reads back exactly. */
+const FILTER_FIELDS = ['charge_id', 'from', 'to', 'starting_after', 'ending_before'];
+const FILTER_LABELS = { charge_id: 'Charge id', from: 'From', to: 'To' };
+const REFUND_LABELS = { amount: 'Amount to refund' };
 
 /** The refund form's amount: major units of the transaction's currency, through the API's refund schema. */
 function refundCents(body: unknown, currency: string): number {
@@ -61,24 +70,32 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
 
   router.get('/programs/:programId/transactions', async (req, res) => {
     const ctx = await contextOf(res, 'transactions', req.params.programId);
-    const filters = fromFields(
-      TransactionFilters,
-      req.query,
-      ['partner_id', 'customer_id', 'charge_id', 'starting_after', 'ending_before'],
-      'query',
-    );
-    await checkPartnerFilter(deps, ctx, filters.partner_id);
-    const page = await listTransactions(db, ctx.user.organization_id, {
-      program_id: ctx.program.id,
-      partner_id: filters.partner_id,
-      customer_id: filters.customer_id,
-      charge_id: filters.charge_id,
-      starting_after: filters.starting_after,
-      ending_before: filters.ending_before,
-      limit: PAGE_SIZE,
-      expand: ['customer', 'partner'],
+    const view = await readListFilters({
+      base: programPath(ctx.program, '/transactions'),
+      query: req.query,
+      ...listPickers(db, ctx, ['partner', 'customer'], req.query),
+      schema: TransactionFilters,
+      fields: FILTER_FIELDS,
+      labels: FILTER_LABELS,
+      keep: (f) => ({ charge_id: f.charge_id, from: f.from, to: f.to }),
     });
-    sendPage(res, <TransactionListPage ctx={ctx} page={page} filters={filters} />);
+    if (view.moved) return res.redirect(303, view.moved);
+    const f = view.filters;
+    const page =
+      view.ready && f
+        ? await listTransactions(db, ctx.user.organization_id, {
+            program_id: ctx.program.id,
+            partner_id: view.kept.partner_id,
+            customer_id: view.kept.customer_id,
+            charge_id: f.charge_id,
+            ...createdBetweenDates(f),
+            starting_after: f.starting_after,
+            ending_before: f.ending_before,
+            limit: PAGE_SIZE,
+            expand: ['customer', 'partner'],
+          })
+        : null;
+    sendPage(res, <TransactionListPage ctx={ctx} view={view} page={page} />, view.refusal?.status ?? 200);
   });
 
   /** The transaction of the program in the URL; another program's or organization's is a 404. */
@@ -93,13 +110,13 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
     res: Response,
     ctx: ProgramPageContext,
     id: string,
-    refund: { amount?: string; error?: string } = {},
+    refund: { amount?: string; refusal?: Refusal } = {},
     status = 200,
   ) {
     const org = ctx.user.organization_id;
     const [transaction, commissions] = await Promise.all([
       retrieveTransaction(db, org, id, ['customer', 'partner']),
-      transactionCommissions(db, org, id),
+      commissionsOfTransaction(db, org, id),
     ]);
     sendPage(res, <TransactionPage ctx={ctx} transaction={transaction} commissions={commissions} refund={refund} />, status);
   }
@@ -120,7 +137,7 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
       preview = await previewRefund(db, ctx.user.organization_id, transaction.id, refundCents(req.body, transaction.currency));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status !== 400) throw err;
-      return sendTransactionPage(res, ctx, transaction.id, { amount: typed, error: err.message }, 400);
+      return sendTransactionPage(res, ctx, transaction.id, { amount: typed, refusal: refusalOf(err, REFUND_LABELS) }, 400);
     }
     sendPage(res, <RefundPreviewPage ctx={ctx} preview={preview} />);
   });
@@ -138,45 +155,52 @@ export function registerTransactionsPages(router: Router, deps: AppDeps, context
       await refundTransaction(db, ctx.user.organization_id, transaction.id, refundCents(req.body, transaction.currency), refundedBefore);
     } catch (err) {
       if (!(err instanceof ApiError) || (err.status !== 400 && err.status !== 409)) throw err;
-      return sendTransactionPage(res, ctx, transaction.id, { amount: typed, error: err.message }, err.status);
+      return sendTransactionPage(res, ctx, transaction.id, { amount: typed, refusal: refusalOf(err, REFUND_LABELS) }, err.status);
     }
     res.redirect(303, programPath(ctx.program, `/transactions/${transaction.id}?notice=transaction-refunded`));
   });
 }
 
-function TransactionListPage({ ctx, page, filters }: { ctx: ProgramPageContext; page: Page<TransactionObject>; filters: Filters }) {
-  const program = ctx.program;
-  const base = programPath(program, '/transactions');
-  const kept = { partner_id: filters.partner_id, customer_id: filters.customer_id, charge_id: filters.charge_id };
+function TransactionListPage({
+  ctx,
+  view,
+  page,
+}: {
+  ctx: ProgramPageContext;
+  view: ListFilters<Filters>;
+  page: Page<TransactionObject> | null;
+}) {
+  const base = programPath(ctx.program, '/transactions');
+  const { kept, typed } = view;
   const filtered = Object.values(kept).some(Boolean);
   return (
     <Layout ctx={ctx} title="Transactions">
       <div class="page-head">
         <h1>Transactions</h1>
+        {page ? <CsvLink href={csvPath(ctx.program, 'transactions', transactionsCsvQuery(kept))} /> : null}
       </div>
-      <search>
-        <form class="filters" method="get" action={base}>
-          <label for="partner_id">Partner id</label>
-          <input id="partner_id" name="partner_id" value={filters.partner_id ?? ''} maxlength={64} placeholder="prt_…" />
-          <label for="customer_id">Customer id</label>
-          <input id="customer_id" name="customer_id" value={filters.customer_id ?? ''} maxlength={64} placeholder="cust_…" />
-          <label for="charge_id">Charge id</label>
-          <input id="charge_id" name="charge_id" value={filters.charge_id ?? ''} maxlength={255} placeholder="ch_…" />
-          <button type="submit">Filter</button>
-          {filtered ? <a href={base}>Clear</a> : null}
-        </form>
-      </search>
-      <TransactionTable
-        ctx={ctx}
-        rows={page.rows}
-        showCustomer
-        empty={
-          filtered
-            ? 'No transaction matches these filters. Clear them to see every payment.'
-            : 'No transactions yet. A payment of a referred customer is recorded by your server with POST /v1/transactions, or by Stripe once it is connected; its commissions are made at the same time.'
-        }
-      />
-      <Pager page={page} base={base} filters={kept} cursor={filters as Cursor} />
+      <FilterForm action={base} label="Filter transactions" filtered={filtered}>
+        <PickerFields view={view} />
+        <Field name="charge_id" label="Charge id" value={typed.charge_id} maxlength={255} placeholder="ch_…" refusal={view.refusal} />
+        <DayField name="from" label="From" value={typed.from} refusal={view.refusal} />
+        <DayField name="to" label="To" value={typed.to} refusal={view.refusal} />
+      </FilterForm>
+      <PickerChoiceLists view={view} />
+      {page ? (
+        <>
+          <TransactionTable
+            ctx={ctx}
+            rows={page.rows}
+            showCustomer
+            empty={
+              filtered
+                ? 'No transaction matches these filters. Clear them to see every payment.'
+                : 'No transactions yet. A payment of a referred customer is recorded by your server with POST /v1/transactions, or by Stripe once it is connected; its commissions are made at the same time.'
+            }
+          />
+          <Pager page={page} base={base} filters={kept} cursor={view.filters as Cursor} />
+        </>
+      ) : null}
     </Layout>
   );
 }
@@ -194,8 +218,12 @@ function Facts({ items }: { items: [string, Children][] }) {
   );
 }
 
-/** A commission row's kind: a reward, or a refund entry of one (short id). */
-const kindOf = (c: CommissionRow) => (c.type === 'refund' ? `Refund entry of ${c.refund_of}` : 'Reward');
+/** A commission of the payment in words: a reward, or a refund entry of one, named by its amount. */
+function kindOf(c: CommissionRow, all: CommissionRow[], currency: string): string {
+  if (c.type !== 'refund') return 'Reward';
+  const reward = all.find((r) => r.id === c.refund_of);
+  return reward ? `Refund entry of the ${formatMoney(reward.amount, reward.currency ?? currency)} reward` : 'Refund entry';
+}
 
 function TransactionPage({
   ctx,
@@ -206,7 +234,7 @@ function TransactionPage({
   ctx: ProgramPageContext;
   transaction: TransactionObject;
   commissions: CommissionRow[];
-  refund: { amount?: string; error?: string };
+  refund: { amount?: string; refusal?: Refusal };
 }) {
   const program = ctx.program;
   const base = programPath(program, `/transactions/${t.id}`);
@@ -216,18 +244,18 @@ function TransactionPage({
     (sum, reward) => sum + worthNow({ reward, entries: commissions.filter((e) => e.type === 'refund' && e.refund_of === reward.id) }),
     0,
   );
-  const partnerLabel = t.partner ? partnerName(t.partner) : t.partner_id;
+  const partnerLabel = t.partner ? partnerName(t.partner) : "Partner's page";
+  const title = paymentTitle(t);
   return (
-    <Layout ctx={ctx} title={`Transaction ${t.id}`}>
+    <Layout ctx={ctx} title={title}>
       <p class="crumbs">
         <a href={programPath(program, '/transactions')}>Transactions</a> /
       </p>
       <div class="page-head">
         <h1>
-          {formatMoney(t.amount, t.currency)} on {day(t.created_at)} <StatusBadge status={t.status} />
+          {title} <StatusBadge status={t.status} />
         </h1>
       </div>
-      <p class="sub">{t.id}</p>
       <dl class="figures">
         <div class="figure">
           <dt>Amount</dt>
@@ -250,7 +278,7 @@ function TransactionPage({
         items={[
           [
             'Customer',
-            <a href={programPath(program, `/customers/${t.customer_id}`)}>{t.customer ? customerLabel(t.customer) : t.customer_id}</a>,
+            <a href={programPath(program, `/customers/${t.customer_id}`)}>{t.customer ? customerLabel(t.customer) : "Customer's page"}</a>,
           ],
           ['Partner', <a href={programPath(program, `/partners/${t.partner_id}`)}>{partnerLabel}</a>],
           ['Paid at', time(t.created_at)],
@@ -259,6 +287,7 @@ function TransactionPage({
           ['Billing', t.billing_type === 'subscription' ? `subscription${t.interval ? `, every ${t.interval}` : ''}` : 'one-time'],
           ['Source', t.source ?? '—'],
           ['Last refund', t.refunded_at ? time(t.refunded_at) : '—'],
+          ['Transaction id', <RecordId id={t.id} />],
         ]}
       />
 
@@ -269,28 +298,17 @@ function TransactionPage({
         ) : (
           <form method="post" action={`${base}/refund/preview`} class="stack refund-form">
             <Csrf ctx={ctx} />
-            <label for="refund-amount">
-              Amount to refund ({t.currency}, up to {formatMoney(remaining, t.currency)})
-            </label>
-            <input
-              id="refund-amount"
+            <FormRefusal refusal={refund.refusal} fields={['amount']} />
+            <Field
               name="amount"
+              id="refund-amount"
+              label={`Amount to refund (${t.currency}, up to ${formatMoney(remaining, t.currency)})`}
               inputmode="decimal"
               required
               value={refund.amount ?? toMajorUnits(remaining, t.currency)}
-              aria-invalid={refund.error ? 'true' : undefined}
-              aria-describedby={refund.error ? 'refund-error' : 'refund-help'}
+              hint="Record a refund you made with your payment provider. You see what it does to the partner's commissions before anything changes."
+              refusal={refund.refusal}
             />
-            {refund.error ? (
-              <p id="refund-error" class="error" role="alert">
-                {refund.error}
-              </p>
-            ) : (
-              <p id="refund-help" class="muted">
-                Record a refund you made with your payment provider. You see what it does to the partner's commissions before anything
-                changes.
-              </p>
-            )}
             <button type="submit" class="primary">
               Preview refund
             </button>
@@ -300,49 +318,26 @@ function TransactionPage({
 
       <section aria-labelledby="commissions-title">
         <h2 id="commissions-title">Commissions</h2>
-        {commissions.length === 0 ? (
-          <p class="empty">
-            No commission on this payment: no flow of the program matched it, or the partner was not active when it was paid. You can add
-            one by hand with POST /v1/commissions.
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Commission</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Revenue
-                  </th>
-                  <th scope="col" class="num">
-                    Amount
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {commissions.map((c) => (
-                  <tr class={c.type === 'refund' ? 'refund-entry' : undefined}>
-                    <th scope="row">
-                      {c.id} <span class="sub">{time(c.created_at)}</span>
-                    </th>
-                    <td>{kindOf(c)}</td>
-                    <td>
-                      <CommissionStatus commission={c} />
-                    </td>
-                    <td class="num">{c.revenue === null ? '—' : formatMoney(c.revenue, c.currency ?? t.currency)}</td>
-                    <td class="num">{formatMoney(c.amount, c.currency ?? t.currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          caption="Commissions of this payment"
+          rows={commissions}
+          empty="No commission on this payment: no flow of the program matched it, or the partner was not active when it was paid. You can add one by hand with POST /v1/commissions."
+          columns={[
+            { head: 'Commission', cell: (c) => kindOf(c, commissions, t.currency) },
+            { head: 'Made', cell: (c) => time(c.created_at) },
+            { head: 'Status', cell: (c) => <CommissionStatus commission={c} /> },
+            { head: 'Revenue', numeric: true, cell: (c) => (c.revenue === null ? '—' : formatMoney(c.revenue, c.currency ?? t.currency)) },
+            { head: 'Amount', numeric: true, cell: (c) => formatMoney(c.amount, c.currency ?? t.currency) },
+          ]}
+        />
       </section>
     </Layout>
   );
 }
+
+/** A payment as its page names it: "Payment of $49.00 on 2026-03-01". */
+const paymentTitle = (t: { amount: number; currency: string; created_at: string | Date }) =>
+  `Payment of ${formatMoney(t.amount, t.currency)} on ${day(t.created_at)}`;
 
 /** What a preview says of one reward. */
 function effectText(e: RewardEffect, currency: string): string {
@@ -361,12 +356,13 @@ function RefundPreviewPage({ ctx, preview }: { ctx: ProgramPageContext; preview:
   const t = preview.transaction;
   const base = programPath(program, `/transactions/${t.id}`);
   const byId = new Map(preview.commissions.map((c) => [c.id, c]));
+  const currencyOf = (e: RewardEffect) => byId.get(e.reward_id)?.currency ?? t.currency;
   const clawedBack = preview.effects.reduce((sum, e) => sum + (e.before - e.after), 0);
   const kept = preview.effects.reduce((sum, e) => sum + e.after, 0);
   return (
     <Layout ctx={ctx} title="Confirm the refund">
       <p class="crumbs">
-        <a href={programPath(program, '/transactions')}>Transactions</a> / <a href={base}>{t.id}</a> /
+        <a href={programPath(program, '/transactions')}>Transactions</a> / <a href={base}>{paymentTitle(t)}</a> /
       </p>
       <div class="page-head">
         <h1>
@@ -392,47 +388,27 @@ function RefundPreviewPage({ ctx, preview }: { ctx: ProgramPageContext; preview:
         </div>
       </dl>
       <h2>Effect on the commissions</h2>
-      {preview.effects.length === 0 ? (
-        <p class="empty">This payment has no commission: the refund changes only the payment's refunded amount.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="data refund-preview">
-            <thead>
-              <tr>
-                <th scope="col">Commission</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Counts now
-                </th>
-                <th scope="col" class="num">
-                  Clawed back
-                </th>
-                <th scope="col" class="num">
-                  Counts after
-                </th>
-                <th scope="col">What happens</th>
-              </tr>
-            </thead>
-            <tbody>
-              {preview.effects.map((e) => {
-                const currency = byId.get(e.reward_id)?.currency ?? t.currency;
-                return (
-                  <tr>
-                    <th scope="row">{e.reward_id}</th>
-                    <td>
-                      <StatusBadge status={e.status} />
-                    </td>
-                    <td class="num">{formatMoney(e.before, currency)}</td>
-                    <td class="num">{formatMoney(e.before - e.after, currency)}</td>
-                    <td class="num">{formatMoney(e.after, currency)}</td>
-                    <td>{effectText(e, currency)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <div class="refund-preview">
+        <DataTable
+          caption="What the refund does to each commission"
+          rows={preview.effects}
+          empty="This payment has no commission: the refund changes only the payment's refunded amount."
+          columns={[
+            {
+              head: 'Commission',
+              cell: (e) => {
+                const reward = byId.get(e.reward_id);
+                return reward ? `The ${formatMoney(reward.amount, currencyOf(e))} reward` : 'A reward';
+              },
+            },
+            { head: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+            { head: 'Counts now', numeric: true, cell: (e) => formatMoney(e.before, currencyOf(e)) },
+            { head: 'Clawed back', numeric: true, cell: (e) => formatMoney(e.before - e.after, currencyOf(e)) },
+            { head: 'Counts after', numeric: true, cell: (e) => formatMoney(e.after, currencyOf(e)) },
+            { head: 'What happens', cell: (e) => effectText(e, currencyOf(e)) },
+          ]}
+        />
+      </div>
       <form method="post" action={`${base}/refund`} class="actions">
         <Csrf ctx={ctx} />
         <input type="hidden" name="amount" value={toMajorUnits(preview.refund, t.currency)} />

@@ -26,6 +26,22 @@ export function selectCustomerList(db: Db, organizationId: string, filters: Cust
   return query;
 }
 
+/**
+ * The live customers of a program whose e-mail or name holds `text` (case-insensitive; `%` and `_`
+ * match literally), newest first, at most `limit`: the dashboard's customer picker. Unlike the
+ * list's `search` (the e-mail only, served by a trigram index where PostgreSQL has `pg_trgm`), the
+ * name is not indexed: this reads the program's customers until it has `limit` of them.
+ */
+export function selectCustomersNamed(db: Db, organizationId: string, programId: string, text: string, limit: number) {
+  const pattern = likePattern(text);
+  return selectCustomers(db, organizationId)
+    .where('program_id', '=', programId)
+    .where(sql<boolean>`(email ilike ${pattern} escape '\\' or name ilike ${pattern} escape '\\')`)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit);
+}
+
 export function findCustomer(db: Db, organizationId: string, customerId: string): Promise<CustomerRow | undefined> {
   return selectCustomers(db, organizationId).where('id', '=', customerId).executeTakeFirst();
 }

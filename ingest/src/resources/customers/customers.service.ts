@@ -22,6 +22,7 @@ import {
   hasOtherCustomers,
   insertCustomer,
   selectCustomerList,
+  selectCustomersNamed,
   softDeleteCustomer,
   sumCustomerRevenues,
   sumCustomerStats,
@@ -42,6 +43,28 @@ export async function requireCustomer(db: Db, organizationId: string, customerId
   const found = await findCustomer(db, organizationId, customerId);
   if (!found) throw notFound('customer', customerId, param);
   return found;
+}
+
+/** A customer named by a filter of a program's list must be one of the program's: another program's or organization's is a 404, not an empty list. */
+export async function requireProgramCustomer(db: Db, organizationId: string, programId: string, customerId: string): Promise<CustomerRow> {
+  const customer = await requireCustomer(db, organizationId, customerId, 'customer_id');
+  if (customer.program_id !== programId) throw notFound('customer', customerId, 'customer_id');
+  return customer;
+}
+
+/**
+ * The program's customers whose e-mail or name holds `text`, newest first, at most `limit`, and
+ * whether more match: what the dashboard's customer picker offers (ingest/docs/dashboard.md#list-filters).
+ */
+export async function findCustomersByName(
+  db: Db,
+  organizationId: string,
+  programId: string,
+  text: string,
+  limit: number,
+): Promise<{ rows: CustomerObject[]; more: boolean }> {
+  const rows = await selectCustomersNamed(db, organizationId, programId, text, limit + 1).execute();
+  return { rows: await presentCustomers(db, rows.slice(0, limit), undefined), more: rows.length > limit };
 }
 
 /** A page of the program's customers, filtered; total_count of an unfiltered page comes from the kept counters. */

@@ -23,8 +23,10 @@ import { requireProgram } from '../programs/programs.service.js';
 import {
   findTransaction,
   findTransactionByCharge,
+  firstPaymentDates,
   selectTransactionList,
   softDeleteTransaction,
+  transactionCommissions,
   updateTransactionRow,
   writePayment,
 } from './transactions.repository.js';
@@ -71,6 +73,16 @@ export async function retrieveTransaction(
 ): Promise<TransactionObject> {
   const transaction = await requireTransaction(db, organizationId, id);
   return (await presentTransactions(db, [transaction], expand))[0];
+}
+
+/** When each of these customers of the caller first paid (their earliest live transaction), by customer id; customers who never paid are absent. */
+export function firstPayments(db: Db, organizationId: string, customerIds: string[]): Promise<Map<string, Date>> {
+  return firstPaymentDates(db, organizationId, customerIds);
+}
+
+/** A transaction's live commissions, rewards and refund entries, oldest first: what the payment earned and what its refunds took back. */
+export function commissionsOfTransaction(db: Db, organizationId: string, transactionId: string): Promise<CommissionRow[]> {
+  return transactionCommissions(db, organizationId, transactionId);
 }
 
 /** 409 with the transaction already recorded for this charge in `data`. */
