@@ -7,6 +7,7 @@ import { Field, FormRefusal, SelectField } from '../../pages/fields.js';
 import { count, time } from '../../pages/format.js';
 import { fromFields, manyValues } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { RecordId } from '../../pages/record-id.js';
 import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { DataTable } from '../../pages/table.js';
@@ -416,10 +417,7 @@ function EndpointPage(props: {
         <div class="figure">
           <dt>Endpoint id</dt>
           <dd>
-            <code>{endpoint.id}</code>{' '}
-            <button type="button" class="copy" data-copy={endpoint.id} aria-label="Copy the endpoint id">
-              Copy
-            </button>
+            <RecordId id={endpoint.id} copyLabel="Copy the endpoint id" />
           </dd>
         </div>
       </dl>

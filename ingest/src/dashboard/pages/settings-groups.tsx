@@ -6,6 +6,7 @@ import { formatMoney, toMajorUnits } from '../../money.js';
 import { Field, FormRefusal, TextareaField, type Typed, typedText } from '../../pages/fields.js';
 import { count } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
+import { RecordId } from '../../pages/record-id.js';
 import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { DataTable } from '../../pages/table.js';
@@ -261,10 +262,7 @@ function GroupPage({ ctx, group, size, refused }: { ctx: ProgramPageContext; gro
         {group.name} {group.default ? <span class="badge badge-active">default</span> : null}
       </h2>
       <p class="sub">
-        {count(size)} partner{size === 1 ? '' : 's'} · public key <code>{group.public_key}</code>{' '}
-        <button type="button" class="copy" data-copy={group.public_key} aria-label="Copy the group's public key">
-          Copy
-        </button>
+        {count(size)} partner{size === 1 ? '' : 's'} · public key <RecordId id={group.public_key} copyLabel="Copy the public key" />
       </p>
       {refused && !refused.typed ? <FormRefusal refusal={refused.refusal} /> : null}
       <form method="post" action={base} class="stack" aria-label={`Edit ${group.name}`}>

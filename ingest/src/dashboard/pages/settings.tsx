@@ -4,6 +4,7 @@ import { currencyCode } from '../../http/fields.js';
 import { formatMoney, toMajorUnits } from '../../money.js';
 import { Field, FormRefusal, SelectField, TextareaField, type Typed, typedText } from '../../pages/fields.js';
 import { fromFields } from '../../pages/forms.js';
+import { RecordId } from '../../pages/record-id.js';
 import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { ATTRIBUTION_MODELS, ProgramUpdate } from '../../resources/programs/programs.schema.js';
@@ -219,11 +220,7 @@ function GeneralSettingsPage({ ctx, refused }: { ctx: ProgramPageContext; refuse
       </form>
       <h2>Tracking</h2>
       <p class="muted">
-        Public key <code>{program.public_key}</code>{' '}
-        <button type="button" class="copy" data-copy={program.public_key} aria-label="Copy the public key">
-          Copy
-        </button>{' '}
-        · the script tag is on{' '}
+        Public key <RecordId id={program.public_key} copyLabel="Copy the public key" /> · the script tag is on{' '}
         {ctx.user.role === 'owner' ? (
           <a href={integrationsPath('/script-tag')}>Integrations › Script tag</a>
         ) : (
