@@ -472,6 +472,10 @@ describe('dashboard integrations: tabs, API keys and users', () => {
       expect(res.text).toContain('<nav class="tabs" aria-label="Integrations">');
       expect(res.text.match(/aria-current="page"/g), tab).toHaveLength(2); // the main navigation's section, and the tab
       expect(res.text).toMatch(new RegExp(`<a class="tab" href="/dashboard/integrations/${tab}" aria-current="page">`));
+      // The dashboard's one small script (dashboard.test.ts weighs it), nothing inline.
+      expect([...res.text.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
+        expect.stringMatching(/^<script defer src="\/dashboard\/assets\/dashboard\.js\?v=[0-9a-f]{12}">$/),
+      ]);
     }
     const member = await dashboardAgent(t, org, 'member');
     for (const path of ['', ...TABS.map((tab) => `/${tab}`)]) {
