@@ -84,7 +84,9 @@ describe('orRefused', () => {
     await orRefused(
       async () => {},
       LABELS,
-      () => shown.push('again'),
+      () => {
+        shown.push('again');
+      },
     );
     expect(shown).toHaveLength(1);
   });
