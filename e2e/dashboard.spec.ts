@@ -77,7 +77,7 @@ test("the overview's figures equal the stats API after clicks, signups, payments
   await expect(figure('Commissions')).toHaveText(usd(stats.totals.commissions.USD));
   // The chart is drawn (uPlot), with the same days.
   await expect(page.locator('#chart canvas')).toBeVisible();
-  await expect(page.getByRole('link', { name: 'Olive Overview' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Olive Overview', exact: true })).toBeVisible();
 
   // A custom period before anything happened: zeros, and the empty state with the tag.
   await page.getByLabel('From', { exact: true }).fill('2026-01-01');

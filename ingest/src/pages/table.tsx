@@ -46,7 +46,9 @@ export function DataTable<T>({
   if (rows.length === 0) return <p class="empty">{empty}</p>;
   const shown = columns.filter((c) => c.when !== false);
   return (
-    <div class="table-wrap">
+    // A table wider than a phone scrolls sideways in its wrapper, which keyboards must reach (focusable, named).
+    // biome-ignore lint/a11y/useSemanticElements: a fieldset groups form controls; this is a table's scrolling frame, and a region would repeat its section's landmark
+    <div class="table-wrap" role="group" aria-label={caption} tabindex={0}>
       <table class="data">
         <caption class="visually-hidden">{caption}</caption>
         <thead>

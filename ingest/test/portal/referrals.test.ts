@@ -185,13 +185,15 @@ describe('portal referrals', () => {
 
     const first = await payment(partner, 10_000);
     const below = await agent.get(`${base}/referrals`);
-    expect(section(below.text, 'next-payout').html).toContain('$20.00 is payable: payouts start at $50.00, so $30.00 more to go.');
+    expect(section(below.text, 'next-payout').html).toContain(
+      '$30.00 more to reach the minimum payout of $50.00 ($20.00 approved so far).',
+    );
     expect(section(below.text, 'next-payout').html).toContain('Paid by PayPal.');
 
     const second = await payment(partner, 20_000);
     await payment(partner, 5000, 'pending');
     const above = section((await agent.get(`${base}/referrals`)).text, 'next-payout').html;
-    expect(above).toContain('$60.00 is ready for your next payout. $10.00 is waiting for approval.');
+    expect(above).toContain('You will be paid $60.00 in the next payout. $10.00 is waiting for approval.');
 
     await payment(other, 50_000);
     const made = await generate(program);
@@ -199,7 +201,7 @@ describe('portal referrals', () => {
     const otherPayout = made.find((p) => p.partner_id === other.id)!;
     expect(payout).toMatchObject({ amount: 6000, commission_count: 2 });
     const inPayout = section((await agent.get(`${base}/referrals`)).text, 'next-payout').html;
-    expect(inPayout).toContain('Nothing payable yet. $60.00 is in a payout on its way to you.');
+    expect(inPayout).toContain('Nothing to pay for now. $60.00 is in a payout on its way to you.');
     const paid = await t.request.put(`/v1/payouts/${payout.id}`).set(org.auth).send({ status: 'paid', reference: 'PAYPAL-BATCH-4711' });
     expect(paid.status, JSON.stringify(paid.body)).toBe(200);
 

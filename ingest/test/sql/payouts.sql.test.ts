@@ -3,7 +3,7 @@ import {
   detachUnpayable,
   exportBatch,
   findPayout,
-  generatePayouts,
+  insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
   lockUnpaidPayoutsOf,
@@ -15,6 +15,7 @@ import {
   selectPayoutList,
   shareProgramPayouts,
   summarizeExport,
+  takePayableSums,
   updatePayoutRow,
 } from '../../src/resources/payouts/payouts.repository.js';
 import { sqlOf } from '../support/sql-recorder.js';
@@ -23,10 +24,28 @@ const AT = new Date('2026-01-02T03:04:05.000Z');
 const FILTERS = { programId: 'prg_1', status: 'pending', currency: 'USD', payoutMethod: 'paypal' };
 
 describe('payouts repository SQL', () => {
-  it('generatePayouts: one statement whatever the number of partners', async () => {
-    const generation = { organizationId: 'org_1', programId: 'prg_1', programCurrency: 'USD', programMinimum: 5000, upTo: AT, now: AT };
-    expect(await sqlOf((db) => generatePayouts(db, generation))).toMatchSnapshot();
-    expect(await sqlOf((db) => generatePayouts(db, { ...generation, partnerIds: ['part_1', 'part_2'] }))).toMatchSnapshot();
+  it('takePayableSums: the candidates kept in a temporary table and summed with their facts, whatever the number of partners', async () => {
+    const generation = { programId: 'prg_1', programCurrency: 'USD', programMinimum: 5000, upTo: AT };
+    expect(await sqlOf((db) => takePayableSums(db, generation))).toMatchSnapshot();
+    expect(await sqlOf((db) => takePayableSums(db, { ...generation, partnerIds: ['part_1', 'part_2'] }))).toMatchSnapshot();
+  });
+
+  it('insertPayouts: the ready sums and their kept commissions in one statement; none, no statement', async () => {
+    const sum = {
+      partner_id: 'part_1',
+      currency: 'USD',
+      amount: 6000,
+      commission_count: 2,
+      period_start: AT,
+      period_end: AT,
+      minimum_payout: 5000,
+      payout_method: 'paypal',
+      payout_details: { email: 'pay@example.com' },
+      partner_deleted: false,
+    };
+    const g = { organizationId: 'org_1', programId: 'prg_1', now: AT };
+    expect(await sqlOf((db) => insertPayouts(db, g, [sum]))).toMatchSnapshot();
+    expect(await sqlOf((db) => insertPayouts(db, g, []))).toBe('');
   });
 
   it('lockProgramPayouts', async () => {

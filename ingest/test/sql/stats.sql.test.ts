@@ -8,7 +8,7 @@ describe('stats repository SQL', () => {
     expect(await sqlOf((db) => selectDailyFigures(db, 'prg_1', '2026-01-01', '2026-01-31', 'part_1'))).toMatchSnapshot();
   });
 
-  it('selectTopPartners: by revenue in one currency, counts included', async () => {
+  it('selectTopPartners: by revenue in one currency, counts included, with what names each partner', async () => {
     expect(await sqlOf((db) => selectTopPartners(db, 'prg_1', '2026-01-01', '2026-01-31', 'USD', 5))).toMatchSnapshot();
   });
 });

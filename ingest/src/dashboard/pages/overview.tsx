@@ -1,12 +1,12 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
-import { validate } from '../../http/validation.js';
 import { formatMoney } from '../../money.js';
-import { DailyChart, type Period, PeriodPicker, periodFields, periodFrom } from '../../pages/chart.js';
-import { change, count, moneyList, partnerName, time } from '../../pages/format.js';
+import { DailyChart, type PeriodAsked, PeriodPicker, periodFields, readPeriod } from '../../pages/chart.js';
+import { Figure, Figures } from '../../pages/figures.js';
+import { change, count, moneyList, time } from '../../pages/format.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { type ActivityLine, recentActivity } from '../../resources/events/activity.js';
 import { addDays, daysBetween, type StatsFigures, type StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf, type TopPartner, topPartners } from '../../resources/stats/stats.service.js';
@@ -16,13 +16,13 @@ import { Layout, scriptTag } from '../layout.js';
 /** `?days=7|30|90` (default 30, ending today) or a custom `?start=&end=`: the stats API's own rules. */
 const PeriodQuery = z.strictObject({ ...periodFields, notice: z.string().optional() });
 
-const periodOf = (query: unknown): Period => periodFrom(validate(PeriodQuery, query, 'query'));
-
 export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf: ContextOf): void {
   router.get('/programs/:programId', async (req, res) => {
     const ctx = await contextOf(res, 'overview', req.params.programId);
     const program = ctx.program;
-    const period = periodOf(req.query);
+    // A period that cannot be shown (a 400) leaves the page as it is, with the default period and the picker saying why.
+    const asked = readPeriod(req.query, PeriodQuery);
+    const { period } = asked;
     const length = daysBetween(period.start, period.end);
     const [current, previous, top, activity] = await Promise.all([
       statsOf(db, program, { start: period.start, end: period.end }),
@@ -30,44 +30,32 @@ export function registerOverviewPages(router: Router, { db }: AppDeps, contextOf
       topPartners(db, program.id, program.currency_code, period.start, period.end),
       recentActivity(db, program, 8),
     ]);
-    const partners = await loadByIds(
-      db,
-      'partners',
-      top.map((t) => t.partner_id),
-    );
-    const names = new Map([...partners.values()].map((p) => [p.id, partnerName(p)]));
     sendPage(
       res,
-      <OverviewPage ctx={ctx} period={period} current={current} previous={previous} top={top} names={names} activity={activity} />,
+      <OverviewPage ctx={ctx} asked={asked} current={current} previous={previous} top={top} activity={activity} />,
+      asked.refusal?.status ?? 200,
     );
   });
 }
 
-function Figure({ label, value, now, before }: { label: string; value: string; now: number; before: number }) {
+/** A figure's change against the period before, in words. */
+function againstBefore(now: number, before: number): string {
   const delta = change(now, before);
-  return (
-    <div class="figure">
-      <dt>{label}</dt>
-      <dd>
-        <span class="value">{value}</span>
-        <span class="delta">{delta ? `${delta} vs previous period` : 'no previous figures'}</span>
-      </dd>
-    </div>
-  );
+  return delta ? `${delta} vs previous period` : 'no previous figures';
 }
 
 const inCurrency = (f: StatsFigures, field: 'revenue' | 'commissions', currency: string) => f[field][currency] ?? 0;
 
 function OverviewPage(props: {
   ctx: ProgramPageContext;
-  period: Period;
+  asked: PeriodAsked;
   current: StatsObject;
   previous: StatsObject;
   top: TopPartner[];
-  names: Map<string, string>;
   activity: ActivityLine[];
 }) {
-  const { ctx, period, current, previous, top, names, activity } = props;
+  const { ctx, asked, current, previous, top, activity } = props;
+  const { period } = asked;
   const program = ctx.program;
   const currency = program.currency_code;
   const now = current.totals;
@@ -77,28 +65,32 @@ function OverviewPage(props: {
     <Layout ctx={ctx} title={`${program.name} overview`}>
       <div class="page-head">
         <h1>Overview</h1>
-        <PeriodPicker period={period} action={programPath(program)} href={(days) => programPath(program, `?days=${days}`)} />
+        <PeriodPicker
+          period={period}
+          refusal={asked.refusal}
+          typed={asked.typed}
+          action={programPath(program)}
+          href={(days) => programPath(program, `?days=${days}`)}
+        />
       </div>
       <p class="period-label">
         {period.start} – {period.end} (UTC days), compared with the {daysBetween(period.start, period.end)} days before.
       </p>
-      <dl class="figures" data-testid="figures">
-        <Figure label="Clicks" value={count(now.clicks)} now={now.clicks} before={before.clicks} />
-        <Figure label="Leads" value={count(now.leads)} now={now.leads} before={before.leads} />
-        <Figure label="Paying customers" value={count(now.customers)} now={now.customers} before={before.customers} />
+      <Figures>
+        <Figure label="Clicks" value={count(now.clicks)} hint={againstBefore(now.clicks, before.clicks)} />
+        <Figure label="Leads" value={count(now.leads)} hint={againstBefore(now.leads, before.leads)} />
+        <Figure label="Paying customers" value={count(now.customers)} hint={againstBefore(now.customers, before.customers)} />
         <Figure
           label="Revenue"
           value={moneyList(now.revenue, currency)}
-          now={inCurrency(now, 'revenue', currency)}
-          before={inCurrency(before, 'revenue', currency)}
+          hint={againstBefore(inCurrency(now, 'revenue', currency), inCurrency(before, 'revenue', currency))}
         />
         <Figure
           label="Commissions"
           value={moneyList(now.commissions, currency)}
-          now={inCurrency(now, 'commissions', currency)}
-          before={inCurrency(before, 'commissions', currency)}
+          hint={againstBefore(inCurrency(now, 'commissions', currency), inCurrency(before, 'commissions', currency))}
         />
-      </dl>
+      </Figures>
       {empty ? (
         <section class="empty" aria-labelledby="empty-title">
           <h2 id="empty-title">No clicks yet</h2>
@@ -118,34 +110,7 @@ function OverviewPage(props: {
       <div class="columns">
         <section aria-labelledby="top-title">
           <h2 id="top-title">Top partners by revenue</h2>
-          {top.length === 0 ? (
-            <p class="muted">No partner brought revenue in {currency} in this period.</p>
-          ) : (
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Partner</th>
-                  <th scope="col">Clicks</th>
-                  <th scope="col">Customers</th>
-                  <th scope="col">Revenue</th>
-                  <th scope="col">Commission</th>
-                </tr>
-              </thead>
-              <tbody>
-                {top.map((t) => (
-                  <tr>
-                    <th scope="row">
-                      <a href={programPath(program, `/partners/${t.partner_id}`)}>{names.get(t.partner_id) ?? t.partner_id}</a>
-                    </th>
-                    <td>{count(t.clicks)}</td>
-                    <td>{count(t.customers)}</td>
-                    <td>{formatMoney(t.revenue, currency)}</td>
-                    <td>{formatMoney(t.commission, currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <TopPartners ctx={ctx} top={top} />
         </section>
         <section aria-labelledby="activity-title">
           <h2 id="activity-title">Recent activity</h2>
@@ -164,5 +129,28 @@ function OverviewPage(props: {
         </section>
       </div>
     </Layout>
+  );
+}
+
+/** The period's partners with the most revenue in the program's currency, each linking to their page (while it exists). */
+function TopPartners({ ctx, top }: { ctx: ProgramPageContext; top: TopPartner[] }) {
+  const program = ctx.program;
+  const currency = program.currency_code;
+  return (
+    <DataTable
+      caption="Top partners by revenue"
+      rows={top}
+      empty={`No partner brought revenue in ${currency} in this period.`}
+      columns={[
+        {
+          head: 'Partner',
+          cell: (t) => (t.live ? <a href={programPath(program, `/partners/${t.partner_id}`)}>{t.name}</a> : `${t.name} (deleted)`),
+        },
+        { head: 'Clicks', numeric: true, cell: (t) => count(t.clicks) },
+        { head: 'Customers', numeric: true, cell: (t) => count(t.customers) },
+        { head: 'Revenue', numeric: true, cell: (t) => formatMoney(t.revenue, currency) },
+        { head: 'Commission', numeric: true, cell: (t) => formatMoney(t.commission, currency) },
+      ]}
+    />
   );
 }

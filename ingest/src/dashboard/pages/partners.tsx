@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
+import type { ProgramRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { listParams, type Page } from '../../http/list.js';
@@ -12,6 +13,7 @@ import { sendPage } from '../../pages/render.js';
 import { listCommissions, type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
 import { listCustomers } from '../../resources/customers/customers.service.js';
+import { shareableLink } from '../../resources/links/link-address.js';
 import { LinkCreate, type LinkObject, LinkUpdate } from '../../resources/links/links.schema.js';
 import { createLink, deleteLink, listLinks, requireLink, updateLink } from '../../resources/links/links.service.js';
 import { RANKING_STATS } from '../../resources/partners/partners.repository.js';
@@ -305,6 +307,20 @@ function PartnerListPage({
   );
 }
 
+/** A link as the partner shares it (shareableLink), with a copy button; its parameter and value alone while the program has no website address. */
+function SharedLink({ program, link }: { program: Pick<ProgramRow, 'website_url'>; link: LinkObject }) {
+  const url = shareableLink(program, link);
+  if (!url) return <span>{`${link.param}: ${link.value}`}</span>;
+  return (
+    <>
+      <code class="url">{url}</code>
+      <button type="button" class="copy" data-copy={url}>
+        Copy
+      </button>
+    </>
+  );
+}
+
 function PartnerPage(props: {
   ctx: ProgramPageContext;
   partner: PartnerObject;
@@ -357,14 +373,16 @@ function PartnerPage(props: {
         <h2 id="links-title">Links</h2>
         {links.rows.length === 0 ? (
           <p class="muted">No links yet: add one, and the partner shares any page of your site with it.</p>
-        ) : (
+        ) : links.rows.every((l) => shareableLink(program, l)) ? null : (
+          <p class="hint">
+            <a href={programPath(program, '/settings')}>Add the program's website address in Settings to get shareable links</a>.
+          </p>
+        )}
+        {links.rows.length === 0 ? null : (
           <ul class="links">
             {links.rows.map((l) => (
               <li>
-                <code>{`?${l.param}=${l.value}`}</code>
-                <button type="button" class="copy" data-copy={`?${l.param}=${l.value}`}>
-                  Copy
-                </button>
+                <SharedLink program={program} link={l} />
                 <details class="inline">
                   <summary class="button">Edit</summary>
                   <form method="post" action={`${base}/links/${l.id}`} class="row">

@@ -14,6 +14,7 @@ import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
 import { sendPage } from '../../pages/render.js';
 import { type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
+import type { NotReadyReason } from '../../resources/payouts/payout-readiness.js';
 import { PAYOUT_FILE_TYPE, payoutFile } from '../../resources/payouts/payouts.routes.js';
 import {
   type BalanceObject,
@@ -25,7 +26,6 @@ import {
   type PayoutObject,
   type PayoutStatus,
   PayoutUpdate,
-  type SKIP_REASONS,
 } from '../../resources/payouts/payouts.schema.js';
 import {
   exportPayouts,
@@ -81,9 +81,9 @@ const GenerateForm = z.strictObject({ up_to_day: calendarDay.optional() });
 
 const FORMAT_NAMES: Record<(typeof EXPORT_FORMATS)[number], string> = { paypal: 'PayPal', wise: 'Wise', csv: 'CSV' };
 
-/** Why a generation left a partner out, in words (SKIP_REASONS in payouts.schema.ts). */
+/** Why a generation left a partner out, in words: the reason payoutReadiness gave (payouts/payout-readiness.ts). */
 function skipReason(s: GenerateResultObject['skipped'][number], method: string | undefined): string {
-  const reasons: Record<(typeof SKIP_REASONS)[number], string> = {
+  const reasons: Record<NotReadyReason, string> = {
     below_minimum: `Below the minimum payout of ${formatMoney(s.minimum_payout, s.currency)}: stays payable for a later payout.`,
     no_payout_method: 'No payout method yet: ask the partner to choose one (PayPal, Wise, bank …).',
     missing_payout_details: `Paid by ${method ?? 'PayPal or Wise'} but without the e-mail address the batch file needs: ask the partner for it.`,

@@ -3,19 +3,20 @@ import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { formatMoney } from '../../money.js';
 import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../pages/chart.js';
+import { Figure } from '../../pages/figures.js';
 import { count, moneyList } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { sendPage } from '../../pages/render.js';
+import { type LinkValue, programSite, shareableLink, withLinkParam } from '../../resources/links/link-address.js';
 import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
 import { createLink, listLinks } from '../../resources/links/links.service.js';
 import { linkValueFrom } from '../../resources/partner-access/portal-sign-up.js';
-import type { BalanceObject } from '../../resources/payouts/payouts.schema.js';
-import { listBalances } from '../../resources/payouts/payouts.service.js';
+import { type NextPayout, nextPayoutOf } from '../../resources/payouts/payouts.service.js';
 import type { StatsObject } from '../../resources/stats/stats.schema.js';
 import { statsOf } from '../../resources/stats/stats.service.js';
 import type { PortalContext, PortalContextOf } from '../context.js';
 import { PortalCsrf, PortalLayout } from '../layout.js';
-import { payoutLabel } from '../payout-fields.js';
+import { NextPayoutLine } from '../next-payout.js';
 
 /**
  * The partner's home in the portal (ingest/docs/partner-portal.md): their links with copy buttons,
@@ -73,10 +74,10 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
     }
     const periodShown = periodError ? null : period;
 
-    const [links, stats, balances] = await Promise.all([
+    const [links, stats, next] = await Promise.all([
       linksOf(ctx),
       statsOf(db, ctx.program, { start: period.start, end: period.end, partner_id: ctx.partner.id }),
-      listBalances(db, ctx.program.organization_id, ctx.program.id, { partner_id: ctx.partner.id, limit: 1 }),
+      nextPayoutOf(db, ctx.program.organization_id, ctx.partner),
     ]);
     const site = siteOf(ctx.program.website_url);
 
@@ -101,7 +102,7 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
         periodShown={periodShown}
         periodError={periodError}
         stats={stats}
-        balance={balances.rows[0] ?? null}
+        next={next}
         create={create ?? { value: suggestion ?? '', error: null, status: 200 }}
       />,
       status,
@@ -140,8 +141,6 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
   });
 }
 
-type LinkValue = Pick<LinkObject, 'param' | 'value'>;
-
 interface CreateState {
   value: string;
   error: string | null;
@@ -162,38 +161,9 @@ interface Site {
 }
 
 function siteOf(websiteUrl: string | null): Site | null {
-  if (!websiteUrl) return null;
-  try {
-    const url = new URL(websiteUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    return { url, domain: url.hostname.replace(/^www\./, '') };
-  } catch {
-    return null;
-  }
+  const url = programSite(websiteUrl);
+  return url ? { url, domain: url.hostname.replace(/^www\./, '') } : null;
 }
-
-/** The page's address with the link's parameter set: the rest of its query, in its order and encoding, and its #hash kept. */
-function withParam(page: URL, link: LinkValue): string {
-  const url = new URL(page.href);
-  const keyOf = (pair: string) => {
-    const key = pair.split('=', 1)[0].replace(/\+/g, ' ');
-    try {
-      return decodeURIComponent(key);
-    } catch {
-      return key;
-    }
-  };
-  const kept = url.search
-    .slice(1)
-    .split('&')
-    .filter((pair) => pair !== '' && keyOf(pair) !== link.param);
-  // Link values are unreserved characters (links.schema.ts): nothing to encode.
-  url.search = `?${[...kept, `${link.param}=${link.value}`].join('&')}`;
-  return url.href;
-}
-
-/** A link's full address: the site's home page with it, or only `?param=value` when the program has not said where its site is. */
-const fullLink = (link: LinkValue, site: Site | null) => (site ? withParam(site.url, link) : `?${link.param}=${link.value}`);
 
 /**
  * The partner's link to a page of the merchant's site: `page` is a full address (on the site's
@@ -232,7 +202,7 @@ function buildLink(page: string, site: Site | null, link: LinkValue): { url: str
   if (site && url.hostname !== site.domain && !url.hostname.endsWith(`.${site.domain}`)) {
     return refuse(`${url.hostname} is not ${where}: your links can only lead to pages of ${where} (or its subdomains).`);
   }
-  return { url: withParam(url, link), error: null };
+  return { url: withLinkParam(url, link), error: null };
 }
 
 /** The page's address with these query parameters (the period, the builder's page and link), for the period links. */
@@ -240,18 +210,6 @@ function homeHref(base: string, params: Record<string, string | null | undefined
   const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''));
   const text = query.toString();
   return `${base}/${text ? `?${text}` : ''}`;
-}
-
-function Figure({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <div class="figure">
-      <dt>{label}</dt>
-      <dd>
-        <span class="value">{value}</span>
-        {hint ? <span class="delta">{hint}</span> : null}
-      </dd>
-    </div>
-  );
 }
 
 function HomePage(props: {
@@ -263,7 +221,7 @@ function HomePage(props: {
   periodShown: Period | null;
   periodError: string | null;
   stats: StatsObject;
-  balance: BalanceObject | null;
+  next: NextPayout;
   create: CreateState;
 }) {
   const { ctx, links } = props;
@@ -278,23 +236,23 @@ function HomePage(props: {
       )}
       <BuilderSection {...props} />
       <ResultsSection {...props} />
-      <EarningsSection ctx={ctx} balance={props.balance} />
+      <EarningsSection ctx={ctx} next={props.next} />
     </PortalLayout>
   );
 }
 
-function SiteNote({ ctx, site }: { ctx: PortalContext; site: Site | null }) {
-  if (site) return null;
-  return (
-    <p class="hint">
-      {ctx.program.name} has not given the address of its site here yet, so your link is only its ending: add it to the address of any page
-      of their site (https://their-site.example/pricing{`?${ctx.program.url_params[0]}=…`}), or paste the page's address into the builder
-      below.
-    </p>
-  );
+/** Said where the partner's link would be while the program has no website address (shareableLink is null). */
+const NO_SITE = "Your link appears here once the program's website address is set.";
+
+function SiteNote({ site }: { site: Site | null }) {
+  return site ? null : <p class="hint">{NO_SITE}</p>;
 }
 
 function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: Site | null; links: LinkObject[]; error: string | null }) {
+  const shared = links.flatMap((link) => {
+    const url = shareableLink(ctx.program, link);
+    return url ? [{ link, url }] : [];
+  });
   return (
     <section aria-labelledby="links-title">
       <h2 id="links-title">{links.length === 1 ? 'Your link' : 'Your links'}</h2>
@@ -303,40 +261,46 @@ function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: S
           {error}
         </p>
       ) : null}
-      <SiteNote ctx={ctx} site={site} />
+      <SiteNote site={site} />
       <p class="hint">
         {site
           ? `Share it anywhere your audience is: visitors who arrive through it are counted as yours. It leads to ${site.url.href}; to link to another page, use the builder below.`
-          : 'Share a page of the site with it: visitors who arrive through it are counted as yours.'}
+          : 'Meanwhile, the builder below makes your link to any page of the site from its full address.'}
       </p>
-      <ul class="links partner-links">
-        {links.map((l) => {
-          const full = fullLink(l, site);
-          return (
+      {shared.length > 0 ? (
+        <ul class="links partner-links">
+          {shared.map(({ link, url }) => (
             <li>
-              <code class="url" id={`link-${l.id}`}>
-                {full}
+              <code class="url" id={`link-${link.id}`}>
+                {url}
               </code>
-              <button type="button" class="copy" data-copy={full} aria-describedby={`link-${l.id}`}>
+              <button type="button" class="copy" data-copy={url} aria-describedby={`link-${link.id}`}>
                 Copy
               </button>
             </li>
-          );
-        })}
-      </ul>
+          ))}
+        </ul>
+      ) : null}
     </section>
   );
 }
 
 function CreateLinkSection({ ctx, site, create }: { ctx: PortalContext; site: Site | null; create: CreateState }) {
   const param = ctx.program.url_params[0];
-  const example = site ? withParam(site.url, { param, value: create.value || 'you' }) : `?${param}=${create.value || 'you'}`;
+  const example = shareableLink(ctx.program, { param, value: create.value || 'you' });
   return (
     <section aria-labelledby="links-title">
       <h2 id="links-title">Create your link</h2>
-      <SiteNote ctx={ctx} site={site} />
+      <SiteNote site={site} />
       <p>
-        You do not have a link yet. Choose the word that ends it; your link will look like this: <code class="url">{example}</code>
+        You do not have a link yet. Choose the word that ends it
+        {example ? (
+          <>
+            ; your link will look like this: <code class="url">{example}</code>
+          </>
+        ) : (
+          '.'
+        )}
       </p>
       {create.error ? (
         <p class="error" role="alert" id="link-error">
@@ -459,7 +423,6 @@ function PeriodFields({ period }: { period: Period | null }) {
 
 function ResultsSection({
   ctx,
-  site,
   links,
   builder,
   period,
@@ -467,7 +430,6 @@ function ResultsSection({
   stats,
 }: {
   ctx: PortalContext;
-  site: Site | null;
   links: LinkObject[];
   builder: BuilderState;
   period: Period;
@@ -478,7 +440,8 @@ function ResultsSection({
   const totals = stats.totals;
   const keep = { page: builder.page || null, link: builder.page && links.length > 1 ? builder.linkId : null };
   const empty = totals.clicks === 0 && totals.leads === 0 && totals.customers === 0 && Object.keys(totals.revenue).length === 0;
-  const first = links[0];
+  // undefined: no link yet; null: a link, but no website address to make it shareable.
+  const first = links[0] ? shareableLink(ctx.program, links[0]) : undefined;
   return (
     <section aria-labelledby="results-title">
       <div class="page-head">
@@ -506,18 +469,22 @@ function ResultsSection({
       {empty ? (
         <div class="empty">
           <h3>{period.days !== null ? `No clicks yet in the last ${period.days} days` : 'No clicks in these days'}</h3>
-          {first ? (
+          {first !== undefined ? (
             <>
               <p>
                 Share your link where your audience is (your site, a newsletter, a video description, social media): each visit, sign-up and
                 payment it brings shows here.
               </p>
-              <p>
-                <code class="url">{fullLink(first, site)}</code>{' '}
-                <button type="button" class="copy" data-copy={fullLink(first, site)}>
-                  Copy your link
-                </button>
-              </p>
+              {first ? (
+                <p>
+                  <code class="url">{first}</code>{' '}
+                  <button type="button" class="copy" data-copy={first}>
+                    Copy your link
+                  </button>
+                </p>
+              ) : (
+                <p class="hint">{NO_SITE}</p>
+              )}
             </>
           ) : (
             <p>Create your link above, then share it: each visit, sign-up and payment it brings shows here.</p>
@@ -529,49 +496,8 @@ function ResultsSection({
   );
 }
 
-/** What the next payout will bring in one currency, or why it brings nothing yet. */
-function NextPayout({ ctx, balance, amounts }: { ctx: PortalContext; balance: BalanceObject; amounts: BalanceObject['amounts'][number] }) {
-  const { currency, payable, pending, in_payouts } = amounts;
-  const minimum = balance.minimum_payout;
-  const settings = <a href={`${ctx.base}/settings`}>Settings</a>;
-  const method = balance.payout_method;
-  const details = (ctx.partner.payout_details ?? {}) as Record<string, string>;
-  if (payable < 0) {
-    return (
-      <>
-        Refunds exceed your approved commissions by {formatMoney(-payable, currency)}: it is taken off your next payout in {currency}.
-      </>
-    );
-  }
-  if (payable === 0) {
-    if (pending > 0) return <>Nothing is approved yet: {formatMoney(pending, currency)} pending becomes payable once it is approved.</>;
-    if (in_payouts > 0) return <>Nothing more to pay for now: {formatMoney(in_payouts, currency)} is on its way to you.</>;
-    return <>Nothing to pay for now.</>;
-  }
-  if (method === 'none') {
-    return (
-      <>
-        {formatMoney(payable, currency)} is approved: choose how you are paid in {settings} to receive it.
-      </>
-    );
-  }
-  if ((method === 'paypal' || method === 'wise') && !details.email) {
-    return (
-      <>
-        {formatMoney(payable, currency)} is approved: add your {payoutLabel(method)} e-mail address in {settings} to receive it.
-      </>
-    );
-  }
-  if (payable >= minimum) return <>You will be paid {formatMoney(payable, currency)} in the next payout.</>;
-  return (
-    <>
-      {formatMoney(minimum - payable, currency)} more to reach the minimum payout of {formatMoney(minimum, currency)} (
-      {formatMoney(payable, currency)} approved so far).
-    </>
-  );
-}
-
-function EarningsSection({ ctx, balance }: { ctx: PortalContext; balance: BalanceObject | null }) {
+function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }) {
+  const { balance } = next;
   const amounts = balance?.amounts ?? [];
   return (
     <section aria-labelledby="earnings-title">
@@ -622,9 +548,9 @@ function EarningsSection({ ctx, balance }: { ctx: PortalContext; balance: Balanc
           </p>
           <h3>Next payout</h3>
           <ul class="next-payout">
-            {amounts.map((a) => (
+            {next.currencies.map(({ amounts: a, readiness }) => (
               <li data-currency={a.currency}>
-                <NextPayout ctx={ctx} balance={balance} amounts={a} />
+                <NextPayoutLine ctx={ctx} amounts={a} readiness={readiness} />
               </li>
             ))}
           </ul>

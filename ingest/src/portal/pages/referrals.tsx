@@ -16,11 +16,18 @@ import type { CustomerObject } from '../../resources/customers/customers.schema.
 import { toExpandedCustomer } from '../../resources/customers/customers.serializer.js';
 import { customerRevenues, listCustomers } from '../../resources/customers/customers.service.js';
 import { maskEmail } from '../../resources/partners/partner-emails.js';
-import type { BalanceObject, PayoutObject } from '../../resources/payouts/payouts.schema.js';
-import { listBalances, listPayoutCommissions, listPayouts, retrievePayout } from '../../resources/payouts/payouts.service.js';
-import type { PortalContext } from '../context.js';
-import { notFoundPage, type PortalContextOf } from '../context.js';
+import { payoutMethodProblem } from '../../resources/payouts/payout-readiness.js';
+import type { PayoutObject } from '../../resources/payouts/payouts.schema.js';
+import {
+  listPayoutCommissions,
+  listPayouts,
+  type NextPayout,
+  nextPayoutOf,
+  retrievePayout,
+} from '../../resources/payouts/payouts.service.js';
+import { notFoundPage, type PortalContext, type PortalContextOf } from '../context.js';
 import { PortalLayout } from '../layout.js';
+import { NextPayoutLine } from '../next-payout.js';
 import { payoutLabel } from '../payout-fields.js';
 
 /**
@@ -54,7 +61,7 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
     const query = fromFields(ReferralsQuery, req.query, cursorFields, 'query') as Record<string, string | undefined>;
     const cursors = Object.fromEntries(LISTS.map((l) => [l, cursorOf(query, l)])) as Record<ListName, Cursor>;
     const scope = { program_id: program.id, partner_id: partner.id, limit: PAGE_SIZE };
-    const [customers, commissions, payouts, balances] = await Promise.all([
+    const [customers, commissions, payouts, next] = await Promise.all([
       listCustomers(db, org, { ...scope, ...cursors.customers }),
       listCommissions(db, org, { ...scope, ...cursors.commissions, expand: ['customer', 'transaction'] })
         .then((page) => withStoredFields(db, page))
@@ -62,7 +69,7 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
         // (ingest/docs/commissions.md#refunds).
         .then((page) => ({ ...page, rows: page.rows.map((c) => ({ ...c, withdrawn: Boolean(c.transaction_id && !c.transaction) })) })),
       listPayouts(db, org, { ...scope, ...cursors.payouts }),
-      listBalances(db, org, program.id, { partner_id: partner.id, limit: 1 }),
+      nextPayoutOf(db, org, partner),
     ]);
     const revenues = await customerRevenues(
       db,
@@ -77,7 +84,7 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
         revenues={revenues}
         commissions={commissions}
         payouts={payouts}
-        balance={balances.rows[0]}
+        next={next}
         cursors={cursors}
       />,
     );
@@ -167,15 +174,15 @@ function ReferralsPage(props: {
   revenues: Map<string, Record<string, number>>;
   commissions: Page<PartnerCommission>;
   payouts: Page<PayoutObject>;
-  balance: BalanceObject | undefined;
+  next: NextPayout;
   cursors: Record<ListName, Cursor>;
 }) {
-  const { ctx, customers, revenues, commissions, payouts, balance, cursors } = props;
+  const { ctx, customers, revenues, commissions, payouts, next, cursors } = props;
   const { program } = ctx;
   return (
     <PortalLayout ctx={ctx} title="Referrals">
       <h1>Referrals</h1>
-      <NextPayout ctx={ctx} balance={balance} />
+      <NextPayoutSection ctx={ctx} next={next} />
 
       <section aria-labelledby="customers-title" id="customers">
         <h2 id="customers-title">Customers</h2>
@@ -314,38 +321,41 @@ function CommissionRow({ c, program }: { c: PartnerCommission; program: PortalCo
 
 /**
  * What the next payout would pay, per currency: the balance the payouts service keeps (payable:
- * approved and in no payout yet) against the partner's minimum, and what stands in the way.
+ * approved and in no payout yet) with the verdict of the rule generation follows, and what stands
+ * in the way of the partner's payout method, said once.
  */
-function NextPayout({ ctx, balance }: { ctx: PortalContext; balance: BalanceObject | undefined }) {
+function NextPayoutSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }) {
   const { partner } = ctx;
-  const amounts = balance?.amounts ?? [];
-  const minimum = balance?.minimum_payout ?? ctx.program.minimum_payout;
+  const minimum = next.balance?.minimum_payout ?? ctx.program.minimum_payout;
   const method = partner.payout_method;
-  const details = (partner.payout_details ?? {}) as Record<string, string>;
   const settings = <a href={`${ctx.base}/settings`}>Settings</a>;
+  const problem = payoutMethodProblem(method, partner.payout_details);
+  const toldAlready = next.currencies.some(({ readiness }) => !readiness.ready && readiness.reason === problem?.reason);
   const methodProblem =
-    method === 'none' ? (
+    !problem || toldAlready ? null : problem.reason === 'no_payout_method' ? (
       <p class="error">Choose how you want to be paid in {settings}: payouts leave out partners without a payout method.</p>
-    ) : (method === 'paypal' || method === 'wise') && !details.email ? (
+    ) : (
       <p class="error">
-        Add your {payoutLabel(method)} e-mail address in {settings}: a payout by {payoutLabel(method)} needs it.
+        Add your {payoutLabel(problem.method)} e-mail address in {settings}: a payout by {payoutLabel(problem.method)} needs it.
       </p>
-    ) : null;
+    );
   return (
     <section aria-labelledby="next-payout-title" id="next-payout">
       <h2 id="next-payout-title">Next payout</h2>
-      {amounts.length === 0 ? (
+      {next.currencies.length === 0 ? (
         <p class="empty">
           Nothing earned yet. Commissions are paid out once they are approved
           {minimum > 0 ? ` and add up to at least ${formatMoney(minimum, ctx.program.currency_code)}` : ''}.
         </p>
       ) : (
-        amounts.map((a) => {
+        next.currencies.map(({ amounts: a, readiness }) => {
           const m = (cents: number) => formatMoney(cents, a.currency);
           return (
             <div data-currency={a.currency}>
-              {amounts.length > 1 ? <h3>{a.currency}</h3> : null}
-              <p>{nextPayoutLine(a, minimum)}</p>
+              {next.currencies.length > 1 ? <h3>{a.currency}</h3> : null}
+              <p>
+                <NextPayoutLine ctx={ctx} amounts={a} readiness={readiness} />
+              </p>
               <dl class="figures">
                 <div class="figure">
                   <dt>Payable</dt>
@@ -373,24 +383,6 @@ function NextPayout({ ctx, balance }: { ctx: PortalContext; balance: BalanceObje
       {method === 'none' ? null : <p class="muted">{`Paid by ${payoutLabel(method)}.`}</p>}
     </section>
   );
-}
-
-/** One currency's next payout in words. */
-function nextPayoutLine(a: BalanceObject['amounts'][number], minimum: number): string {
-  const m = (cents: number) => formatMoney(cents, a.currency);
-  const parts: string[] = [];
-  if (a.payable > 0 && a.payable >= minimum) {
-    parts.push(`${m(a.payable)} is ready for your next payout.`);
-  } else if (a.payable > 0) {
-    parts.push(`${m(a.payable)} is payable: payouts start at ${m(minimum)}, so ${m(minimum - a.payable)} more to go.`);
-  } else if (a.payable < 0) {
-    parts.push(`Refunds took back ${m(-a.payable)} more than is payable: your next payout is that much smaller.`);
-  } else {
-    parts.push('Nothing payable yet.');
-  }
-  if (a.in_payouts > 0) parts.push(`${m(a.in_payouts)} is in a payout on its way to you.`);
-  if (a.pending > 0) parts.push(`${m(a.pending)} is waiting for approval.`);
-  return parts.join(' ');
 }
 
 function PayoutPage({

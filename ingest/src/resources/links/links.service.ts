@@ -91,11 +91,6 @@ export async function deleteLink(db: Db, store: SharedStore, organizationId: str
   await invalidateLinkLookups(store, link);
 }
 
-/** Deletes a partner's links with it (inside the partner's transaction); returns them for cache invalidation after commit. */
-export function deletePartnerLinks(trx: Db, partnerId: string, now: Date): Promise<LinkRow[]> {
-  return softDeletePartnerLinks(trx, partnerId, now);
-}
-
 /**
  * The links that answer (param, value) for tracking: in one program, or across the
  * organization's programs. Served from the shared cache when possible.

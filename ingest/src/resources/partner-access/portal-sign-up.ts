@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import type { PartnerRow, ProgramRow } from '../../db/schema.js';
+import type { LinkRow, PartnerRow, ProgramRow } from '../../db/schema.js';
 import { ApiError } from '../../http/errors.js';
 import { countryCode, emailField, optionalText, payoutMethod, shortText } from '../../http/fields.js';
 import { validate } from '../../http/validation.js';
@@ -65,8 +65,8 @@ export async function signUpPartner(
     },
     () => undefined,
   );
-  await createDefaultLink(db, store, program, partner);
-  await queueEmail(db, applicationEmail(partner, program, portalUrl(publicUrl, program)));
+  const link = await createDefaultLink(db, store, program, partner);
+  await queueEmail(db, applicationEmail(partner, program, portalUrl(publicUrl, program), link));
   return partner.status === 'active' ? 'approved' : 'applied';
 }
 
@@ -82,19 +82,27 @@ export function linkValueFrom(firstName: string): string {
   );
 }
 
-/** The partner's first link: their first name as the value of the program's first parameter, numbered when taken (`alice2`). */
-export async function createDefaultLink(db: Db, store: SharedStore, program: ProgramRow, partner: PartnerRow): Promise<void> {
+/**
+ * The partner's first link: their first name as the value of the program's first parameter,
+ * numbered when taken (`alice2`); undefined when the first fifty are all taken.
+ */
+export async function createDefaultLink(
+  db: Db,
+  store: SharedStore,
+  program: ProgramRow,
+  partner: PartnerRow,
+): Promise<LinkRow | undefined> {
   const base = linkValueFrom(partner.first_name);
   for (let n = 1; n <= 50; n++) {
     try {
-      await createLink(db, store, program.organization_id, {
+      return await createLink(db, store, program.organization_id, {
         param: program.url_params[0],
         value: n === 1 ? base : `${base}${n}`,
         partner_id: partner.id,
       });
-      return;
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) throw err;
     }
   }
+  return undefined;
 }

@@ -1,6 +1,7 @@
 import type { CommissionRow, CustomerRow, PartnerRow, PayoutRow, ProgramRow } from '../../db/schema.js';
 import type { OutgoingEmail } from '../../mail/outbox.js';
 import { formatMoney } from '../../money.js';
+import { type LinkValue, shareableLink } from '../links/link-address.js';
 
 /**
  * The e-mails svc sends partners (ingest/docs/partner-emails.md): plain text with a simple HTML
@@ -184,9 +185,13 @@ export function signInLinkEmail(
   });
 }
 
-/** The answer to a sign-up in the portal: approved at once, or waiting for the merchant. */
-export function applicationEmail(partner: PartnerRow, program: ProgramRow, portalUrl: string): OutgoingEmail {
+/**
+ * The answer to a sign-up in the portal: approved at once (with the partner's first link to share,
+ * when the program has a website address to make it one: shareableLink), or waiting for the merchant.
+ */
+export function applicationEmail(partner: PartnerRow, program: ProgramRow, portalUrl: string, link?: LinkValue): OutgoingEmail {
   const active = partner.status === 'active';
+  const shared = active && link ? shareableLink(program, link) : null;
   return message({
     organizationId: partner.organization_id,
     programId: program.id,
@@ -198,6 +203,7 @@ export function applicationEmail(partner: PartnerRow, program: ProgramRow, porta
       active
         ? `You are now a partner of ${program.name}. Sign in to your portal for your referral link, and earn a commission on the customers you bring: ${portalUrl}`
         : `Thank you for applying to the ${program.name} partner program. We will look at your application and write to you; meanwhile your portal shows where it stands: ${portalUrl}`,
+      ...(shared ? [`Your link to share: ${shared}`] : []),
       signOff(program),
     ],
   });

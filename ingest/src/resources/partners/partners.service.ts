@@ -11,7 +11,9 @@ import { type OutgoingEmail, queueEmail } from '../../mail/outbox.js';
 import type { SharedStore } from '../../store/index.js';
 import { requireGroup } from '../groups/groups.service.js';
 import { invalidateLinkLookups } from '../links/link-cache.js';
-import { deletePartnerLinks } from '../links/links.service.js';
+// The links' own SQL, not their service: the links service reads partners (requirePartner), and
+// a partner's deletion takes its links with it in one transaction.
+import { softDeletePartnerLinks } from '../links/links.repository.js';
 import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { welcomeEmail } from './partner-emails.js';
@@ -273,7 +275,7 @@ export async function deletePartner(db: Db, store: SharedStore, organizationId: 
   const now = new Date();
   const links = await inTransaction(db, async (trx) => {
     await softDeletePartner(trx, partner.id, now);
-    return deletePartnerLinks(trx, partner.id, now);
+    return softDeletePartnerLinks(trx, partner.id, now);
   });
   await Promise.all(links.map((link) => invalidateLinkLookups(store, link)));
 }

@@ -106,44 +106,44 @@ export async function shareProgramPayouts(db: Db, programIds: string[]): Promise
   await sql`select pg_advisory_xact_lock_shared(k) from unnest(${keys}::bigint[]) as k`.execute(db);
 }
 
-export interface GenerationRow {
+/** A sum a generation took: what a partner is owed in a currency, with the facts payoutReadiness judges it by. */
+export interface PayableSum {
   partner_id: string;
   currency: string;
   amount: number;
   commission_count: number;
+  period_start: Date;
+  period_end: Date;
+  /** Their group's minimum, else the program's. */
   minimum_payout: number;
-  /** Why no payout was made; null when `payout_id` was. */
-  skip_reason: string | null;
-  payout_id: string | null;
+  payout_method: string;
+  payout_details: Record<string, string>;
+  partner_deleted: boolean;
 }
 
 /**
- * One payout generation in one statement, whatever the number of partners: the program's
- * approved commissions in no unpaid payout (up to `upTo`, of `partnerIds` when given) are locked
- * and summed per partner and currency (refund entries netting); each sum that a live partner
- * with a payout method is owed, at least their minimum (the group's, else the program's),
- * becomes a pending payout with a snapshot of the partner's payout details, and its commissions
- * go into it. Answers every sum with its payout or the reason it has none.
+ * The first half of a generation, in the caller's SQL transaction: the program's approved
+ * commissions in no unpaid payout (up to `upTo`, of `partnerIds` when given) are locked, kept in
+ * a temporary table that lives until the transaction ends (`payout_candidates`), and summed per
+ * partner and currency (refund entries netting), each sum with the partner's payout method,
+ * details and minimum as they are now. Which sums become payouts is payoutReadiness's to say,
+ * and insertPayouts pays exactly the commissions kept here: none approved meanwhile joins them.
  *
- * A reward taken brings its approved refund entries made after `upTo` (`late_entries`: those of
- * a reward meeting the conditions above), so that no payout pays a sale without its refunds;
- * they are looked up among the program's commissions made after `upTo`, by the index on
- * (program, created_at), which costs next to nothing when `upTo` is now.
+ * A reward taken brings its approved refund entries made after `upTo` (`late_entries`), so that
+ * no payout pays a sale without its refunds; they are looked up among the program's commissions
+ * made after `upTo`, by the index on (program, created_at), which costs next to nothing when
+ * `upTo` is now. Two statements whatever the number of partners; the commissions never leave SQL.
  */
-export async function generatePayouts(
+export async function takePayableSums(
   db: Db,
-  g: {
-    organizationId: string;
-    programId: string;
-    programCurrency: string;
-    programMinimum: number;
-    upTo: Date;
-    partnerIds?: string[];
-    now: Date;
-  },
-): Promise<GenerationRow[]> {
+  g: { programId: string; programCurrency: string; programMinimum: number; upTo: Date; partnerIds?: string[] },
+): Promise<PayableSum[]> {
   const ofPartners = (alias: string) => (g.partnerIds ? sql`and ${sql.ref(`${alias}.partner_id`)} = any(${g.partnerIds}::text[])` : sql``);
-  const { rows } = await sql<GenerationRow>`
+  await sql`
+    create temporary table payout_candidates (
+      id text not null, partner_id text not null, currency text not null, amount int8 not null, created_at timestamptz not null
+    ) on commit drop`.execute(db);
+  const { rows } = await sql<PayableSum>`
     with taken as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
         from commissions c
@@ -161,39 +161,65 @@ export async function generatePayouts(
                         and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id))
          and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
          for update of e
-    ), candidates as not materialized (
+    ), kept as (
+      insert into payout_candidates (id, partner_id, currency, amount, created_at)
       select * from taken union all select * from late_entries
+      returning partner_id, currency, amount, created_at
     ), sums as (
       select partner_id, currency, sum(amount)::int8 as amount, count(*)::int as commission_count,
              min(created_at) as period_start, max(created_at) as period_end
-        from candidates
+        from kept
        group by partner_id, currency
-    ), judged as (
-      select s.*, p.payout_method, p.payout_details, coalesce(gr.minimum_payout, ${g.programMinimum})::int8 as minimum_payout,
-             case when p.deleted_at is not null then 'partner_deleted'
-                  when s.amount < 0 then 'negative_balance'
-                  when s.amount = 0 then 'nothing_owed'
-                  when p.payout_method = 'none' then 'no_payout_method'
-                  when p.payout_method in ('paypal', 'wise') and coalesce(p.payout_details ->> 'email', '') = '' then 'missing_payout_details'
-                  when s.amount < coalesce(gr.minimum_payout, ${g.programMinimum}) then 'below_minimum'
-             end as skip_reason
-        from sums s join partners p on p.id = s.partner_id left join groups gr on gr.id = p.group_id
+    )
+    select s.*, coalesce(gr.minimum_payout, ${g.programMinimum})::int8 as minimum_payout,
+           p.payout_method, p.payout_details, p.deleted_at is not null as partner_deleted
+      from sums s join partners p on p.id = s.partner_id left join groups gr on gr.id = p.group_id
+     order by s.partner_id, s.currency`.execute(db);
+  return rows;
+}
+
+/**
+ * The second half of a generation: a pending payout of each of these sums (those payoutReadiness
+ * found ready), with the snapshot of payout method and details they were judged by, and the
+ * commissions takePayableSums kept for its partner and currency go into it. Returns each payout's
+ * id with its partner and currency. One statement whatever the number of payouts.
+ */
+export async function insertPayouts(
+  db: Db,
+  g: { organizationId: string; programId: string; now: Date },
+  sums: PayableSum[],
+): Promise<{ id: string; partner_id: string; currency: string }[]> {
+  if (sums.length === 0) return [];
+  const ready = JSON.stringify(
+    sums.map((s) => ({
+      partner_id: s.partner_id,
+      currency: s.currency,
+      amount: s.amount,
+      commission_count: s.commission_count,
+      period_start: s.period_start,
+      period_end: s.period_end,
+      payout_method: s.payout_method,
+      payout_details: s.payout_details,
+    })),
+  );
+  const { rows } = await sql<{ id: string; partner_id: string; currency: string }>`
+    with ready as (
+      select * from jsonb_to_recordset(${ready}::jsonb) as r(
+        partner_id text, currency text, amount int8, commission_count int, period_start timestamptz, period_end timestamptz,
+        payout_method text, payout_details jsonb)
     ), inserted as (
       insert into payouts (id, organization_id, program_id, partner_id, status, amount, currency, payout_method, payout_details,
                            commission_count, period_start, period_end, created_at, updated_at)
       select svc_random_id('po'), ${g.organizationId}, ${g.programId}, partner_id, 'pending', amount, currency, payout_method, payout_details,
              commission_count, period_start, period_end, ${g.now}, ${g.now}
-        from judged
-       where skip_reason is null
+        from ready
        order by partner_id, currency
       returning id, partner_id, currency
     ), attached as (
       insert into payout_commissions (commission_id, payout_id)
-      select k.id, i.id from candidates k join inserted i on i.partner_id = k.partner_id and i.currency = k.currency
+      select k.id, i.id from payout_candidates k join inserted i on i.partner_id = k.partner_id and i.currency = k.currency
     )
-    select j.partner_id, j.currency, j.amount, j.commission_count, j.minimum_payout, j.skip_reason, i.id as payout_id
-      from judged j left join inserted i on i.partner_id = j.partner_id and i.currency = j.currency
-     order by j.partner_id, j.currency`.execute(db);
+    select id, partner_id, currency from inserted order by partner_id, currency`.execute(db);
   return rows;
 }
 

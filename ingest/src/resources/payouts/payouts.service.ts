@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { loadByIds } from '../../db/load-by-ids.js';
-import type { PayoutRow } from '../../db/schema.js';
+import type { PartnerRow, PayoutRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
@@ -12,14 +12,16 @@ import { toExpandedPartner } from '../partners/partners.serializer.js';
 import { queuePartnerEmail, requireProgramPartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { EXPORT_FORMATS_BY_NAME, type ExportFormat, type ExportPartner } from './payout-exports.js';
+import { type PayoutReadiness, payoutReadiness, type ReadinessFacts } from './payout-readiness.js';
 import {
   detachUnpayable,
   exportBatch,
   findPayout,
   findPayoutOfCommission,
-  generatePayouts,
+  insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
+  type PayableSum,
   type PayoutListFilters,
   partnerBalances,
   payPayoutCommissions,
@@ -29,6 +31,7 @@ import {
   selectPayoutList,
   shareProgramPayouts,
   summarizeExport,
+  takePayableSums,
   updatePayoutRow,
 } from './payouts.repository.js';
 import type {
@@ -86,9 +89,12 @@ export async function listPayoutCommissions(
 }
 
 /**
- * One payout per partner and currency for what they are owed (see generatePayouts), in one SQL
- * transaction under the program's payout lock: generations of a program on any number of
- * processes run one after another, so none attaches a commission another already has.
+ * One payout per partner and currency for what they are owed, in one SQL transaction under the
+ * program's payout lock: generations of a program on any number of processes run one after
+ * another, so none attaches a commission another already has. SQL takes and locks the payable
+ * commissions and sums them with the partner's facts (takePayableSums); payoutReadiness decides
+ * which sums are paid and why the others are not, the same rule the portal's next payout shows;
+ * the ready ones become payouts (insertPayouts).
  */
 export async function generateProgramPayouts(db: Db, organizationId: string, input: PayoutGenerateInput): Promise<GenerateResultObject> {
   const program = await requireProgram(db, organizationId, input.program_id, 'program_id');
@@ -98,40 +104,60 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
     if (unknown) throw notFound('partner', unknown, 'partner_ids');
   }
   const upTo = input.up_to ?? new Date();
-  const rows = await inTransaction(db, async (trx) => {
+  const { judged, made } = await inTransaction(db, async (trx) => {
     await lockProgramPayouts(trx, program.id);
-    return generatePayouts(trx, {
-      organizationId,
+    const sums = await takePayableSums(trx, {
       programId: program.id,
       programCurrency: program.currency_code,
       programMinimum: program.minimum_payout,
       upTo,
       partnerIds: input.partner_ids,
-      now: new Date(),
     });
+    const judged = sums.map((sum) => ({ sum, readiness: payoutReadiness(readinessFactsOf(sum)) }));
+    const ready = judged.filter((j) => j.readiness.ready).map((j) => j.sum);
+    const made = await insertPayouts(trx, { organizationId, programId: program.id, now: new Date() }, ready);
+    return { judged, made };
   });
+  const payoutIds = new Map(made.map((p) => [`${p.partner_id}\n${p.currency}`, p.id]));
   return {
     up_to: upTo.toISOString(),
-    payouts: rows.flatMap((r) =>
-      r.payout_id
-        ? [{ id: r.payout_id, partner_id: r.partner_id, amount: r.amount, currency: r.currency, commission_count: r.commission_count }]
-        : [],
-    ),
-    skipped: rows.flatMap((r) =>
-      r.skip_reason
+    payouts: judged.flatMap(({ sum, readiness }) =>
+      readiness.ready
         ? [
             {
-              partner_id: r.partner_id,
-              currency: r.currency,
-              amount: r.amount,
-              minimum_payout: r.minimum_payout,
-              reason: r.skip_reason as GenerateResultObject['skipped'][number]['reason'],
+              id: payoutIds.get(`${sum.partner_id}\n${sum.currency}`) as string,
+              partner_id: sum.partner_id,
+              amount: sum.amount,
+              currency: sum.currency,
+              commission_count: sum.commission_count,
             },
           ]
         : [],
     ),
+    skipped: judged.flatMap(({ sum, readiness }) =>
+      readiness.ready
+        ? []
+        : [
+            {
+              partner_id: sum.partner_id,
+              currency: sum.currency,
+              amount: sum.amount,
+              minimum_payout: sum.minimum_payout,
+              reason: readiness.reason,
+            },
+          ],
+    ),
   };
 }
+
+/** A sum a generation took, as the facts payoutReadiness reads. */
+const readinessFactsOf = (sum: PayableSum): ReadinessFacts => ({
+  amount: sum.amount,
+  minimum: sum.minimum_payout,
+  payoutMethod: sum.payout_method,
+  payoutDetails: sum.payout_details,
+  partnerDeleted: sum.partner_deleted,
+});
 
 /**
  * A status change, a reference, or both, in one SQL transaction with what they do to the
@@ -275,6 +301,39 @@ export async function listBalances(
       return row ? { ...balance, partner: toExpandedPartner(row) } : balance;
     }),
   };
+}
+
+/** A partner's balance, and per currency whether the next generation pays it: what the portal shows as their next payout. */
+export interface NextPayout {
+  /** Null until the partner has a balance row (a live partner always has one). */
+  balance: BalanceObject | null;
+  /** One per currency of `balance.amounts`, in its order: its figures and payoutReadiness's verdict, as a generation now would judge it. */
+  currencies: { amounts: BalanceObject['amounts'][number]; readiness: PayoutReadiness }[];
+}
+
+/**
+ * The partner's next payout, judged by the rule generation follows on the facts it would read:
+ * `payable` (approved, in no unpaid payout, refund entries netting) is what a generation up to
+ * now takes, with the partner's minimum, payout method and details. A deleted partner: 404.
+ */
+export async function nextPayoutOf(
+  db: Db,
+  organizationId: string,
+  partner: Pick<PartnerRow, 'id' | 'program_id' | 'payout_method' | 'payout_details'>,
+): Promise<NextPayout> {
+  // listBalances answers 404 for a deleted partner, as the API does: the partner below is live.
+  const page = await listBalances(db, organizationId, partner.program_id, { partner_id: partner.id, limit: 1 });
+  const balance = page.rows[0];
+  if (!balance) return { balance: null, currencies: [] };
+  const verdict = (payable: number) =>
+    payoutReadiness({
+      amount: payable,
+      minimum: balance.minimum_payout,
+      payoutMethod: partner.payout_method,
+      payoutDetails: partner.payout_details,
+      partnerDeleted: false,
+    });
+  return { balance, currencies: balance.amounts.map((amounts) => ({ amounts, readiness: verdict(amounts.payable) })) };
 }
 
 export interface PayoutExport {

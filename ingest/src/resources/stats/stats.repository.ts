@@ -34,19 +34,42 @@ export function selectDailyFigures(db: Db, programId: string, start: string, end
     .execute();
 }
 
-/** The partners with the most revenue in one currency over [start, end], with their figures. */
+/**
+ * The partners with the most revenue in one currency over [start, end], with their figures and
+ * what names them (deleted ones too: their revenue still counts). Summed first, then the few
+ * partners joined.
+ */
 export function selectTopPartners(db: Db, programId: string, start: string, end: string, currency: string, limit: number) {
   return db
-    .selectFrom('daily_stats')
-    .select(['partner_id', ...SUMS])
-    .where('program_id', '=', programId)
-    .where('day', '>=', start)
-    .where('day', '<=', end)
-    .where('currency', 'in', ['', currency])
-    .groupBy('partner_id')
-    .having(sql`sum(revenue)`, '>', 0)
-    .orderBy(sql`sum(revenue)`, 'desc')
-    .orderBy('partner_id')
-    .limit(limit)
+    .with('top', (q) =>
+      q
+        .selectFrom('daily_stats')
+        .select(['partner_id', ...SUMS])
+        .where('program_id', '=', programId)
+        .where('day', '>=', start)
+        .where('day', '<=', end)
+        .where('currency', 'in', ['', currency])
+        .groupBy('partner_id')
+        .having(sql`sum(revenue)`, '>', 0)
+        .orderBy(sql`sum(revenue)`, 'desc')
+        .orderBy('partner_id')
+        .limit(limit),
+    )
+    .selectFrom('top')
+    .innerJoin('partners', 'partners.id', 'top.partner_id')
+    .select([
+      'top.partner_id',
+      'top.clicks',
+      'top.leads',
+      'top.customers',
+      'top.revenue',
+      'top.commission',
+      'partners.first_name',
+      'partners.last_name',
+      'partners.email',
+      'partners.deleted_at',
+    ])
+    .orderBy('top.revenue', 'desc')
+    .orderBy('top.partner_id')
     .execute();
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { partnerName } from '../partners/partner-name.js';
 import { requireProgramPartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { type DailyRow, selectDailyFigures, selectTopPartners } from './stats.repository.js';
@@ -52,13 +53,17 @@ export async function statsOf(db: Db, program: { id: string }, query: StatsPerio
 
 export interface TopPartner {
   partner_id: string;
+  /** How pages name the partner (partner-name.ts). */
+  name: string;
+  /** False for a deleted partner, whose revenue still counts but whose page is gone. */
+  live: boolean;
   clicks: number;
   customers: number;
   revenue: number;
   commission: number;
 }
 
-/** The program's partners with the most revenue in its own currency over a period (the dashboard's overview). */
+/** The program's partners with the most revenue in its own currency over a period, named (the dashboard's overview). */
 export async function topPartners(
   db: Db,
   programId: string,
@@ -67,5 +72,14 @@ export async function topPartners(
   end: string,
   limit = 5,
 ): Promise<TopPartner[]> {
-  return (await selectTopPartners(db, programId, start, end, currency, limit)).map(({ leads: _leads, ...row }) => row);
+  const rows = await selectTopPartners(db, programId, start, end, currency, limit);
+  return rows.map((row) => ({
+    partner_id: row.partner_id,
+    name: partnerName(row),
+    live: row.deleted_at === null,
+    clicks: row.clicks,
+    customers: row.customers,
+    revenue: row.revenue,
+    commission: row.commission,
+  }));
 }
