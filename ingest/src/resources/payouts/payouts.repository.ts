@@ -140,7 +140,8 @@ export async function takePayableSums(
 ): Promise<PayableSum[]> {
   const ofPartners = (alias: string) => (g.partnerIds ? sql`and ${sql.ref(`${alias}.partner_id`)} = any(${g.partnerIds}::text[])` : sql``);
   await sql`
-    create temporary table payout_candidates (id text not null, partner_id text not null, currency text not null) on commit drop`.execute(db);
+    create temporary table payout_candidates (id text not null, partner_id text not null, currency text not null)
+        on commit drop`.execute(db);
   const { rows } = await sql<PayableSum>`
     with taken as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
