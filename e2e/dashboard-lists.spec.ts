@@ -82,6 +82,7 @@ test('a manager filters commissions by typing a partner’s name, sees the chip,
   const choices = page.getByRole('region', { name: /Which partner\?/ });
   await expect(choices.getByRole('link')).toHaveText(['Emma Watson', 'Emma Stone'], { useInnerText: true });
   await expectAxeClean(page);
+  await screenshot(page, 'lists-commissions-choices');
   await choices.getByRole('link', { name: 'Emma Watson' }).click();
   await expect(filters.getByText('Partner: Emma Watson')).toBeVisible();
   await expect(page.getByRole('row', { name: /Emma Watson/ })).toContainText('$24.00');

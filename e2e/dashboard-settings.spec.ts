@@ -1,11 +1,77 @@
+import { expectAxeClean, PHONE } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { expect, test, uniqueEmail } from './support/fixtures.js';
 
 /**
- * The dashboard's program settings in real Chromium (ingest/docs/dashboard.md): a commission flow
- * made in the browser pays the next payment reported through the API, and the preview said so.
- * Server-side rules in detail: ingest/test/dashboard/settings.test.ts.
+ * The dashboard's program settings in real Chromium (ingest/docs/dashboard.md): a refused form
+ * keeps what was typed with the reason beside the field, every settings page is clean for axe at a
+ * desktop's and a phone's width, and a commission flow made in the browser pays the next payment
+ * reported through the API, as the preview said. Server-side rules in detail:
+ * ingest/test/dashboard/settings.test.ts.
  */
+
+test('a cookie duration of 0 is refused beside its field, with everything typed kept', async ({ browser, api, demo }) => {
+  const program = await ownProgram(api);
+  const page = await ownerPage(browser, demo);
+  await page.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/settings`);
+  // Without a website address the form says why it matters.
+  await expect(page.getByRole('group', { name: 'Your website' })).toContainText('Not set yet: partners have no link to share.');
+
+  await page.getByLabel('Name', { exact: true }).fill(`${program.name} renamed`);
+  await page.getByLabel('Cookie duration (days)').fill('0');
+  await page.getByLabel('Website address').fill('https://shop.example/');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+
+  await expect(page.getByRole('alert')).toHaveText('This form was not saved: see the message beside the field.');
+  const duration = page.getByLabel('Cookie duration (days)');
+  await expect(duration).toHaveValue('0');
+  await expect(duration).toHaveAttribute('aria-invalid', 'true');
+  await expect(duration).toHaveAccessibleDescription(/Must be at least 1\./);
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue(`${program.name} renamed`);
+  await expect(page.getByLabel('Website address')).toHaveValue('https://shop.example/');
+  await expectAxeClean(page, 'refused settings (desktop)');
+  await page.setViewportSize(PHONE);
+  await expectAxeClean(page, 'refused settings (phone)');
+  expect((await api.get(`/v1/programs/${program.id}`)).data).toMatchObject({ cookie_duration: 30, website_url: null, name: program.name });
+
+  // Corrected, it saves all of it.
+  await duration.fill('45');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await expect(page.getByRole('status')).toHaveText('Program settings saved.');
+  expect((await api.get(`/v1/programs/${program.id}`)).data).toMatchObject({
+    cookie_duration: 45,
+    website_url: 'https://shop.example/',
+    name: `${program.name} renamed`,
+  });
+  await page.context().close();
+});
+
+// One test a page, so that they share the workers: two widths of axe each.
+for (const [page_, path] of [
+  ['General', ''],
+  ['Commission flows', '/flows'],
+  ['New flow', '/flows/new'],
+  ['Groups', '/groups'],
+  ['Promotion codes', '/promotion-codes'],
+  ['Portal branding', '/branding'],
+]) {
+  test(`the settings page ${page_} is clean for axe at a desktop and a phone width`, async ({ browser, api, demo }) => {
+    const program = await ownProgram(api);
+    const page = await ownerPage(browser, demo);
+    await page.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/settings${path}`);
+    const current = page
+      .getByRole('navigation', { name: 'Settings' })
+      .getByRole('link', { name: page_ === 'New flow' ? 'Commission flows' : page_ });
+    await expect(current).toHaveAttribute('aria-current', 'page');
+    // The forms folded away are opened: their fields are checked too.
+    for (const summary of await page.locator('details.add:not([open]) > summary').all()) await summary.click();
+    await expectAxeClean(page, `${page_} (desktop)`);
+    await page.setViewportSize(PHONE);
+    await expectAxeClean(page, `${page_} (phone)`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.context().close();
+  });
+}
 
 test('create a flow and see the next payment follow it', async ({ browser, api, demo }) => {
   const program = await ownProgram(api);

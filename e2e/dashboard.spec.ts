@@ -122,20 +122,27 @@ test('approves several commissions at once', async ({ browser, api, demo }) => {
   expect(all.map((c) => c.status)).toEqual(['approved', 'approved', 'approved']);
 });
 
-test('creates an API key shown once and revokes it: the API refuses it at once', async ({ browser, demo }) => {
+test('creates an API key in its tab, shown once at the top, and revokes it: the API refuses it at once', async ({ browser, demo }) => {
   const page = await ownerPage(browser, demo);
   await page.getByRole('link', { name: 'Integrations' }).click();
+  await page.getByRole('navigation', { name: 'Integrations' }).getByRole('link', { name: 'API keys' }).click();
+  await expect(page).toHaveURL(/\/dashboard\/integrations\/api-keys$/);
   const name = unique('e2e key ');
-  await page.getByRole('region', { name: 'Secret API keys' }).getByLabel('Name').fill(name);
+  await page.getByLabel('Name').fill(name);
   await page.getByRole('button', { name: 'Create a key' }).click();
   const secret = (await page.locator('#new-secret').textContent())!;
   expect(secret).toMatch(/^sk_[0-9A-Za-z]{32}$/);
+  // At the top of the tab, right under the tabs, above the keys and the form: in view without scrolling.
+  const shown = page.getByRole('status').filter({ has: page.locator('#new-secret') });
+  await expect(shown).toBeInViewport();
+  const [once, table] = await Promise.all([shown.boundingBox(), page.getByRole('table').boundingBox()]);
+  expect(once!.y).toBeLessThan(table!.y);
   const probe = (key: string) =>
     fetch(`${demo.ingestUrl}/v1/programs`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status);
   expect(await probe(secret)).toBe(200);
 
   // Reloading never shows it again.
-  await page.goto(`${demo.ingestUrl}/dashboard/integrations`);
+  await page.goto(`${demo.ingestUrl}/dashboard/integrations/api-keys`);
   await expect(page.locator('#new-secret')).toHaveCount(0);
   page.once('dialog', (dialog) => dialog.accept());
   await page.getByRole('row', { name }).getByRole('button', { name: 'Revoke' }).click();
@@ -157,7 +164,7 @@ test('copies the script tag with the program public key', async ({ browser, demo
 
 test('a member cannot open the integrations tab', async ({ browser, demo }) => {
   const owner = await ownerPage(browser, demo);
-  await owner.goto(`${demo.ingestUrl}/dashboard/integrations`);
+  await owner.goto(`${demo.ingestUrl}/dashboard/integrations/users`);
   const email = uniqueEmail('member');
   await owner.getByLabel('E-mail').fill(email);
   await owner.getByLabel('Role').selectOption('member');

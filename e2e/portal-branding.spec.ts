@@ -31,13 +31,14 @@ test("a logo and an accent color set in Settings show on the program's portal, r
   await page.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/settings`);
   await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Portal branding' }).click();
 
-  // An SVG, and a PNG declared as a JPEG, are refused with a sentence on the page.
+  // An SVG, and a PNG declared as a JPEG, are refused with a sentence beside the logo's field.
   await page.getByLabel('Logo').setInputFiles({ name: 'logo.svg', mimeType: 'image/svg+xml', buffer: SVG_LOGO });
   await page.getByRole('button', { name: 'Save branding' }).click();
-  await expect(page.getByRole('alert')).toHaveText('The logo must be a PNG, JPEG or WebP image (SVG is not accepted). Nothing was saved.');
+  await expect(page.getByRole('alert')).toHaveText('This form was not saved: see the message beside the field.');
+  await expect(page.getByLabel('Logo')).toHaveAccessibleDescription(/The logo must be a PNG, JPEG or WebP image \(SVG is not accepted\)\./);
   await page.getByLabel('Logo').setInputFiles({ name: 'logo.jpg', mimeType: 'image/jpeg', buffer: pngOf(10, 10) });
   await page.getByRole('button', { name: 'Save branding' }).click();
-  await expect(page.getByRole('alert')).toContainText('says it is image/jpeg, but its content is image/png');
+  await expect(page.getByLabel('Logo')).toHaveAccessibleDescription(/says it is image\/jpeg, but its content is image\/png/);
   await expectAxeClean(page);
 
   await page.getByLabel('Logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: pngOf(160, 48) });

@@ -8,10 +8,11 @@ import { findChromium } from '../../e2e/support/chromium.js';
 import { apiClient } from '../../ingest/client/api-client.js';
 
 /**
- * `npm run screenshots`: the dashboard's pictures in ingest/docs/dashboard.md, taken from a seeded
- * demo so they stay current. Starts `npm run demo` (in memory, test hooks on to age clicks), fills
+ * `npm run screenshots`: the pictures of the dashboard and the portal in ingest/docs/dashboard.md and
+ * ingest/docs/partner-portal.md, taken from a seeded demo so they stay current. Starts `npm run demo` (in memory, test hooks on to age clicks), fills
  * its program with five weeks of partners, clicks, signups, payments and a refund through the API,
- * signs in as the seeded owner in Chromium and writes demo-site/screenshots/*.png.
+ * signs in as the seeded owner in Chromium and writes demo-site/screenshots/*.png: the overview (and
+ * at a phone's width), a partner, the commissions, a refused settings form, and a partner's portal.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = path.join(ROOT, 'demo-site', 'screenshots');
@@ -56,8 +57,8 @@ async function main(): Promise<void> {
   try {
     const state = await waitForState(stateFile, demo);
     const api = apiClient(state.ingestUrl, state.api_key);
-    await seed(api, state.ingestUrl, state.program_id);
-    await shoot(state);
+    const pictured = await seed(api, state.ingestUrl, state.program_id);
+    await shoot(state, await portalAddress(api, state.ingestUrl, pictured));
   } finally {
     demo.kill('SIGTERM');
     await fs.rm(stateFile, { force: true });
@@ -72,18 +73,29 @@ interface State {
   owner_password: string;
 }
 
+function parsedOrNull(text: string): State | null {
+  try {
+    return JSON.parse(text) as State;
+  } catch {
+    return null;
+  }
+}
+
 async function waitForState(file: string, child: ChildProcess): Promise<State> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`the demo exited with ${child.exitCode}`);
-    const state = await fs.readFile(file, 'utf8').then(JSON.parse, () => null);
+    // The demo may be halfway through writing it: a file that does not parse yet is not there yet.
+    const state = await fs.readFile(file, 'utf8').then(parsedOrNull, () => null);
     if (state) return state;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('the demo did not start within a minute');
 }
 
-async function seed(api: ReturnType<typeof apiClient>, ingestUrl: string, programId: string): Promise<void> {
+/** Seeds the program; answers the first partner's id (whose portal is pictured). */
+async function seed(api: ReturnType<typeof apiClient>, ingestUrl: string, programId: string): Promise<string> {
   const next = random(42);
+  const ids: string[] = [];
   const age = (clickId: string, seconds: number) =>
     fetch(`${ingestUrl}/__test/clicks/${clickId}/age`, {
       method: 'POST',
@@ -94,6 +106,7 @@ async function seed(api: ReturnType<typeof apiClient>, ingestUrl: string, progra
     const partner = (
       await api.post('/v1/partners', { program_id: programId, first_name: first, last_name: last, email: `${value}@partners.example` })
     ).data[0];
+    ids.push(partner.id);
     await api.post('/v1/links', { partner_id: partner.id, param: 'ref', value });
     const strength = 1 - rank * 0.17;
     for (let day = 34; day >= 0; day--) {
@@ -131,9 +144,17 @@ async function seed(api: ReturnType<typeof apiClient>, ingestUrl: string, progra
     })
   ).data[0];
   void pending;
+  return ids[0];
 }
 
-async function shoot(state: State): Promise<void> {
+/** A partner's portal for the pictures: an embed token (the API's), so no sign-in e-mail is needed. */
+async function portalAddress(api: ReturnType<typeof apiClient>, ingestUrl: string, partnerId: string): Promise<string> {
+  // The client has no type for this answer: { data: [{ url }] }, ingest/src/resources/partner-access/partner-access.schema.ts.
+  const answer = (await api.post(`/v1/partners/${partnerId}/embed-tokens`, {})) as { data: { url: string }[] };
+  return `${ingestUrl}${answer.data[0].url}`;
+}
+
+async function shoot(state: State, portal: string): Promise<void> {
   const browser = await chromium.launch({
     executablePath: findChromium()?.path,
     args: [
@@ -158,14 +179,28 @@ async function shoot(state: State): Promise<void> {
     await page.getByRole('heading', { name: 'Links' }).waitFor();
     await page.screenshot({ path: path.join(OUT, 'partner.png'), fullPage: false });
 
+    const program = `${state.ingestUrl}/dashboard/programs/${state.program_id}`;
+    await page.goto(`${program}/commissions`);
+    await page.screenshot({ path: path.join(OUT, 'commissions.png'), fullPage: false });
+
+    // A refused form: the message beside its field, what was typed kept.
+    await page.goto(`${program}/settings`);
+    await page.getByLabel(/Cookie duration/).fill('0');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.locator('[aria-invalid="true"]').first().waitFor();
+    await page.screenshot({ path: path.join(OUT, 'refused-form.png'), fullPage: false });
+
+    await page.goto(portal);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    await page.screenshot({ path: path.join(OUT, 'portal-home.png'), fullPage: true });
+
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
     await phone.context().addCookies(await page.context().cookies());
-    await phone.goto(page.url().replace(/\/partners\/.*$/, ''));
+    await phone.goto(program);
     await phone.locator('#chart canvas').waitFor();
     await phone.screenshot({ path: path.join(OUT, 'overview-phone.png'), fullPage: false });
-    console.log(
-      `wrote ${['overview.png', 'partner.png', 'overview-phone.png'].map((f) => path.join('demo-site/screenshots', f)).join(', ')}`,
-    );
+    const written = ['overview.png', 'partner.png', 'commissions.png', 'refused-form.png', 'portal-home.png', 'overview-phone.png'];
+    console.log(`wrote ${written.map((f) => path.join('demo-site/screenshots', f)).join(', ')}`);
   } finally {
     await browser.close();
   }

@@ -17,6 +17,8 @@ import { ErrorPage } from './layout.js';
 import { commissionNotices, registerCommissionPages } from './pages/commissions.js';
 import { customerNotices, registerCustomersPages } from './pages/customers.js';
 import { integrationNotices, registerIntegrationPages } from './pages/integrations.js';
+import { registerStripePages, stripeNotices } from './pages/integrations-stripe.js';
+import { registerWebhookPages, webhookNotices } from './pages/integrations-webhooks.js';
 import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
 import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
@@ -32,6 +34,7 @@ import {
   clearSessionCookie,
   DashboardForbidden,
   requireSignIn,
+  StaleForm,
   sessionToken,
   setSessionCookie,
   userOf,
@@ -65,6 +68,8 @@ const NOTICES: Record<string, string> = {
   ...codeNotices,
   ...brandingNotices,
   ...integrationNotices,
+  ...stripeNotices,
+  ...webhookNotices,
 };
 
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
@@ -182,6 +187,8 @@ export function dashboardRouter(deps: AppDeps): Router {
   registerCodePages(signedIn, deps, contextOf);
   registerBrandingPages(signedIn, deps, contextOf);
   registerIntegrationPages(signedIn, deps, contextOf);
+  registerStripePages(signedIn, deps, contextOf);
+  registerWebhookPages(signedIn, deps, contextOf);
 
   router.use(signedIn);
   router.use(() => {
@@ -190,6 +197,7 @@ export function dashboardRouter(deps: AppDeps): Router {
   router.use((err: unknown, req: Request, res: Response, next: (err?: unknown) => void) => {
     if (res.headersSent) return next(err);
     if (err instanceof DashboardForbidden) return sendPage(res, <ErrorPage status={403} message={err.message} />, 403);
+    if (err instanceof StaleForm) return sendPage(res, <ErrorPage status={err.status} message={err.message} stale />, err.status);
     const apiError = toApiError(err, req, logger);
     if (apiError.options.headers) res.set(apiError.options.headers);
     sendPage(res, <ErrorPage status={apiError.status} message={apiError.message} />, apiError.status);

@@ -41,7 +41,7 @@ export function clearSessionCookie(req: Request, res: Response): void {
 
 export const userOf = (res: Response): SignedInUser => res.locals.user as SignedInUser;
 
-/** The signed-in user into `res.locals.user`; without a live session, GETs go to the sign-in page and the rest get 401. */
+/** The signed-in user into `res.locals.user`; without a live session, GETs go to the sign-in page and a form gets 401 (StaleForm). */
 export function requireSignIn(db: Db): RequestHandler {
   return async (req, res, next) => {
     const token = sessionToken(req);
@@ -50,10 +50,9 @@ export function requireSignIn(db: Db): RequestHandler {
       if (req.method === 'GET') {
         const back = req.originalUrl.startsWith('/dashboard') ? `?next=${encodeURIComponent(req.originalUrl)}` : '';
         res.redirect(303, `/dashboard/sign-in${back}`);
-      } else {
-        res.status(401).type('text').send('Your session has ended: sign in again.');
+        return;
       }
-      return;
+      throw new StaleForm(401, 'Your session ended while this form was open, so nothing was saved. Sign in again, then send it anew.');
     }
     if (user.renewed) setSessionCookie(req, res, { token: token!, expiresAt: new Date(user.expires_at) });
     res.locals.user = user;
@@ -61,14 +60,20 @@ export function requireSignIn(db: Db): RequestHandler {
   };
 }
 
-/** CSRF: refuses a state-changing request that does not come from a dashboard page of this session. */
+/**
+ * CSRF: refuses a state-changing request that does not come from a dashboard page of this session
+ * (a form opened before the session it is sent in, or sent from another site): nothing is done,
+ * and the dashboard's error page says the form has expired.
+ */
 export const checkCsrf =
   (publicUrl: string): RequestHandler =>
   (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     if (!fromThisOrigin(req, publicUrl) || !sameToken(req.body?._csrf, userOf(res).csrf_token)) {
-      res.status(403).type('text').send('This form did not come from a page of this dashboard session; reload the page and try again.');
-      return;
+      throw new StaleForm(
+        403,
+        'This form did not come from a page of your current session, so nothing was saved. Open the page again and send it anew.',
+      );
     }
     next();
   };
@@ -85,5 +90,15 @@ export const requireOwner: RequestHandler = (_req, res, next) => {
 export class DashboardForbidden extends Error {
   constructor() {
     super('Only owners of the organization can open this page.');
+  }
+}
+
+/** A form that cannot be taken (no session any more, or not from this session's pages): the dashboard's "form has expired" page. */
+export class StaleForm extends Error {
+  constructor(
+    readonly status: 401 | 403,
+    message: string,
+  ) {
+    super(message);
   }
 }

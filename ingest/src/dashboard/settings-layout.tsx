@@ -1,6 +1,7 @@
 import { badRequest } from '../http/errors.js';
 import { parseMajorUnits, toMajorUnits } from '../money.js';
 import type { Children } from '../pages/render.js';
+import { Tabs } from '../pages/tabs.js';
 import { type ProgramPageContext, programPath } from './context.js';
 import { Layout } from './layout.js';
 
@@ -43,7 +44,7 @@ const SETTINGS_TABS = [
 
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['path'];
 
-/** The settings pages' frame: heading, the sub-navigation, the page. */
+/** The settings pages' frame: heading, the sub-navigation (one tab per page), the page. */
 export function SettingsLayout({
   ctx,
   tab,
@@ -61,13 +62,10 @@ export function SettingsLayout({
       <div class="page-head">
         <h1>Settings</h1>
       </div>
-      <nav class="settings-tabs" aria-label="Settings">
-        {SETTINGS_TABS.map((t) => (
-          <a class="chip" href={programPath(program, `/settings${t.path}`)} aria-current={t.path === tab ? 'true' : undefined}>
-            {t.label}
-          </a>
-        ))}
-      </nav>
+      <Tabs
+        label="Settings"
+        tabs={SETTINGS_TABS.map((t) => ({ href: programPath(program, `/settings${t.path}`), label: t.label, current: t.path === tab }))}
+      />
       {children}
     </Layout>
   );

@@ -54,7 +54,7 @@ function fieldParts({ name, id: given, hint, refusal }: FieldBase) {
 export function Field(
   props: FieldBase & {
     value?: string | number | null;
-    type?: 'text' | 'email' | 'url' | 'number' | 'date' | 'password' | 'color' | 'search';
+    type?: 'text' | 'email' | 'url' | 'number' | 'date' | 'password' | 'color' | 'search' | 'file';
     placeholder?: string;
     maxlength?: number;
     min?: number | string;
@@ -63,6 +63,8 @@ export function Field(
     inputmode?: 'decimal' | 'numeric' | 'email' | 'url';
     autocomplete?: string;
     pattern?: string;
+    /** The file types a `file` field offers. */
+    accept?: string;
   },
 ) {
   const { aria, id, after } = fieldParts(props);
@@ -73,9 +75,9 @@ export function Field(
       <input
         {...aria}
         name={name}
-        // Preact types `type` per element kind; these are all text-like inputs.
+        // Preact types `type` per element kind; these are all text-like inputs (a file field has no value to show).
         type={type as 'text'}
-        value={value ?? ''}
+        value={type === 'file' ? undefined : (value ?? '')}
         required={required}
         placeholder={placeholder}
         maxlength={maxlength}
@@ -85,6 +87,7 @@ export function Field(
         inputmode={inputmode}
         autocomplete={autocomplete}
         pattern={pattern}
+        accept={props.accept}
       />
       {after}
     </div>

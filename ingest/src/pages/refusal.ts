@@ -25,13 +25,21 @@ export type FieldLabels = Readonly<Record<string, string>>;
 export function refusalOf(err: unknown, labels: FieldLabels): Refusal {
   if (!(err instanceof ApiError) || err.status >= 500 || err.status === 401 || err.status === 403 || err.status === 404) throw err;
   const param = err.options.param;
-  const field = param && Object.hasOwn(labels, param) ? param : undefined;
+  const field = param ? labelledField(param, labels) : undefined;
   const validation = /^Invalid ([^:]+): (.+)$/.exec(err.message);
   if (validation) {
     const words = plainValidation(validation[2]);
     return { field, message: field ? words : `${labels[validation[1]] ?? validation[1]}: ${lowerFirst(words)}`, status: err.status };
   }
-  return { field, message: sentence(err.message), status: err.status };
+  // Beside its field, "url must be an https:// URL" reads "Must be an https:// URL."
+  const message = field && err.message.startsWith(`${field} `) ? err.message.slice(field.length + 1) : err.message;
+  return { field, message: sentence(message), status: err.status };
+}
+
+/** The labelled field a parameter is part of: `url_params.0` is the field `url_params`. */
+function labelledField(param: string, labels: FieldLabels): string | undefined {
+  for (let p = param; p; p = p.slice(0, Math.max(0, p.lastIndexOf('.')))) if (Object.hasOwn(labels, p)) return p;
+  return undefined;
 }
 
 /** Zod's wordings of a problem (zod 4, as `validate` passes them on), and the sentence each becomes. */
@@ -72,9 +80,14 @@ const sentence = (s: string) => {
 
 /**
  * Runs a form's change; if the service refuses it (a 4xx), `again` re-renders the form with the
- * refusal and what was typed, instead of leaving for an error page. Faults are thrown on.
+ * refusal and what was typed, instead of leaving for an error page. Faults are thrown on, and so
+ * are those of `again`, which is awaited (it may read what the page shows).
  */
-export async function orRefused(change: () => Promise<void>, labels: FieldLabels, again: (refusal: Refusal) => void): Promise<void> {
+export async function orRefused(
+  change: () => Promise<void>,
+  labels: FieldLabels,
+  again: (refusal: Refusal) => void | Promise<void>,
+): Promise<void> {
   let refusal: Refusal;
   try {
     await change();
@@ -82,5 +95,5 @@ export async function orRefused(change: () => Promise<void>, labels: FieldLabels
   } catch (err) {
     refusal = refusalOf(err, labels);
   }
-  again(refusal);
+  await again(refusal);
 }

@@ -111,7 +111,7 @@ describe('links under a forged Host and X-Forwarded-Host', () => {
     const overview = await page(`/dashboard/programs/${org.program_id}`);
     expectOnlyPublicLinks(overview.text, /\/svc\.js/);
     expectOnlyPublicLinks((await page(`/dashboard/programs/${org.program_id}/settings`)).text, /\/p\//);
-    expectOnlyPublicLinks((await page('/dashboard/integrations')).text, /\/svc\.js/);
+    expectOnlyPublicLinks((await page('/dashboard/integrations/script-tag')).text, /\/svc\.js/);
     expectOnlyPublicLinks((await page(`/dashboard/integrations/stripe/${org.program_id}`)).text, /\/integrations\/stripe\/webhook\//);
 
     const csrf = csrfOf(overview.text);

@@ -108,7 +108,7 @@ describe('portal branding', () => {
     expect(again.text).toContain('value="#e11d48"');
   });
 
-  it('refuses SVG, text named .png, a type that is not the bytes, an oversized file, two files and a bad color: a message on the page, nothing changed', async () => {
+  it('refuses SVG, text named .png, a type that is not the bytes, an oversized file, two files and a bad color: the reason beside its field, nothing changed', async () => {
     const [org] = orgs;
     const { agent, csrf, program, url } = await branding(org);
     expect((await send(agent, url, csrf, { accent_color_text: '#0b3d2e' }, [png()])).status).toBe(303);
@@ -145,8 +145,10 @@ describe('portal branding', () => {
       const res = await send(agent, url, csrf, fields, files);
       expect(res.status, `${label}: ${res.text}`).toBe(status);
       expect(res.headers['content-type'], label).toMatch(/^text\/html/);
-      expect(res.text, label).toContain(message);
-      expect(res.text, label).toContain('Nothing was saved.');
+      // The reason beside the field it is about: the color's beside its text field, the rest beside the logo.
+      const field = label === 'bad color' ? 'accent-color-text' : 'logo';
+      expect(new RegExp(`id="${field}-error">([^<]*)<`).exec(res.text)?.[1], label).toContain(message);
+      expect(res.text, label).toContain('This form was not saved: see the message beside the field.');
       expect(res.text, label).toContain('enctype="multipart/form-data"');
       expect(await stored(program.id), label).toEqual(before);
     }

@@ -342,7 +342,7 @@ describe('dashboard', () => {
     for (const path of [
       `/dashboard/programs/${org.program_id}`,
       `/dashboard/programs/${org.program_id}/partners`,
-      '/dashboard/integrations',
+      '/dashboard/integrations/webhooks',
     ]) {
       const page = await agent.get(path);
       const scripts = [...page.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);

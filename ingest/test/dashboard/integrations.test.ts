@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Agent, dashboardAgent } from '../support/dashboard.js';
 import { type ApiObject, createProgram, type TestOrg, uniqueEmail } from '../support/factories.js';
@@ -7,10 +8,11 @@ import { invoice, newWebhookSecret, signStripeEvent, stripeEvent, stripeId } fro
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
- * The integrations page's Stripe connection and webhook endpoints (ingest/docs/dashboard.md): each
- * form does what the API does (the same services), secrets are shown once and never cached, another
- * organization's ids are 404, members get 403, and every form needs the session's CSRF token. The
- * browser flows are in e2e/dashboard-integrations.spec.ts.
+ * The Integrations tabs (ingest/docs/dashboard.md#integrations): each form does what the API does
+ * (the same services), secrets are shown once at the top of their tab and never cached, a refused
+ * form comes back with what was typed and the reason beside its field, another organization's ids
+ * are 404, members get 403, and every form needs the session's CSRF token. The browser flows are in
+ * e2e/dashboard-integrations.spec.ts.
  */
 
 const decode = (html: string) =>
@@ -46,10 +48,13 @@ describe('dashboard integrations: Stripe', () => {
     expect(before.text).toContain('not connected');
     expect(textOf(before.text, 'stripe-webhook-url')).toBe(`${t.deps.config.publicUrl}/v1/integrations/stripe/webhook/${program.id}`);
 
-    // A value that is no signing secret: 400, nothing saved.
-    const wrong = await agent.post(page).type('form').send({ webhook_secret: 'sk_live_nope', _csrf: csrf });
+    // A value that is no signing secret: 400, the form again with the reason beside the field and
+    // the option as ticked; what was typed is not written back (it may be another secret); nothing saved.
+    const wrong = await agent.post(page).type('form').send({ webhook_secret: 'sk_live_nope', tax_counts_as_revenue: 'on', _csrf: csrf });
     expect(wrong.status).toBe(400);
-    expect(wrong.text).toContain('whsec_');
+    expect(wrong.text).toMatch(/id="webhook_secret-error">Must be the signing secret of a Stripe webhook endpoint \(whsec_…\)\.</);
+    expect(wrong.text).toMatch(/name="tax_counts_as_revenue" checked/);
+    expect(wrong.text).not.toContain('sk_live_nope');
     expect((await stripeApi(t, org, program.id)).body.data.connected).toBe(false);
 
     const secret = newWebhookSecret();
@@ -120,12 +125,12 @@ describe('dashboard integrations: Stripe', () => {
     expect((await agent.get(page)).text).toContain(invoiceEvent.id);
   });
 
-  it('lists each program with its Stripe state on the integrations page', async () => {
+  it('lists each program with its Stripe state on the Stripe tab', async () => {
     const [org] = orgs;
     const program = await createProgram(t, org);
     const { agent, csrf } = await dashboardAgent(t, org);
     await agent.post(`/dashboard/integrations/stripe/${program.id}`).type('form').send({ webhook_secret: newWebhookSecret(), _csrf: csrf });
-    const page = await agent.get('/dashboard/integrations');
+    const page = await agent.get('/dashboard/integrations/stripe');
     expect(page.status).toBe(200);
     expect(page.text).toContain(`href="/dashboard/integrations/stripe/${program.id}"`);
     expect(page.text).toContain(`href="/dashboard/integrations/stripe/${org.program_id}"`);
@@ -217,7 +222,7 @@ describe('dashboard integrations: webhook endpoints', () => {
     expect(again.text).not.toContain('new-webhook-secret');
     expect(decode(again.text)).not.toContain(secret);
     expect(again.text).toContain('Nothing sent yet.');
-    const list = await agent.get('/dashboard/integrations');
+    const list = await agent.get('/dashboard/integrations/webhooks');
     expect(list.text).toContain(`href="${page}"`);
     expect(decode(list.text)).not.toContain(secret);
 
@@ -279,8 +284,16 @@ describe('dashboard integrations: webhook endpoints', () => {
     // Emptied fields clear; no event type at all is refused.
     await agent.post(page).type('form').send({ url: receiver.url, description: '', events: '*', program_id: '', _csrf: csrf });
     expect(await api()).toMatchObject({ url: receiver.url, description: null, events: ['*'], program_id: null });
-    const noEvents = await agent.post(page).type('form').send({ url: receiver.url, _csrf: csrf });
+    // The edit form again, open, with what was typed and the reason beside the event types.
+    const noEvents = await agent
+      .post(page)
+      .type('form')
+      .send({ url: `${receiver.url}?typed`, description: 'Kept', _csrf: csrf });
     expect(noEvents.status).toBe(400);
+    expect(noEvents.text).toContain('<details class="add" open>');
+    expect(noEvents.text).toContain('id="endpoint-events-error">Choose at least 1.<');
+    expect(decode(noEvents.text)).toContain(`value="${receiver.url}?typed"`);
+    expect(noEvents.text).toContain('value="Kept"');
     expect((await api()).events).toEqual(['*']);
 
     const paused = await agent.post(`${page}/enabled`).type('form').send({ enabled: 'false', _csrf: csrf });
@@ -289,7 +302,9 @@ describe('dashboard integrations: webhook endpoints', () => {
     const pausedPage = await agent.get(page);
     expect(pausedPage.text).toContain('badge-paused');
     expect(pausedPage.text).not.toContain('Send a test event</button>');
-    expect((await agent.post(`${page}/test`).type('form').send({ _csrf: csrf })).status).toBe(400);
+    const pausedTest = await agent.post(`${page}/test`).type('form').send({ _csrf: csrf });
+    expect(pausedTest.status).toBe(400);
+    expect(pausedTest.text).toMatch(/<p class="error" role="alert">Webhook endpoint '[^']+' is disabled; enable it first/);
     await agent.post(`${page}/enabled`).type('form').send({ enabled: 'true', _csrf: csrf });
     expect((await api()).enabled).toBe(true);
 
@@ -305,7 +320,7 @@ describe('dashboard integrations: webhook endpoints', () => {
     expect(rotated.text).toContain('The previous secret keeps signing beside it until');
 
     const deleted = await agent.post(`${page}/delete`).type('form').send({ _csrf: csrf });
-    expect(deleted.headers.location).toBe('/dashboard/integrations?notice=webhook-deleted');
+    expect(deleted.headers.location).toBe('/dashboard/integrations/webhooks?notice=webhook-deleted');
     expect((await t.request.get(`/v1/webhook-endpoints/${endpoint.id}`).set(org.auth)).status).toBe(404);
     expect((await agent.get(page)).status).toBe(404);
   });
@@ -393,7 +408,7 @@ describe('dashboard integrations: where webhooks may go', () => {
   // The defaults: public https addresses only (SSRF).
   const { t, orgs } = useTestApp({ orgs: 1 });
 
-  it('refuses a private, loopback or plain http address with a 400 page, and saves nothing', async () => {
+  it('refuses a private, loopback or plain http address with the form again, what was typed kept, and saves nothing', async () => {
     const [org] = orgs;
     const { agent, csrf } = await dashboardAgent(t, org);
     for (const url of [
@@ -403,9 +418,21 @@ describe('dashboard integrations: where webhooks may go', () => {
       'https://[::1]/x',
       'http://example.com/hooks',
     ]) {
-      const res = await agent.post('/dashboard/integrations/webhooks').type('form').send({ url, events: '*', _csrf: csrf });
+      const res = await agent
+        .post('/dashboard/integrations/webhooks')
+        .type('form')
+        .send({ url, description: 'CRM', events: ['partner.*', 'payout.paid'], program_id: org.program_id, _csrf: csrf });
       expect(res.status, url).toBe(400);
-      expect(res.text).toContain('Cannot do that');
+      // The Webhooks tab, its add form open, the reason beside the URL in words, every field as it was sent.
+      expect(res.text).toContain('aria-current="page">Webhooks</a>');
+      expect(res.text).toMatch(/id="new-endpoint-url-error">Must (be an https:\/\/ URL|not point at)/);
+      expect(res.text).toMatch(/id="new-endpoint-url"[^>]*aria-invalid="true"/);
+      expect(decode(res.text)).toContain(`value="${url}"`);
+      expect(res.text).toContain('value="CRM"');
+      expect(res.text).toContain('value="partner.*" checked');
+      expect(res.text).toContain('value="payout.paid" checked');
+      expect(res.text).not.toContain('value="*" checked');
+      expect(res.text).toMatch(new RegExp(`value="${org.program_id}" selected`));
       expect(res.text).not.toContain('whsec_');
     }
     expect(await endpointsOf(t, org)).toHaveLength(0);
@@ -423,5 +450,91 @@ describe('dashboard integrations: where webhooks may go', () => {
       .send({ url: 'https://192.168.1.1/hooks', events: '*', _csrf: csrf });
     expect(moved.status).toBe(400);
     expect((await endpointsOf(t, org))[0].url).toBe('https://example.com/hooks');
+  });
+});
+
+describe('dashboard integrations: tabs, API keys and users', () => {
+  const { t, orgs } = useTestApp({ orgs: 1 });
+  const TABS = ['script-tag', 'api-keys', 'stripe', 'webhooks', 'users'];
+
+  /** Where in the page a piece of it starts (-1 when absent). */
+  const at = (html: string, piece: string) => html.indexOf(piece);
+
+  it('is five tabs, each a page of its own with the tabs marking it; the old address opens the first; members get 403 on each', async () => {
+    const [org] = orgs;
+    const { agent } = await dashboardAgent(t, org);
+    const old = await agent.get('/dashboard/integrations');
+    expect(old.status).toBe(303);
+    expect(old.headers.location).toBe('/dashboard/integrations/script-tag');
+    for (const tab of TABS) {
+      const res = await agent.get(`/dashboard/integrations/${tab}`);
+      expect(res.status, tab).toBe(200);
+      expect(res.text).toContain('<nav class="tabs" aria-label="Integrations">');
+      expect(res.text.match(/aria-current="page"/g), tab).toHaveLength(2); // the main navigation's section, and the tab
+      expect(res.text).toMatch(new RegExp(`<a class="tab" href="/dashboard/integrations/${tab}" aria-current="page">`));
+      // The dashboard's one small script (dashboard.test.ts weighs it), nothing inline.
+      expect([...res.text.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual([
+        expect.stringMatching(/^<script defer src="\/dashboard\/assets\/dashboard\.js\?v=[0-9a-f]{12}">$/),
+      ]);
+    }
+    const member = await dashboardAgent(t, org, 'member');
+    for (const path of ['', ...TABS.map((tab) => `/${tab}`)]) {
+      expect((await member.agent.get(`/dashboard/integrations${path}`)).status, path).toBe(403);
+    }
+  });
+
+  it('shows a new API key once, at the top of its tab, and refuses a bad name with the form again', async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await dashboardAgent(t, org);
+    const keys = async () => (await t.request.get('/v1/api-keys').query({ limit: 100 }).set(org.auth)).body.data as ApiObject[];
+    const before = (await keys()).length;
+
+    const made = await agent.post('/dashboard/integrations/api-keys').type('form').send({ name: 'Billing server', _csrf: csrf });
+    expect(made.status).toBe(200);
+    expect(made.headers['cache-control']).toBe('no-store');
+    const secret = textOf(made.text, 'new-secret');
+    expect(secret).toMatch(/^sk_/);
+    // Above everything else of the tab: after the tabs, before the list of keys and the form.
+    expect(at(made.text, 'id="new-secret"')).toBeGreaterThan(at(made.text, '<nav class="tabs"'));
+    expect(at(made.text, 'id="new-secret"')).toBeLessThan(at(made.text, '<table'));
+    expect((await t.request.get('/v1/programs').set('Authorization', `Bearer ${secret}`)).status).toBe(200);
+    const again = await agent.get('/dashboard/integrations/api-keys');
+    expect(again.text).not.toContain('new-secret');
+    expect(again.text).not.toContain(secret);
+    expect(again.text).toContain('Billing server');
+
+    const long = 'k'.repeat(101);
+    const refused = await agent.post('/dashboard/integrations/api-keys').type('form').send({ name: long, _csrf: csrf });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('id="key-name-error">Must be at most 100 characters.<');
+    expect(refused.text).toContain(`value="${long}"`);
+    expect(refused.text).not.toContain('new-secret');
+    expect(await keys()).toHaveLength(before + 1);
+  });
+
+  it("shows a new user's password once, at the top of its tab, and refuses an e-mail that already signs in", async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await dashboardAgent(t, org);
+    const email = uniqueEmail('new-user');
+    const made = await agent.post('/dashboard/integrations/users').type('form').send({ email, name: 'Nora', role: 'owner', _csrf: csrf });
+    expect(made.status).toBe(200);
+    expect(made.headers['cache-control']).toBe('no-store');
+    expect(textOf(made.text, 'new-password')).toMatch(/\S{12,}/);
+    expect(at(made.text, 'id="new-password"')).toBeGreaterThan(at(made.text, '<nav class="tabs"'));
+    expect(at(made.text, 'id="new-password"')).toBeLessThan(at(made.text, '<table'));
+    expect(made.text).toContain(`<th scope="row">${email}</th>`);
+
+    const twice = await agent
+      .post('/dashboard/integrations/users')
+      .type('form')
+      .send({ email: email.toUpperCase(), name: 'Nora again', role: 'owner', _csrf: csrf });
+    expect(twice.status).toBe(409);
+    expect(twice.text).toMatch(/id="user-email-error">A user with the e-mail [^<]+ already exists\.</);
+    expect(twice.text).toContain(`value="${email.toUpperCase()}"`);
+    expect(twice.text).toContain('value="Nora again"');
+    expect(twice.text).toContain('<option value="owner" selected>');
+    expect(twice.text).not.toContain('new-password');
+    const rows = await t.deps.db.selectFrom('users').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).execute();
+    expect(rows).toHaveLength(1);
   });
 });

@@ -16,8 +16,9 @@ import { useTestApp } from '../support/fixture.js';
 
 /**
  * The dashboard's program settings (ingest/docs/dashboard.md): every form goes through the API's
- * schema and service, so what the pages save is what the API then answers; the flow preview is
- * the engine's own plan. The browser flow is in e2e/dashboard-settings.spec.ts.
+ * schema and service, so what the pages save is what the API then answers; a refused form comes
+ * back with what was typed and the reason beside its field; the flow preview is the engine's own
+ * plan. The browser flows are in e2e/dashboard-settings.spec.ts.
  */
 
 const withoutTimes = ({ updated_at: _u, ...rest }: ApiObject) => rest;
@@ -103,31 +104,61 @@ describe('dashboard settings', () => {
       .type('form')
       .send({ ...base, website_url: 'not a url' });
     expect(bad.status).toBe(400);
+    expect(bad.text).toContain('id="website_url-error">Must be a web address starting with https://.<');
+    expect(bad.text).toContain('value="not a url"');
   });
 
-  it('refuses bad values with a 400 page and changes nothing', async () => {
+  it("shows the website address first, and says why it matters while it is empty (partners' links need it)", async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await dashboardAgent(t, org);
+    const program = await createProgram(t, org);
+    const url = `/dashboard/programs/${program.id}/settings`;
+    const empty = await agent.get(url);
+    expect(empty.text).toContain('<fieldset class="website missing"><legend>Your website</legend>');
+    expect(empty.text).toContain('Not set yet: partners have no link to share.');
+    // It is the form's first field.
+    expect(empty.text.indexOf('name="website_url"')).toBeLessThan(empty.text.indexOf('name="name"'));
+    await agent.post(url).type('form').send({ _csrf: csrf, website_url: 'https://shop.example/' }).expect(303);
+    const set = await agent.get(url);
+    expect(set.text).toContain('<fieldset class="website"><legend>Your website</legend>');
+    expect(set.text).toContain('value="https://shop.example/"');
+    expect(set.text).not.toContain('Not set yet');
+  });
+
+  it('refuses bad values with the form again: the reason beside the field in words, what was typed kept, nothing changed', async () => {
     const [org] = orgs;
     const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const url = `/dashboard/programs/${program.id}/settings`;
     const before = await programOf(org, program.id);
     const good = { _csrf: csrf, name: 'Still fine', cookie_duration: '30', url_params: 'ref', currency_code: 'USD', minimum_payout: '0' };
-    for (const bad of [
-      { cookie_duration: '0' },
-      { cookie_duration: 'soon' },
-      { currency_code: 'XYZ' },
-      { url_params: 'Ref!' },
-      { minimum_payout: '12.345' },
-      { minimum_payout: '-5' },
-      { attribution_model: 'any_click' },
-      { name: ' ' },
-    ]) {
+    const refused: [Record<string, string>, string, RegExp][] = [
+      [{ cookie_duration: '0' }, 'cookie_duration', /^Must be at least 1\.$/],
+      [{ cookie_duration: 'soon' }, 'cookie_duration', /^Must be a number\.$/],
+      [{ currency_code: 'XYZ' }, 'currency_code', /\S/],
+      [{ url_params: 'Ref!' }, 'url_params', /\S/],
+      [{ minimum_payout: '12.345' }, 'minimum_payout', /^Enter an amount in USD, e\.g\. 49\.00\.$/],
+      [{ minimum_payout: '-5' }, 'minimum_payout', /^(Enter an amount|Must be at least 0)/],
+      [{ attribution_model: 'any_click' }, 'attribution_model', /^Must be one of last_click, first_click\.$/],
+      [{ name: ' ' }, 'name', /\S/],
+    ];
+    for (const [bad, field, words] of refused) {
       const res = await agent
         .post(url)
         .type('form')
-        .send({ ...good, ...bad });
-      expect(res.status, JSON.stringify(bad)).toBe(400);
-      expect(res.text).toContain('Cannot do that');
+        .send({ ...good, name: 'Typed name', ...bad });
+      const label = JSON.stringify(bad);
+      expect(res.status, label).toBe(400);
+      expect(res.text, label).not.toContain('Cannot do that');
+      expect(res.text, label).toContain('This form was not saved: see the message beside the field.');
+      const message = new RegExp(`id="${field}-error">([^<]*)<`).exec(res.text)?.[1];
+      expect(message, label).toMatch(words);
+      // No parameter names or zod wording in what a person reads.
+      expect(message, label).not.toMatch(/Invalid|expected/);
+      expect(message, label).not.toContain(field);
+      expect(res.text, label).toMatch(new RegExp(`id="${field}" aria-invalid="true"`));
+      if (field !== 'attribution_model' && field !== 'currency_code') expect(res.text, label).toContain(`value="${Object.values(bad)[0]}"`);
+      if (field !== 'name') expect(res.text, label).toContain('value="Typed name"');
     }
     expect(await programOf(org, program.id)).toEqual(before);
   });
@@ -231,20 +262,54 @@ describe('dashboard settings', () => {
 
     // The API's rules, not the dashboard's: a signup flow needs a fixed reward; a text subject has no "≥".
     const before = await flowOf(org, id!);
-    for (const bad of [
-      { trigger: 'signup', reward_type: 'percentage', reward_value: '10' },
-      { cond_subject_0: 'transaction.product_id', cond_op_0: 'gte', cond_value_0: 'x' },
-      { reward_type: 'percentage', reward_value: '101' },
-      { reward_type: 'fixed', reward_value: '5.001' },
-      { cond_subject_0: 'customer.transaction_count', cond_op_0: 'eq', cond_value_0: 'first' },
-    ]) {
+    // Each comes back as the form with what was typed, the reason beside the field it is about.
+    const refusals: [Record<string, string>, string][] = [
+      [{ trigger: 'signup', reward_type: 'percentage', reward_value: '10' }, 'reward-type'],
+      [{ cond_subject_0: 'transaction.product_id', cond_op_0: 'gte', cond_value_0: 'x' }, 'cond_op_0'],
+      [{ reward_type: 'percentage', reward_value: '101' }, 'reward-value'],
+      [{ reward_type: 'fixed', reward_value: '5.001' }, 'reward-value'],
+      [{ cond_subject_0: 'customer.transaction_count', cond_op_0: 'eq', cond_value_0: 'first' }, 'cond_value_0'],
+      // A blank row first: the row refused is the form's second, shown again as the first filled one.
+      [{ cond_subject_0: '', cond_subject_1: 'customer.transaction_count', cond_op_1: 'eq', cond_value_1: 'first' }, 'cond_value_0'],
+    ];
+    for (const [bad, fieldId] of refusals) {
       const res = await agent
         .post(`${base}/${id}`)
         .type('form')
-        .send({ _csrf: csrf, name: 'x', trigger: 'payment', reward_type: 'fixed', reward_value: '5', approval_type: 'immediate', ...bad });
-      expect(res.status, JSON.stringify(bad)).toBe(400);
+        .send({
+          _csrf: csrf,
+          name: 'Typed flow',
+          trigger: 'payment',
+          reward_type: 'fixed',
+          reward_value: '5',
+          approval_type: 'immediate',
+          ...bad,
+        });
+      const label = JSON.stringify(bad);
+      expect(res.status, label).toBe(400);
+      expect(res.text, label).toMatch(new RegExp(`id="${fieldId}-error">[^<]+<`));
+      expect(res.text, label).toContain('value="Typed flow"');
+      for (const value of Object.values(bad).filter((v) => v !== '' && !v.includes('.') && !/^[a-z]+$/.test(v))) {
+        expect(res.text, label).toContain(`value="${value}"`);
+      }
     }
     expect(await flowOf(org, id!)).toEqual(before);
+    // A new flow refused keeps what was typed too, and creates nothing.
+    const count = (await flowsOf(org, program.id)).length;
+    const refusedNew = await agent.post(base).type('form').send({
+      _csrf: csrf,
+      name: 'Too generous',
+      trigger: 'payment',
+      reward_type: 'percentage',
+      reward_value: '150',
+      approval_type: 'manual',
+    });
+    expect(refusedNew.status).toBe(400);
+    expect(refusedNew.text).toContain('id="reward-value-error">Must be at most 100.<');
+    expect(refusedNew.text).toContain('value="Too generous"');
+    expect(refusedNew.text).toContain('value="150"');
+    expect(refusedNew.text).toContain('<option value="manual" selected>');
+    expect(await flowsOf(org, program.id)).toHaveLength(count);
 
     // Deleted: the API no longer lists it.
     const deleted = await agent.post(`${base}/${id}/delete`).type('form').send({ _csrf: csrf });
@@ -336,10 +401,12 @@ describe('dashboard settings', () => {
     expect(none.text).toContain('only active partners earn');
     const bad = await agent.get(base).query({ amount: 'lots' });
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('Invalid amount');
-    const stranger = await agent.get(base).query({ amount: '10', partner: uniqueEmail('nobody') });
+    expect(bad.text).toContain('id="preview-amount-error">Enter an amount in USD, e.g. 49.00.<');
+    expect(bad.text).toContain('value="lots"');
+    const nobody = uniqueEmail('nobody');
+    const stranger = await agent.get(base).query({ amount: '10', partner: nobody });
     expect(stranger.status).toBe(400);
-    expect(stranger.text).toContain('No such partner');
+    expect(stranger.text).toContain(`id="preview-partner-error">No partner of this program has the e-mail ${nobody}.<`);
   });
 
   it("answers 404 for another organization's or another program's flow, group, code and program", async () => {
@@ -428,6 +495,43 @@ describe('dashboard settings', () => {
     expect((await t.request.get('/v1/promotion-codes').set(org.auth).query({ program_id: program.id })).body.total_count).toBe(0);
   });
 
+  it('answers a stale form with the dashboard\'s page "This form has expired" (403; 401 once signed out), and changes nothing', async () => {
+    const [org] = orgs;
+    const { agent, csrf } = await dashboardAgent(t, org);
+    const program = await createProgram(t, org);
+    const url = `/dashboard/programs/${program.id}/settings`;
+    const before = await programOf(org, program.id);
+    const expired = (res: { status: number; text: string; headers: Record<string, string> }, status: number, label: string) => {
+      expect(res.status, label).toBe(status);
+      expect(res.headers['content-type'], label).toMatch(/^text\/html/);
+      expect(res.text, label).toContain('<h1>This form has expired</h1>');
+      expect(res.text, label).toContain('nothing was saved');
+      expect(res.text, label).toContain('<a href="/dashboard">Back to the dashboard</a>');
+      expect(res.text, label).toContain('<link rel="stylesheet" href="/dashboard/assets/dashboard.css?v=');
+    };
+    // A token of another session (the page was opened before signing in again), or a form from another site.
+    expired(
+      await agent
+        .post(url)
+        .type('form')
+        .send({ _csrf: 'x'.repeat(43), name: 'Stale' }),
+      403,
+      'another token',
+    );
+    expired(
+      await agent.post(url).set('Origin', 'https://evil.example').type('form').send({ _csrf: csrf, name: 'Stale' }),
+      403,
+      'another site',
+    );
+    // The logo form's multipart body is read before the check, and refused the same way.
+    const upload = await agent.post(`${url}/branding`).field('_csrf', 'x'.repeat(43)).field('accent_color_text', '#0b3d2e');
+    expired(upload, 403, 'multipart');
+    // Signed out in another tab: the form's session has ended.
+    await agent.post('/dashboard/sign-out').type('form').send({ _csrf: csrf }).expect(303);
+    expired(await agent.post(url).type('form').send({ _csrf: csrf, name: 'Stale' }), 401, 'signed out');
+    expect(await programOf(org, program.id)).toEqual(before);
+  });
+
   it('creates and edits groups, with a minimum payout of their own', async () => {
     const [org] = orgs;
     const { agent, csrf } = await dashboardAgent(t, org, 'member');
@@ -454,9 +558,24 @@ describe('dashboard settings', () => {
     const groups = (await t.request.get('/v1/groups').set(org.auth).query({ program_id: program.id })).body.data as ApiObject[];
     expect(groups.filter((g) => g.default).map((g) => g.id)).toEqual([id]);
 
-    expect((await agent.post(`${base}/${id}`).type('form').send({ _csrf: csrf, minimum_payout: 'a lot' })).status).toBe(400);
-    // The default group cannot be deleted (the API's rule); another one can.
-    expect((await agent.post(`${base}/${id}/delete`).type('form').send({ _csrf: csrf })).status).toBe(400);
+    const lot = await agent.post(`${base}/${id}`).type('form').send({ _csrf: csrf, name: 'Renamed', minimum_payout: 'a lot' });
+    expect(lot.status).toBe(400);
+    expect(lot.text).toContain('id="group-minimum-error">Enter an amount in USD, e.g. 49.00.<');
+    expect(lot.text).toContain('value="a lot"');
+    expect(lot.text).toContain('value="Renamed"');
+    expect((await groupOf()).name).toBe('Influencers');
+    // A new group refused: the list again, its form open with what was typed.
+    const unnamed = await agent.post(base).type('form').send({ _csrf: csrf, name: '', description: 'Typed', minimum_payout: '5' });
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.text).toContain('<details class="add" open>');
+    expect(unnamed.text).toContain('id="new-group-name-error">This is required.<');
+    expect(unnamed.text).toContain('>Typed</textarea>');
+    // The default group cannot be deleted (the API's rule): its page says why; another one can.
+    const kept = await agent.post(`${base}/${id}/delete`).type('form').send({ _csrf: csrf });
+    expect(kept.status).toBe(400);
+    expect(kept.text).toContain(
+      '<p class="error" role="alert">The default group cannot be deleted; make another group the default first.</p>',
+    );
     const old = groups.find((g) => g.id !== id)!;
     expect((await agent.post(`${base}/${old.id}/delete`).type('form').send({ _csrf: csrf })).headers.location).toBe(
       `${base}?notice=group-deleted`,
@@ -490,13 +609,24 @@ describe('dashboard settings', () => {
     expect(mine).toMatchObject({ code, type: 'fixed', value: 1050, partner_id: partner.id, entity_type: 'partner', active: true });
     expect(all).toMatchObject({ type: 'percentage', value: 15, entity_type: 'program' });
 
-    // The API's rules: a duplicate (any case) is a 409, a percentage over 100 a 400.
-    expect(
-      (await agent.post(base).type('form').send({ _csrf: csrf, code: code.toLowerCase(), type: 'percentage', value: '5' })).status,
-    ).toBe(409);
-    expect((await agent.post(base).type('form').send({ _csrf: csrf, code: uniqueCode(), type: 'percentage', value: '150' })).status).toBe(
-      400,
-    );
+    // The API's rules: a duplicate (any case) is a 409, a percentage over 100 a 400, a partner not
+    // in the program a 400; each the form again, open, with the reason beside its field.
+    const duplicate = await agent.post(base).type('form').send({ _csrf: csrf, code: code.toLowerCase(), type: 'percentage', value: '5' });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.text).toContain('<details class="add" open>');
+    expect(duplicate.text).toContain('id="code-code-error">A promotion code with this code already exists in the program.<');
+    expect(duplicate.text).toContain(`value="${code.toLowerCase()}"`);
+    const tooMuch = await agent.post(base).type('form').send({ _csrf: csrf, code: uniqueCode(), type: 'percentage', value: '150' });
+    expect(tooMuch.status).toBe(400);
+    expect(tooMuch.text).toMatch(/id="code-value-error">Must be (at most 100|0–100)/);
+    expect(tooMuch.text).toContain('value="150"');
+    const stranger = await agent
+      .post(base)
+      .type('form')
+      .send({ _csrf: csrf, code: uniqueCode(), type: 'fixed', value: '3.00', partner: uniqueEmail('nobody') });
+    expect(stranger.status).toBe(400);
+    expect(stranger.text).toMatch(/id="code-partner-error">No partner of this program has the e-mail/);
+    expect(stranger.text).toContain('<option value="fixed" selected>');
     expect((await list()).length).toBe(2);
 
     await agent.post(`${base}/${mine.id}/active`).type('form').send({ _csrf: csrf, active: 'false' }).expect(303);

@@ -1,11 +1,15 @@
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import type { Page } from '../../http/list.js';
+import { StatusBadge } from '../../pages/components.js';
+import { Field, FormRefusal } from '../../pages/fields.js';
 import { count, time } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import {
   STRIPE_EVENT_STATUSES,
   StripeConnect,
@@ -15,9 +19,16 @@ import {
 } from '../../resources/stripe/stripe.schema.js';
 import { connectStripe, disconnectStripe, listStripeEvents, retrieveStripeIntegration } from '../../resources/stripe/stripe.service.js';
 import { OPTIONAL_EVENT_TYPES } from '../../resources/stripe/stripe-event-handlers.js';
-import type { ContextOf, PageContext, ProgramPageContext } from '../context.js';
-import { Csrf, Layout } from '../layout.js';
+import { type ContextOf, type PageContext, type ProgramPageContext, programPath } from '../context.js';
+import { IntegrationsLayout, integrationsPath, stripePath } from '../integrations-layout.js';
+import { Csrf } from '../layout.js';
 import { requireOwner } from '../session-auth.js';
+
+/**
+ * The Stripe tab of Integrations (ingest/docs/stripe.md): each program's connection, and a
+ * program's page with the URL and events to paste into Stripe, the signing secret's form and the
+ * event log.
+ */
 
 const PAGE_SIZE = 25;
 
@@ -27,47 +38,68 @@ export const stripeNotices = {
   'stripe-disconnected': 'Stripe disconnected: its events are refused from now on. The events and customers recorded stay.',
 };
 
-/** The integrations page of a program's Stripe connection. */
-export const stripePath = (programId: string) => `/dashboard/integrations/stripe/${programId}`;
-
 type EventFilters = Pick<z.output<typeof StripeEventListQuery>, 'status' | 'type' | 'starting_after' | 'ending_before'>;
 
 /** How an event reads in the log: an ignored event that waits for another is "waiting". */
 export const eventState = (e: Pick<StripeEventObject, 'status' | 'waiting_for'>) =>
   e.status === 'ignored' && e.waiting_for && e.waiting_for.length > 0 ? 'waiting' : e.status;
 
+/** The connect form refused: the option as it was ticked. */
+interface Refused {
+  refusal: Refusal;
+  tax: boolean;
+}
+
+const CONNECT_LABELS = { webhook_secret: 'Signing secret', tax_counts_as_revenue: 'Tax counts as revenue' };
+
 export function registerStripePages(router: Router, { db }: AppDeps, contextOf: ContextOf): void {
-  router.get('/integrations/stripe/:programId', requireOwner, async (req, res) => {
-    const ctx = await contextOf(res, 'integrations', req.params.programId as string);
-    const program = ctx.program;
-    const filters = fromFields(
-      StripeEventListQuery,
-      req.query,
-      ['status', 'type', 'starting_after', 'ending_before'],
-      'query',
-    ) as EventFilters;
+  router.get('/integrations/stripe', requireOwner, async (_req, res) => {
+    const ctx = await contextOf(res, 'integrations');
+    const states = await Promise.all(ctx.programs.map((p) => retrieveStripeIntegration(db, ctx.user.organization_id, p.id, ctx.publicUrl)));
+    sendPage(res, <StripeTab ctx={ctx} states={states} />);
+  });
+
+  /** A program's Stripe page; after a refused form, that form again with the option as ticked. */
+  async function programPage(res: Response, ctx: ProgramPageContext, query: unknown, refused?: Refused) {
+    const filters = fromFields(StripeEventListQuery, query, ['status', 'type', 'starting_after', 'ending_before'], 'query') as EventFilters;
     const org = ctx.user.organization_id;
     const [integration, events] = await Promise.all([
-      retrieveStripeIntegration(db, org, program.id, ctx.publicUrl),
-      listStripeEvents(db, org, program.id, { ...filters, limit: PAGE_SIZE }),
+      retrieveStripeIntegration(db, org, ctx.program.id, ctx.publicUrl),
+      listStripeEvents(db, org, ctx.program.id, { ...filters, limit: PAGE_SIZE }),
     ]);
-    sendPage(res, <StripePage ctx={ctx} integration={integration} events={events} filters={filters} />);
+    sendPage(
+      res,
+      <StripePage ctx={ctx} integration={integration} events={events} filters={filters} refused={refused} />,
+      refused?.refusal.status,
+    );
+  }
+
+  router.get('/integrations/stripe/:programId', requireOwner, async (req, res) => {
+    await programPage(res, await contextOf(res, 'integrations', req.params.programId as string), req.query);
   });
 
   router.post('/integrations/stripe/:programId', requireOwner, async (req, res) => {
     const ctx = await contextOf(res, 'integrations', req.params.programId as string);
     const program = ctx.program;
-    const secret = typeof req.body?.webhook_secret === 'string' ? req.body.webhook_secret.trim() : undefined;
-    const input = fromFields(
-      StripeConnect,
-      { webhook_secret: secret, tax_counts_as_revenue: req.body?.tax_counts_as_revenue === 'on' },
-      ['webhook_secret', 'tax_counts_as_revenue'],
-      'body',
+    const tax = req.body?.tax_counts_as_revenue === 'on';
+    await orRefused(
+      async () => {
+        const secret = typeof req.body?.webhook_secret === 'string' ? req.body.webhook_secret.trim() : undefined;
+        const input = fromFields(
+          StripeConnect,
+          { webhook_secret: secret, tax_counts_as_revenue: tax },
+          Object.keys(CONNECT_LABELS),
+          'body',
+        );
+        const before = await retrieveStripeIntegration(db, ctx.user.organization_id, program.id, ctx.publicUrl);
+        await connectStripe(db, ctx.user.organization_id, program.id, input, ctx.publicUrl);
+        // The secret is never shown again, nor put in the URL: the page shows it redacted.
+        res.redirect(303, `${stripePath(program.id)}?notice=${before.connected ? 'stripe-saved' : 'stripe-connected'}`);
+      },
+      CONNECT_LABELS,
+      // What was typed as the secret is not written back into the page: it may be another secret pasted by mistake.
+      (refusal) => programPage(res, ctx, {}, { refusal, tax }),
     );
-    const before = await retrieveStripeIntegration(db, ctx.user.organization_id, program.id, ctx.publicUrl);
-    await connectStripe(db, ctx.user.organization_id, program.id, input, ctx.publicUrl);
-    // The secret is never shown again, nor put in the URL: the page shows it redacted.
-    res.redirect(303, `${stripePath(program.id)}?notice=${before.connected ? 'stripe-saved' : 'stripe-connected'}`);
   });
 
   router.post('/integrations/stripe/:programId/disconnect', requireOwner, async (req, res) => {
@@ -80,29 +112,74 @@ export function registerStripePages(router: Router, { db }: AppDeps, contextOf: 
 /** The events to select in Stripe, one a line (what the copy button copies). */
 const eventList = (types: string[]) => types.join('\n');
 
+const ConnectionBadge = ({ connected }: { connected: boolean }) => (
+  <span class={`badge badge-${connected ? 'connected' : 'disconnected'}`}>{connected ? 'connected' : 'not connected'}</span>
+);
+
+/** The Stripe tab: each program's connection, with the way to its page. */
+function StripeTab({ ctx, states }: { ctx: PageContext; states: StripeIntegrationObject[] }) {
+  return (
+    <IntegrationsLayout ctx={ctx} tab="/stripe">
+      <p>
+        Connect a program to Stripe and svc records its payments, renewals, refunds and cancellations from Stripe's events, with no code of
+        yours.
+      </p>
+      <DataTable
+        caption="Stripe connection of each program"
+        rows={ctx.programs.map((p) => ({ program: p, state: states.find((s) => s.program_id === p.id) }))}
+        empty="No programs yet."
+        columns={[
+          { head: 'Program', cell: ({ program }) => program.name },
+          {
+            head: 'Connection',
+            cell: ({ state }) =>
+              state?.connected ? (
+                <>
+                  <ConnectionBadge connected /> <span class="sub">secret {state.webhook_secret}</span>
+                </>
+              ) : (
+                <ConnectionBadge connected={false} />
+              ),
+          },
+          {
+            head: 'Events',
+            numeric: true,
+            cell: ({ state }) => count(state ? STRIPE_EVENT_STATUSES.reduce((n, k) => n + state.event_counts[k], 0) : 0),
+          },
+          { head: 'Last event', cell: ({ state }) => (state?.last_event_at ? time(state.last_event_at) : '—') },
+          {
+            head: <span class="visually-hidden">Actions</span>,
+            cell: ({ program, state }) => (
+              <a href={stripePath(program.id)} aria-label={`${state?.connected ? 'Manage Stripe' : 'Connect Stripe'} for ${program.name}`}>
+                {state?.connected ? 'Manage and event log' : 'Connect Stripe'}
+              </a>
+            ),
+          },
+        ]}
+      />
+    </IntegrationsLayout>
+  );
+}
+
 function StripePage(props: {
   ctx: ProgramPageContext;
   integration: StripeIntegrationObject;
   events: Page<StripeEventObject>;
   filters: EventFilters;
+  refused?: Refused;
 }) {
-  const { ctx, integration, events, filters } = props;
+  const { ctx, integration, events, filters, refused } = props;
   const program = ctx.program;
   const base = stripePath(program.id);
   const counts = integration.event_counts;
   return (
-    <Layout ctx={ctx} title={`Stripe · ${program.name}`}>
+    <IntegrationsLayout ctx={ctx} tab="/stripe" title={`Stripe for ${program.name}`}>
       <p class="crumbs">
-        <a href="/dashboard/integrations">Integrations</a> /
+        <a href={integrationsPath('/stripe')}>Stripe</a> /
       </p>
-      <div class="page-head">
-        <h1>
-          Stripe for {program.name}{' '}
-          <span class={`badge badge-${integration.connected ? 'connected' : 'disconnected'}`}>
-            {integration.connected ? 'connected' : 'not connected'}
-          </span>
-        </h1>
-      </div>
+      <h2>
+        Stripe for {program.name} <ConnectionBadge connected={integration.connected} />
+      </h2>
       <p class="sub">
         svc reads Stripe's webhook events and records this program's leads, payments, renewals, refunds and cancellations itself: no
         payment-reporting code on your server.
@@ -131,8 +208,8 @@ function StripePage(props: {
         </dl>
       ) : null}
 
-      <section aria-labelledby="stripe-setup-title">
-        <h2 id="stripe-setup-title">{integration.connected ? 'The Stripe webhook endpoint' : 'Connect Stripe'}</h2>
+      <section aria-labelledby="stripe-setup-title" class="subsection">
+        <h3 id="stripe-setup-title">{integration.connected ? 'The Stripe webhook endpoint' : 'Connect Stripe'}</h3>
         <ol class="steps">
           <li>
             <p>
@@ -175,24 +252,21 @@ function StripePage(props: {
             </p>
             <form method="post" action={base} class="stack">
               <Csrf ctx={ctx} />
-              <label for="webhook_secret">Signing secret{integration.connected ? ' (new one, optional)' : ''}</label>
-              <input
-                id="webhook_secret"
+              <FormRefusal refusal={refused?.refusal} fields={['webhook_secret']} />
+              <Field
                 name="webhook_secret"
+                label={`Signing secret${integration.connected ? ' (new one, optional)' : ''}`}
                 type="password"
                 autocomplete="off"
-                spellcheck={false}
                 required={!integration.connected}
                 maxlength={210}
                 placeholder="whsec_…"
-                aria-describedby="webhook-secret-hint"
+                hint="Stored to check Stripe's signatures; shown from now on only as whsec_… and its last four characters."
+                refusal={refused?.refusal}
               />
-              <span id="webhook-secret-hint" class="hint">
-                Stored to check Stripe's signatures; shown from now on only as whsec_… and its last four characters.
-              </span>
               <label class="check">
-                <input type="checkbox" name="tax_counts_as_revenue" checked={integration.tax_counts_as_revenue} /> Tax Stripe collects
-                counts as revenue (commissions are paid on it)
+                <input type="checkbox" name="tax_counts_as_revenue" checked={refused ? refused.tax : integration.tax_counts_as_revenue} />{' '}
+                Tax Stripe collects counts as revenue (commissions are paid on it)
               </label>
               <button type="submit" class="primary">
                 {integration.connected ? 'Save' : 'Connect Stripe'}
@@ -221,8 +295,8 @@ function StripePage(props: {
         ) : null}
       </section>
 
-      <section aria-labelledby="stripe-events-title">
-        <h2 id="stripe-events-title">Event log</h2>
+      <section aria-labelledby="stripe-events-title" class="subsection">
+        <h3 id="stripe-events-title">Event log</h3>
         <p class="muted">Every Stripe event received, newest first, with what it did: why a payment did or did not make a commission.</p>
         <search>
           <form class="filters" method="get" action={base}>
@@ -240,141 +314,71 @@ function StripePage(props: {
             <button type="submit">Filter</button>
           </form>
         </search>
-        {events.rows.length === 0 ? (
-          <p class="empty">
-            {filters.status || filters.type
+        <DataTable
+          caption="Stripe events"
+          rows={events.rows}
+          empty={
+            filters.status || filters.type
               ? 'No event matches these filters.'
               : integration.connected
                 ? 'No events yet. Stripe sends them as customers sign up and pay; the Stripe CLI sends one now (stripe trigger checkout.session.completed).'
-                : 'No events yet: connect Stripe above first.'}
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">What it did</th>
-                  <th scope="col" class="num">
-                    Runs
-                  </th>
-                  <th scope="col">Received</th>
-                </tr>
-              </thead>
-              <tbody>
-                {events.rows.map((e) => {
-                  const state = eventState(e);
-                  return (
-                    <tr>
-                      <th scope="row">
-                        {e.type}
-                        <span class="sub">
-                          <code>{e.id}</code>
-                          {e.livemode ? '' : ' · test mode'}
-                        </span>
-                      </th>
-                      <td>
-                        <span class={`badge badge-${state}`}>{state}</span>
-                        {e.reason ? <span class="sub">{e.reason}</span> : null}
-                      </td>
-                      <td>
-                        {e.message ?? ''}
-                        {e.waiting_for?.length ? (
-                          <span class="sub">
-                            Waits for <code>{e.waiting_for.join(', ')}</code>: it runs again when an event links it.
-                          </span>
-                        ) : null}
-                        {e.customer_id || e.transaction_id ? (
-                          <span class="sub">
-                            {e.customer_id ? (
-                              <>
-                                customer <code>{e.customer_id}</code>{' '}
-                              </>
-                            ) : null}
-                            {e.transaction_id ? (
-                              <>
-                                transaction <code>{e.transaction_id}</code>
-                              </>
-                            ) : null}
-                          </span>
-                        ) : null}
-                      </td>
-                      <td class="num">{count(e.attempts)}</td>
-                      <td>{time(e.created_at)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        )}
+                : 'No events yet: connect Stripe above first.'
+          }
+          columns={[
+            {
+              head: 'Event',
+              cell: (e) => (
+                <>
+                  {e.type}
+                  {e.livemode ? null : <span class="sub">test mode</span>}
+                </>
+              ),
+            },
+            {
+              head: 'Outcome',
+              cell: (e) => (
+                <>
+                  <StatusBadge status={eventState(e)} />
+                  {e.reason ? <span class="sub">{e.reason}</span> : null}
+                </>
+              ),
+            },
+            { head: 'What it did', cell: (e) => <EventEffects event={e} program={program} /> },
+            { head: 'Runs', numeric: true, cell: (e) => count(e.attempts) },
+            { head: 'Received', cell: (e) => time(e.created_at) },
+            {
+              head: <span class="visually-hidden">Stripe's id</span>,
+              cell: (e) => (
+                <button type="button" class="copy" data-copy={e.id} aria-label={`Copy the Stripe id of this ${e.type} event`}>
+                  Copy id
+                </button>
+              ),
+            },
+          ]}
+        />
         <Pager page={events} base={base} filters={{ status: filters.status, type: filters.type }} cursor={filters as Cursor} />
       </section>
-    </Layout>
+    </IntegrationsLayout>
   );
 }
 
-/** The Stripe row of a program on the integrations page. */
-export function StripeSummary({ ctx, states }: { ctx: PageContext; states: StripeIntegrationObject[] }) {
+/** What an event did, the customer and payment it recorded linked to their pages (no ids as text). */
+function EventEffects({ event: e, program }: { event: StripeEventObject; program: { id: string } }) {
   return (
-    <section aria-labelledby="stripe-title">
-      <h2 id="stripe-title">Stripe</h2>
-      <p>
-        Connect a program to Stripe and svc records its payments, renewals, refunds and cancellations from Stripe's events, with no code of
-        yours.
-      </p>
-      {ctx.programs.length === 0 ? (
-        <p class="empty">No programs yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="data">
-            <thead>
-              <tr>
-                <th scope="col">Program</th>
-                <th scope="col">Connection</th>
-                <th scope="col" class="num">
-                  Events
-                </th>
-                <th scope="col">Last event</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {ctx.programs.map((p) => {
-                const s = states.find((x) => x.program_id === p.id);
-                const total = s ? STRIPE_EVENT_STATUSES.reduce((n, k) => n + s.event_counts[k], 0) : 0;
-                return (
-                  <tr>
-                    <th scope="row">{p.name}</th>
-                    <td>
-                      {s?.connected ? (
-                        <>
-                          <span class="badge badge-connected">connected</span>{' '}
-                          <span class="sub">
-                            secret <code>{s.webhook_secret}</code>
-                          </span>
-                        </>
-                      ) : (
-                        <span class="badge badge-disconnected">not connected</span>
-                      )}
-                    </td>
-                    <td class="num">{count(total)}</td>
-                    <td>{s?.last_event_at ? time(s.last_event_at) : '—'}</td>
-                    <td>
-                      <a href={stripePath(p.id)} aria-label={`${s?.connected ? 'Manage Stripe' : 'Connect Stripe'} for ${p.name}`}>
-                        {s?.connected ? 'Manage and event log' : 'Connect Stripe'}
-                      </a>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+    <>
+      {e.message ?? ''}
+      {e.waiting_for?.length ? (
+        <span class="sub">
+          Waits for <code>{e.waiting_for.join(', ')}</code>: it runs again when an event links it.
+        </span>
+      ) : null}
+      {e.customer_id || e.transaction_id ? (
+        <span class="sub">
+          {e.customer_id ? <a href={programPath(program, `/customers/${e.customer_id}`)}>the customer</a> : null}
+          {e.customer_id && e.transaction_id ? ' · ' : null}
+          {e.transaction_id ? <a href={programPath(program, `/transactions/${e.transaction_id}`)}>the payment</a> : null}
+        </span>
+      ) : null}
+    </>
   );
 }

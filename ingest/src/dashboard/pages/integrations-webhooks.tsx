@@ -1,18 +1,23 @@
-import type { Router } from 'express';
+import type { Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AppDeps } from '../../deps.js';
 import type { Page } from '../../http/list.js';
-import { ShownOnce } from '../../pages/components.js';
+import { ShownOnce, StatusBadge } from '../../pages/components.js';
+import { Field, FormRefusal, SelectField } from '../../pages/fields.js';
 import { count, time } from '../../pages/format.js';
 import { fromFields, manyValues } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { RecordId } from '../../pages/record-id.js';
+import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { EVENT_RESOURCES } from '../../resources/events/event-types.js';
 import {
   DELIVERY_STATUSES,
   WebhookDeliveryListQuery,
   type WebhookDeliveryObject,
   WebhookEndpointCreate,
+  WebhookEndpointListQuery,
   type WebhookEndpointObject,
   WebhookEndpointUpdate,
 } from '../../resources/webhook-endpoints/webhook-endpoints.schema.js';
@@ -21,14 +26,22 @@ import {
   createEndpoint,
   deleteEndpoint,
   listDeliveries,
+  listEndpoints,
   requireEndpoint,
   rotateEndpointSecret,
   sendTestEvent,
   updateEndpoint,
 } from '../../resources/webhook-endpoints/webhook-endpoints.service.js';
 import type { ContextOf, PageContext } from '../context.js';
-import { Csrf, Layout } from '../layout.js';
+import { endpointPath, IntegrationsLayout, integrationsPath } from '../integrations-layout.js';
+import { Csrf } from '../layout.js';
 import { requireOwner } from '../session-auth.js';
+
+/**
+ * The Webhooks tab of Integrations (ingest/docs/webhooks.md): the organization's endpoints and the
+ * form that adds one, and an endpoint's page with its actions and delivery log. A new or rotated
+ * signing secret is shown once, at the top of the endpoint's page.
+ */
 
 const PAGE_SIZE = 25;
 
@@ -40,36 +53,94 @@ export const webhookNotices = {
   'webhook-deleted': 'Webhook endpoint deleted. Its deliveries still due are not sent.',
 };
 
-export const endpointPath = (id: string) => `/dashboard/integrations/webhooks/${id}`;
-
 type DeliveryFilters = Pick<z.output<typeof WebhookDeliveryListQuery>, 'status' | 'starting_after' | 'ending_before'>;
 
-/** The endpoint form's fields as the API's body: checkboxes become the `events` array, an empty program is "every program". */
-const endpointInput = (body: Record<string, unknown> | undefined) => ({
-  url: typeof body?.url === 'string' ? body.url.trim() : body?.url,
-  description: body?.description,
+/** The endpoint form's fields, as the form shows them: typed, or of the endpoint. */
+interface EndpointValues {
+  url: string;
+  description: string;
+  events: string[];
+  program_id: string;
+}
+
+const ENDPOINT_LABELS = { url: 'Endpoint URL', description: 'Description', events: 'Event types', program_id: 'Events of' };
+const ENDPOINT_FIELDS = Object.keys(ENDPOINT_LABELS);
+
+const text = (v: unknown) => (typeof v === 'string' ? v : '');
+
+/** What the endpoint form sent, as it shows it again: checkboxes are the chosen `events`. */
+const typedEndpoint = (body: Record<string, unknown> | undefined): EndpointValues => ({
+  url: text(body?.url).trim(),
+  description: text(body?.description),
   events: manyValues(body?.events),
-  program_id: body?.program_id,
+  program_id: text(body?.program_id),
 });
+
+const endpointValues = (e: WebhookEndpointObject): EndpointValues => ({
+  url: e.url,
+  description: e.description ?? '',
+  events: e.events,
+  program_id: e.program_id ?? '',
+});
+
+/** A form of the tab refused: its message, and what was typed when it was the endpoint form. */
+interface Refused {
+  refusal: Refusal;
+  values?: EndpointValues;
+}
 
 export function registerWebhookPages(router: Router, { db, config, webhooks }: AppDeps, contextOf: ContextOf): void {
   const allowPrivate = config.webhooksAllowPrivate;
   const base = '/integrations/webhooks';
 
-  async function render(res: Parameters<ContextOf>[0], endpointId: string, filters: DeliveryFilters = {}, secret?: string) {
+  async function listTab(res: Response, cursor: Cursor, refused?: Refused) {
+    const ctx = await contextOf(res, 'integrations');
+    const page = await listEndpoints(db, ctx.user.organization_id, { ...cursor, limit: PAGE_SIZE });
+    sendPage(res, <WebhooksTab ctx={ctx} page={page} cursor={cursor} refused={refused} />, refused?.refusal.status);
+  }
+
+  async function endpointPage(
+    res: Response,
+    endpointId: string,
+    options: { filters?: DeliveryFilters; secret?: string; refused?: Refused },
+  ) {
     const ctx = await contextOf(res, 'integrations');
     const org = ctx.user.organization_id;
     const endpoint = toWebhookEndpoint(await requireEndpoint(db, org, endpointId));
+    const filters = options.filters ?? {};
     const deliveries = await listDeliveries(db, org, endpoint.id, { ...filters, limit: PAGE_SIZE });
-    sendPage(res, <EndpointPage ctx={ctx} endpoint={endpoint} deliveries={deliveries} filters={filters} secret={secret} />);
+    sendPage(
+      res,
+      <EndpointPage
+        ctx={ctx}
+        endpoint={endpoint}
+        deliveries={deliveries}
+        filters={filters}
+        secret={options.secret}
+        refused={options.refused}
+      />,
+      options.refused?.refusal.status,
+    );
   }
 
+  router.get(base, requireOwner, async (req, res) => {
+    await listTab(res, fromFields(WebhookEndpointListQuery, req.query, ['starting_after', 'ending_before'], 'query') as Cursor);
+  });
+
   router.post(base, requireOwner, async (req, res) => {
-    const org = res.locals.user.organization_id as string;
-    const input = fromFields(WebhookEndpointCreate, endpointInput(req.body), ['url', 'description', 'events', 'program_id'], 'body');
-    const { endpoint, secret } = await createEndpoint(db, org, input, allowPrivate);
+    let made: { id: string; secret: string } | undefined;
+    await orRefused(
+      async () => {
+        const values = typedEndpoint(req.body);
+        const input = fromFields(WebhookEndpointCreate, values, ENDPOINT_FIELDS, 'body');
+        const { endpoint, secret } = await createEndpoint(db, res.locals.user.organization_id as string, input, allowPrivate);
+        made = { id: endpoint.id, secret };
+      },
+      ENDPOINT_LABELS,
+      (refusal) => listTab(res, {}, { refusal, values: typedEndpoint(req.body) }),
+    );
     // The secret is in this answer only: never in a URL, never cached (sendPage: no-store).
-    await render(res, endpoint.id, {}, secret);
+    if (made) await endpointPage(res, made.id, { secret: made.secret });
   });
 
   router.get(`${base}/:id`, requireOwner, async (req, res) => {
@@ -79,17 +150,20 @@ export function registerWebhookPages(router: Router, { db, config, webhooks }: A
       ['status', 'starting_after', 'ending_before'],
       'query',
     ) as DeliveryFilters;
-    await render(res, req.params.id as string, filters);
+    await endpointPage(res, req.params.id as string, { filters });
   });
 
   router.post(`${base}/:id`, requireOwner, async (req, res) => {
-    const org = res.locals.user.organization_id as string;
-    const input = fromFields(WebhookEndpointUpdate, endpointInput(req.body), ['url', 'description', 'events', 'program_id'], 'body', [
-      'description',
-      'program_id',
-    ]);
-    const endpoint = await updateEndpoint(db, org, req.params.id as string, input, allowPrivate);
-    res.redirect(303, `${endpointPath(endpoint.id)}?notice=webhook-saved`);
+    const id = req.params.id as string;
+    await orRefused(
+      async () => {
+        const input = fromFields(WebhookEndpointUpdate, typedEndpoint(req.body), ENDPOINT_FIELDS, 'body', ['description', 'program_id']);
+        const endpoint = await updateEndpoint(db, res.locals.user.organization_id as string, id, input, allowPrivate);
+        res.redirect(303, `${endpointPath(endpoint.id)}?notice=webhook-saved`);
+      },
+      ENDPOINT_LABELS,
+      (refusal) => endpointPage(res, id, { refused: { refusal, values: typedEndpoint(req.body) } }),
+    );
   });
 
   router.post(`${base}/:id/enabled`, requireOwner, async (req, res) => {
@@ -103,64 +177,92 @@ export function registerWebhookPages(router: Router, { db, config, webhooks }: A
 
   router.post(`${base}/:id/rotate-secret`, requireOwner, async (req, res) => {
     const { endpoint, secret } = await rotateEndpointSecret(db, res.locals.user.organization_id as string, req.params.id as string);
-    await render(res, endpoint.id, {}, secret);
+    await endpointPage(res, endpoint.id, { secret });
   });
 
   router.post(`${base}/:id/test`, requireOwner, async (req, res) => {
-    const delivery = await sendTestEvent(db, res.locals.user.organization_id as string, req.params.id as string);
-    webhooks.kick();
-    res.redirect(303, `${endpointPath(delivery.endpoint_id)}?notice=webhook-test-sent`);
+    const id = req.params.id as string;
+    await orRefused(
+      async () => {
+        const delivery = await sendTestEvent(db, res.locals.user.organization_id as string, id);
+        webhooks.kick();
+        res.redirect(303, `${endpointPath(delivery.endpoint_id)}?notice=webhook-test-sent`);
+      },
+      {},
+      // A paused endpoint takes no test: said at the top of its page.
+      (refusal) => endpointPage(res, id, { refused: { refusal } }),
+    );
   });
 
   router.post(`${base}/:id/delete`, requireOwner, async (req, res) => {
     await deleteEndpoint(db, res.locals.user.organization_id as string, req.params.id as string);
-    res.redirect(303, '/dashboard/integrations?notice=webhook-deleted');
+    res.redirect(303, integrationsPath('/webhooks', '?notice=webhook-deleted'));
   });
 }
 
 /** enabled, paused (by the owner) or disabled (by svc, after 5 days of failures). */
-export const endpointState = (e: Pick<WebhookEndpointObject, 'enabled' | 'disabled_at'>) =>
+const endpointState = (e: Pick<WebhookEndpointObject, 'enabled' | 'disabled_at'>) =>
   e.enabled ? 'enabled' : e.disabled_at ? 'disabled' : 'paused';
 
 /** An endpoint's event filters for people: `*` is every event. */
-export const eventsLabel = (events: string[]) => (events.includes('*') ? 'every event' : events.join(', '));
+const eventsLabel = (events: string[]) => (events.includes('*') ? 'every event' : events.join(', '));
 
-export const programLabel = (ctx: PageContext, programId: string | null) =>
+const programLabel = (ctx: PageContext, programId: string | null) =>
   programId === null ? 'All programs' : (ctx.programs.find((p) => p.id === programId)?.name ?? programId);
 
-/** The fields of the endpoint form: URL, description, events, program. `idPrefix` keeps ids unique on a page. */
-export function EndpointFields({ ctx, endpoint, idPrefix }: { ctx: PageContext; endpoint?: WebhookEndpointObject; idPrefix: string }) {
-  const chosen = new Set(endpoint?.events ?? ['*']);
+/** The fields of the endpoint form: URL, description, program, events. `idPrefix` keeps ids unique on a page. */
+function EndpointFields({
+  ctx,
+  values,
+  refusal,
+  idPrefix,
+}: {
+  ctx: PageContext;
+  values: EndpointValues;
+  refusal?: Refusal;
+  idPrefix: string;
+}) {
+  const chosen = new Set(values.events);
   const id = (name: string) => `${idPrefix}-${name}`;
+  const eventsWrong = refusal?.field === 'events';
   return (
     <>
-      <label for={id('url')}>Endpoint URL</label>
-      <input
-        id={id('url')}
+      <FormRefusal refusal={refusal} fields={ENDPOINT_FIELDS} />
+      <Field
         name="url"
+        id={id('url')}
+        label="Endpoint URL"
         type="url"
         required
         maxlength={2048}
-        value={endpoint?.url ?? ''}
+        value={values.url}
         placeholder="https://example.com/svc/webhooks"
-        aria-describedby={id('url-hint')}
+        hint="https, at a public address. Your receiver verifies each request's Standard Webhooks signature."
+        refusal={refusal}
       />
-      <span id={id('url-hint')} class="hint">
-        https, at a public address. Your receiver verifies each request's Standard Webhooks signature.
-      </span>
-      <label for={id('description')}>Description (optional)</label>
-      <input id={id('description')} name="description" maxlength={500} value={endpoint?.description ?? ''} />
-      <label for={id('program')}>Events of</label>
-      <select id={id('program')} name="program_id">
-        <option value="">All programs</option>
-        {ctx.programs.map((p) => (
-          <option value={p.id} selected={endpoint?.program_id === p.id}>
-            {p.name}
-          </option>
-        ))}
-      </select>
-      <fieldset class="event-filters">
+      <Field
+        name="description"
+        id={id('description')}
+        label="Description (optional)"
+        maxlength={500}
+        value={values.description}
+        refusal={refusal}
+      />
+      <SelectField
+        name="program_id"
+        id={id('program')}
+        label="Events of"
+        value={values.program_id}
+        options={[['', 'All programs'], ...ctx.programs.map((p) => [p.id, p.name] as const)]}
+        refusal={refusal}
+      />
+      <fieldset class="event-filters" aria-describedby={eventsWrong ? id('events-error') : undefined}>
         <legend>Event types</legend>
+        {eventsWrong ? (
+          <span class="field-error" id={id('events-error')}>
+            {refusal.message}
+          </span>
+        ) : null}
         <label class="check">
           <input type="checkbox" name="events" value="*" checked={chosen.has('*')} /> Every event
         </label>
@@ -185,68 +287,71 @@ export function EndpointFields({ ctx, endpoint, idPrefix }: { ctx: PageContext; 
   );
 }
 
-/** The endpoints of the organization, and the form that adds one (the integrations page's section). */
-export function EndpointList({ ctx, page, cursor }: { ctx: PageContext; page: Page<WebhookEndpointObject>; cursor: Cursor }) {
+/** The Webhooks tab: the organization's endpoints, and the form that adds one (open when there is none, or it was refused). */
+function WebhooksTab({
+  ctx,
+  page,
+  cursor,
+  refused,
+}: {
+  ctx: PageContext;
+  page: Page<WebhookEndpointObject>;
+  cursor: Cursor;
+  refused?: Refused;
+}) {
   return (
-    <section aria-labelledby="webhooks-title">
-      <h2 id="webhooks-title">Webhook endpoints</h2>
+    <IntegrationsLayout ctx={ctx} tab="/webhooks">
       <p>
         svc posts every change to a partner, link, customer, transaction, commission or payout to your endpoints as a signed webhook
         (Standard Webhooks), retried for about 28 hours until your endpoint answers 2xx.
       </p>
-      {page.rows.length === 0 ? (
-        <p class="empty">No webhook endpoints yet. Add one below to receive events on your server.</p>
-      ) : (
-        <div class="table-wrap">
-          <table class="data">
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Status</th>
-                <th scope="col">Events</th>
-                <th scope="col">Program</th>
-                <th scope="col">Secret</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.rows.map((e) => {
-                const state = endpointState(e);
-                return (
-                  <tr>
-                    <th scope="row">
-                      <a href={endpointPath(e.id)} class="url">
-                        {e.url}
-                      </a>
-                      {e.description ? <span class="sub">{e.description}</span> : null}
-                    </th>
-                    <td>
-                      <span class={`badge badge-${state}`}>{state}</span>
-                      {e.failing_since && e.enabled ? <span class="sub">failing since {time(e.failing_since)}</span> : null}
-                    </td>
-                    <td>{eventsLabel(e.events)}</td>
-                    <td>{programLabel(ctx, e.program_id)}</td>
-                    <td>
-                      <code>{e.redacted_secret}</code>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {page.total_count > 0 ? <Pager page={page} base="/dashboard/integrations" filters={{}} cursor={cursor} /> : null}
-      <details class="add" open={page.rows.length === 0}>
+      <DataTable
+        caption="Webhook endpoints"
+        rows={page.rows}
+        empty="No webhook endpoints yet. Add one below to receive events on your server."
+        columns={[
+          {
+            head: 'Endpoint',
+            cell: (e) => (
+              <>
+                <a href={endpointPath(e.id)} class="url">
+                  {e.url}
+                </a>
+                {e.description ? <span class="sub">{e.description}</span> : null}
+              </>
+            ),
+          },
+          {
+            head: 'Status',
+            cell: (e) => (
+              <>
+                <StatusBadge status={endpointState(e)} />
+                {e.failing_since && e.enabled ? <span class="sub">failing since {time(e.failing_since)}</span> : null}
+              </>
+            ),
+          },
+          { head: 'Events', cell: (e) => eventsLabel(e.events) },
+          { head: 'Program', cell: (e) => programLabel(ctx, e.program_id) },
+          { head: 'Secret', cell: (e) => <code>{e.redacted_secret}</code> },
+        ]}
+      />
+      {page.total_count > 0 ? <Pager page={page} base={integrationsPath('/webhooks')} filters={{}} cursor={cursor} /> : null}
+      <details class="add" open={page.rows.length === 0 || refused !== undefined}>
         <summary class="button primary">Add an endpoint</summary>
-        <form method="post" action="/dashboard/integrations/webhooks" class="stack">
+        <form method="post" action={integrationsPath('/webhooks')} class="stack" aria-label="Add an endpoint">
           <Csrf ctx={ctx} />
-          <EndpointFields ctx={ctx} idPrefix="new-endpoint" />
+          <EndpointFields
+            ctx={ctx}
+            values={refused?.values ?? { url: '', description: '', events: ['*'], program_id: '' }}
+            refusal={refused?.refusal}
+            idPrefix="new-endpoint"
+          />
           <button type="submit" class="primary">
             Add endpoint
           </button>
         </form>
       </details>
-    </section>
+    </IntegrationsLayout>
   );
 }
 
@@ -256,37 +361,36 @@ function EndpointPage(props: {
   deliveries: Page<WebhookDeliveryObject>;
   filters: DeliveryFilters;
   secret?: string;
+  refused?: Refused;
 }) {
-  const { ctx, endpoint, deliveries, filters, secret } = props;
+  const { ctx, endpoint, deliveries, filters, secret, refused } = props;
   const path = endpointPath(endpoint.id);
   const state = endpointState(endpoint);
+  const once = secret ? (
+    <>
+      <ShownOnce id="new-webhook-secret" secret={secret} copyLabel="Copy the secret">
+        <strong>The signing secret of this endpoint.</strong> Copy it to your receiver now: it is shown this once.
+      </ShownOnce>
+      {endpoint.previous_secret_expires_at ? (
+        <p class="muted">The previous secret keeps signing beside it until {time(endpoint.previous_secret_expires_at)}.</p>
+      ) : null}
+    </>
+  ) : null;
   return (
-    <Layout ctx={ctx} title="Webhook endpoint">
+    <IntegrationsLayout ctx={ctx} tab="/webhooks" title="Webhook endpoint" once={once}>
       <p class="crumbs">
-        <a href="/dashboard/integrations">Integrations</a> /
+        <a href={integrationsPath('/webhooks')}>Webhooks</a> /
       </p>
-      <div class="page-head">
-        <h1>
-          Webhook endpoint <span class={`badge badge-${state}`}>{state}</span>
-        </h1>
-      </div>
+      <h2>
+        Webhook endpoint <StatusBadge status={state} />
+      </h2>
       <p class="sub">
         <code class="url">{endpoint.url}</code>
         <br />
         {endpoint.description ? `${endpoint.description} · ` : ''}
         {programLabel(ctx, endpoint.program_id)} · {eventsLabel(endpoint.events)} · added {time(endpoint.created_at)}
       </p>
-
-      {secret ? (
-        <>
-          <ShownOnce id="new-webhook-secret" secret={secret} copyLabel="Copy the secret">
-            <strong>The signing secret of this endpoint.</strong> Copy it to your receiver now: it is shown this once.
-          </ShownOnce>
-          {endpoint.previous_secret_expires_at ? (
-            <p class="muted">The previous secret keeps signing beside it until {time(endpoint.previous_secret_expires_at)}.</p>
-          ) : null}
-        </>
-      ) : null}
+      {refused && !refused.values ? <FormRefusal refusal={refused.refusal} /> : null}
 
       {state === 'disabled' ? (
         <p class="error">
@@ -310,6 +414,12 @@ function EndpointPage(props: {
             <dd>{time(endpoint.previous_secret_expires_at)}</dd>
           </div>
         ) : null}
+        <div class="figure">
+          <dt>Endpoint id</dt>
+          <dd>
+            <RecordId id={endpoint.id} copyLabel="Copy the endpoint id" />
+          </dd>
+        </div>
       </dl>
 
       <div class="actions">
@@ -344,19 +454,19 @@ function EndpointPage(props: {
         </form>
       </div>
 
-      <details class="add">
+      <details class="add" open={refused?.values !== undefined}>
         <summary class="button">Edit endpoint</summary>
-        <form method="post" action={path} class="stack">
+        <form method="post" action={path} class="stack" aria-label="Edit endpoint">
           <Csrf ctx={ctx} />
-          <EndpointFields ctx={ctx} endpoint={endpoint} idPrefix="endpoint" />
+          <EndpointFields ctx={ctx} values={refused?.values ?? endpointValues(endpoint)} refusal={refused?.refusal} idPrefix="endpoint" />
           <button type="submit" class="primary">
             Save endpoint
           </button>
         </form>
       </details>
 
-      <section aria-labelledby="deliveries-title">
-        <h2 id="deliveries-title">Delivery log</h2>
+      <section aria-labelledby="deliveries-title" class="subsection">
+        <h3 id="deliveries-title">Delivery log</h3>
         <p class="muted">
           Each event sent to this endpoint, newest first, with every attempt. Only a 2xx answer counts; failures are retried after 5 s, 5
           min, 30 min, 2 h, 5 h, 10 h and 10 h.
@@ -375,37 +485,43 @@ function EndpointPage(props: {
             <button type="submit">Filter</button>
           </form>
         </search>
-        {deliveries.rows.length === 0 ? (
-          <p class="empty">
-            {filters.status
+        <DataTable
+          caption="Deliveries"
+          rows={deliveries.rows}
+          empty={
+            filters.status
               ? 'No delivery matches this filter.'
-              : 'Nothing sent yet. Events of changes made from now on are sent here; "Send a test event" sends one now.'}
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Attempts
-                  </th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Queued</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.rows.map((d) => (
-                  <DeliveryRow delivery={d} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              : 'Nothing sent yet. Events of changes made from now on are sent here; "Send a test event" sends one now.'
+          }
+          columns={[
+            {
+              head: 'Event',
+              cell: (d) => (
+                <>
+                  {d.event_type}{' '}
+                  <button type="button" class="copy" data-copy={d.event_id} aria-label={`Copy the id of this ${d.event_type} event`}>
+                    Copy id
+                  </button>
+                </>
+              ),
+            },
+            {
+              head: 'Status',
+              cell: (d) => (
+                <>
+                  <StatusBadge status={d.status} />
+                  {d.status === 'pending' && d.next_attempt_at ? <span class="sub">next attempt {seconds(d.next_attempt_at)}</span> : null}
+                </>
+              ),
+            },
+            { head: 'Attempts', numeric: true, cell: (d) => count(d.attempt_count) },
+            { head: 'Last answer', cell: (d) => <Attempts delivery={d} /> },
+            { head: 'Queued', cell: (d) => seconds(d.created_at) },
+          ]}
+        />
         <Pager page={deliveries} base={path} filters={{ status: filters.status }} cursor={filters as Cursor} />
       </section>
-    </Layout>
+    </IntegrationsLayout>
   );
 }
 
@@ -422,48 +538,30 @@ function AttemptError({ attempt: a }: { attempt: Attempt }) {
 
 const answerOf = (a: Attempt) => `${a.response_status !== null ? `HTTP ${a.response_status}` : 'no answer'} in ${count(a.duration_ms)} ms`;
 
-function DeliveryRow({ delivery: d }: { delivery: WebhookDeliveryObject }) {
+/** A delivery's last answer, and every attempt under it. */
+function Attempts({ delivery: d }: { delivery: WebhookDeliveryObject }) {
   const last = d.attempts[d.attempts.length - 1];
+  if (!last) return <span class="muted">not tried yet</span>;
   return (
-    <tr>
-      <th scope="row">
-        {d.event_type}
-        <span class="sub">
-          <code>{d.event_id}</code>
-        </span>
-      </th>
-      <td>
-        <span class={`badge badge-${d.status}`}>{d.status}</span>
-        {d.status === 'pending' && d.next_attempt_at ? <span class="sub">next attempt {seconds(d.next_attempt_at)}</span> : null}
-      </td>
-      <td class="num">{count(d.attempt_count)}</td>
-      <td>
-        {last ? (
-          <>
-            {answerOf(last)}
-            <AttemptError attempt={last} />
-            <details class="attempts">
-              <summary aria-label={`Every attempt of ${d.event_id}`}>Every attempt</summary>
-              <ol>
-                {d.attempts.map((a) => (
-                  <li>
-                    <span class={`badge badge-${a.status}`}>{a.status}</span> {seconds(a.created_at)}: {answerOf(a)}
-                    <AttemptError attempt={a} />
-                    {a.response_body ? (
-                      <pre>
-                        <code>{a.response_body}</code>
-                      </pre>
-                    ) : null}
-                  </li>
-                ))}
-              </ol>
-            </details>
-          </>
-        ) : (
-          <span class="muted">not tried yet</span>
-        )}
-      </td>
-      <td>{seconds(d.created_at)}</td>
-    </tr>
+    <>
+      {answerOf(last)}
+      <AttemptError attempt={last} />
+      <details class="attempts">
+        <summary aria-label={`Every attempt of the ${d.event_type} event queued ${seconds(d.created_at)}`}>Every attempt</summary>
+        <ol>
+          {d.attempts.map((a) => (
+            <li>
+              <StatusBadge status={a.status} /> {seconds(a.created_at)}: {answerOf(a)}
+              <AttemptError attempt={a} />
+              {a.response_body ? (
+                <pre>
+                  <code>{a.response_body}</code>
+                </pre>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </>
   );
 }

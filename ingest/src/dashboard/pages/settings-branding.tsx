@@ -1,7 +1,9 @@
 import type { RequestHandler, Router } from 'express';
 import multer from 'multer';
 import type { AppDeps } from '../../deps.js';
-import { ApiError, badRequest } from '../../http/errors.js';
+import { type ApiError, badRequest } from '../../http/errors.js';
+import { Field, FormRefusal } from '../../pages/fields.js';
+import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import {
   type Brand,
@@ -20,8 +22,8 @@ import { SettingsLayout } from '../settings-layout.js';
 /**
  * The program's logo and accent color on its partner portal and e-mails
  * (ingest/docs/dashboard.md#portal-branding): a multipart form, saved by the branding service,
- * which checks the logo's bytes. A refused form shows its page again with the reason and the
- * color typed; nothing is saved.
+ * which checks the logo's bytes. A refused form shows its page again with the reason beside the
+ * field it is about and the color typed; nothing is saved.
  */
 
 export const brandingNotices: Record<string, string> = {
@@ -46,18 +48,20 @@ const parseForm = multer({
 
 export const brandingFormBody: RequestHandler = (req, res, next) => {
   parseForm(req, res, (err: unknown) => {
-    if (err) res.locals.brandingRefusal = refusalOf(err);
+    if (err) res.locals.brandingRefusal = multipartRefusal(err);
     next();
   });
 };
 
-function refusalOf(err: unknown): ApiError {
+function multipartRefusal(err: unknown): ApiError {
   if (err instanceof multer.MulterError && err.code === 'LIMIT_FILE_SIZE') return logoTooLarge();
   if (err instanceof multer.MulterError && (err.code === 'LIMIT_FILE_COUNT' || err.code === 'LIMIT_UNEXPECTED_FILE')) {
     return badRequest('Choose one image file for the logo.', 'logo');
   }
   return badRequest('The form could not be read: reload the page and try again.');
 }
+
+const LABELS = { logo: 'Logo', accent_color: 'Accent color' };
 
 /** svc's own accent (dashboard.css), which the color picker shows while the program has none. */
 const SVC_ACCENT = '#2952cc';
@@ -88,18 +92,23 @@ export function registerBrandingPages(router: Router, deps: AppDeps, contextOf: 
     const program = ctx.program;
     const brand = await programBrand(db, program.id);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    try {
-      const refused = res.locals.brandingRefusal as ApiError | undefined;
-      if (refused) throw refused;
-      const accentColor = parseAccentColor(chosenAccent(body, brand.accentColor));
-      const logo = req.file ? { bytes: req.file.buffer, declaredType: req.file.mimetype } : undefined;
-      await saveBrand(db, ctx.user.organization_id, program.id, { accentColor, logo });
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
-      const typed = typeof body.accent_color_text === 'string' ? body.accent_color_text : undefined;
-      return sendPage(res, <BrandingPage ctx={ctx} brand={brand} refusal={err.message} typed={typed} />, err.status);
-    }
-    res.redirect(303, programPath(program, '/settings/branding?notice=branding-saved'));
+    await orRefused(
+      async () => {
+        const refused = res.locals.brandingRefusal as ApiError | undefined;
+        if (refused) throw refused;
+        const accentColor = parseAccentColor(chosenAccent(body, brand.accentColor));
+        const logo = req.file ? { bytes: req.file.buffer, declaredType: req.file.mimetype } : undefined;
+        await saveBrand(db, ctx.user.organization_id, program.id, { accentColor, logo });
+        res.redirect(303, programPath(program, '/settings/branding?notice=branding-saved'));
+      },
+      LABELS,
+      (refusal) => {
+        const typed = typeof body.accent_color_text === 'string' ? body.accent_color_text : undefined;
+        // The color is refused as the API's accent_color: the text field is where it was typed.
+        const beside = refusal.field === 'accent_color' ? { ...refusal, field: 'accent_color_text' } : refusal;
+        sendPage(res, <BrandingPage ctx={ctx} brand={brand} refusal={beside} typed={typed} />, refusal.status);
+      },
+    );
   });
 
   router.post(`${BRANDING_PATH}/remove-logo`, async (req, res) => {
@@ -115,50 +124,43 @@ function previewSize(logo: NonNullable<Brand['logo']>) {
   return { width: Math.max(1, Math.round(logo.width * scale)), height: Math.max(1, Math.round(logo.height * scale)) };
 }
 
-function BrandingPage({ ctx, brand, refusal, typed }: { ctx: ProgramPageContext; brand: Brand; refusal?: string; typed?: string }) {
+function BrandingPage({ ctx, brand, refusal, typed }: { ctx: ProgramPageContext; brand: Brand; refusal?: Refusal; typed?: string }) {
   const program = ctx.program;
   const action = programPath(program, '/settings/branding');
   return (
     <SettingsLayout ctx={ctx} tab="/branding" title="Portal branding">
       <h2 id="branding-title">Portal branding</h2>
       <p class="hint">Your logo and accent color on the partner portal and in the e-mails partners get from the program.</p>
-      {refusal ? (
-        <p class="error" role="alert" id="branding-error">
-          {refusal} Nothing was saved.
-        </p>
-      ) : null}
-      <form
-        method="post"
-        action={action}
-        enctype="multipart/form-data"
-        class="stack settings-form"
-        aria-labelledby="branding-title"
-        aria-describedby={refusal ? 'branding-error' : undefined}
-      >
+      <form method="post" action={action} enctype="multipart/form-data" class="stack settings-form" aria-labelledby="branding-title">
         <Csrf ctx={ctx} />
-        <label for="logo">{brand.logo ? 'New logo' : 'Logo'}</label>
-        <input id="logo" name="logo" type="file" accept="image/png,image/jpeg,image/webp" aria-describedby="logo-hint" />
-        <span id="logo-hint" class="hint">
-          PNG, JPEG or WebP, up to {LOGO_MAX_BYTES / 1024} KB and {LOGO_MAX_PIXELS} pixels a side; not SVG. It stands for the program's name
-          at the top of the portal and of the e-mails.{brand.logo ? ' Left empty, the current logo stays.' : ''}
-        </span>
-        <label for="accent-color">Accent color</label>
-        <input id="accent-color" name="accent_color" type="color" value={brand.accentColor ?? SVC_ACCENT} aria-describedby="accent-hint" />
-        <label for="accent-color-text">Accent color as text (#rrggbb)</label>
-        <input
-          id="accent-color-text"
+        <FormRefusal refusal={refusal} fields={['logo', 'accent_color_text']} />
+        <Field
+          name="logo"
+          label={brand.logo ? 'New logo' : 'Logo'}
+          type="file"
+          accept="image/png,image/jpeg,image/webp"
+          hint={`PNG, JPEG or WebP, up to ${LOGO_MAX_BYTES / 1024} KB and ${LOGO_MAX_PIXELS} pixels a side; not SVG. It stands for the program's name at the top of the portal and of the e-mails.${brand.logo ? ' Left empty, the current logo stays.' : ''}`}
+          refusal={refusal}
+        />
+        <Field
+          name="accent_color"
+          id="accent-color"
+          label="Accent color"
+          type="color"
+          value={brand.accentColor ?? SVC_ACCENT}
+          hint="The portal's header band, buttons and links, and the e-mails' headline and links."
+        />
+        <Field
           name="accent_color_text"
+          id="accent-color-text"
+          label="Accent color as text (#rrggbb)"
           value={typed ?? brand.accentColor ?? ''}
           placeholder={SVC_ACCENT}
           maxlength={7}
           autocomplete="off"
-          spellcheck={false}
-          aria-describedby="accent-hint"
+          hint="Text on it is white or near-black, whichever reads better; a color too light to read on white is darkened for links and headlines. Leave it empty for svc's own colors."
+          refusal={refusal}
         />
-        <span id="accent-hint" class="hint">
-          The portal's header band, buttons and links, and the e-mails' headline and links. Text on it is white or near-black, whichever
-          reads better; a color too light to read on white is darkened for links and headlines. Leave the text empty for svc's own colors.
-        </span>
         <button type="submit" class="primary">
           Save branding
         </button>

@@ -2,11 +2,15 @@ import type { Router } from 'express';
 import type { AppDeps } from '../../deps.js';
 import { currencyCode } from '../../http/fields.js';
 import { formatMoney, toMajorUnits } from '../../money.js';
+import { Field, FormRefusal, SelectField, TextareaField, type Typed, typedText } from '../../pages/fields.js';
 import { fromFields } from '../../pages/forms.js';
+import { RecordId } from '../../pages/record-id.js';
+import { orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { ATTRIBUTION_MODELS, ProgramUpdate } from '../../resources/programs/programs.schema.js';
 import { updateProgram } from '../../resources/programs/programs.service.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
+import { integrationsPath } from '../integrations-layout.js';
 import { Csrf } from '../layout.js';
 import { amountField, listField, numberField, SettingsLayout } from '../settings-layout.js';
 
@@ -22,6 +26,20 @@ export const settingsNotices: Record<string, string> = {
   'settings-saved': 'Program settings saved.',
 };
 
+/** The form's fields, by the API parameter each sets, as the page names them. */
+const LABELS = {
+  website_url: 'Website address',
+  name: 'Name',
+  cookie_duration: 'Cookie duration (days)',
+  url_params: 'URL parameters',
+  attribution_model: 'Attribution',
+  currency_code: 'Currency',
+  minimum_payout: 'Minimum payout',
+  type: 'Who can join',
+  auto_approve_partners: 'Approve partners who sign up at once',
+  partner_terms: 'Terms partners accept when they join',
+};
+
 export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: ContextOf): void {
   const { db, store } = deps;
 
@@ -34,41 +52,36 @@ export function registerSettingsPages(router: Router, deps: AppDeps, contextOf: 
     const ctx = await contextOf(res, 'settings', req.params.programId);
     const program = ctx.program;
     const body = (req.body ?? {}) as Record<string, unknown>;
-    // The minimum is typed in the major unit of the currency the form saves (a new one, when valid).
-    const currency = currencyCode.safeParse(body.currency_code);
-    const minimum = amountField(body.minimum_payout, currency.success ? currency.data : program.currency_code, 'minimum_payout');
-    const input = fromFields(
-      ProgramUpdate,
-      {
-        name: body.name,
-        cookie_duration: numberField(body.cookie_duration),
-        url_params: listField(body.url_params),
-        attribution_model: body.attribution_model,
-        currency_code: body.currency_code,
-        minimum_payout: minimum,
-        type: body.type,
-        // A checkbox sends nothing when unticked, and this form always shows it.
-        auto_approve_partners: body.auto_approve_partners === 'on',
-        website_url: body.website_url,
-        partner_terms: body.partner_terms,
+    await orRefused(
+      async () => {
+        // The minimum is typed in the major unit of the currency the form saves (a new one, when valid).
+        const currency = currencyCode.safeParse(body.currency_code);
+        const minimum = amountField(body.minimum_payout, currency.success ? currency.data : program.currency_code, 'minimum_payout');
+        const input = fromFields(
+          ProgramUpdate,
+          {
+            name: body.name,
+            cookie_duration: numberField(body.cookie_duration),
+            url_params: listField(body.url_params),
+            attribution_model: body.attribution_model,
+            currency_code: body.currency_code,
+            minimum_payout: minimum,
+            type: body.type,
+            // A checkbox sends nothing when unticked, and this form always shows it.
+            auto_approve_partners: body.auto_approve_partners === 'on',
+            website_url: body.website_url,
+            partner_terms: body.partner_terms,
+          },
+          Object.keys(LABELS),
+          'body',
+          ['website_url', 'partner_terms'],
+        );
+        await updateProgram(db, store, ctx.user.organization_id, program.id, input);
+        res.redirect(303, programPath(program, '/settings?notice=settings-saved'));
       },
-      [
-        'name',
-        'cookie_duration',
-        'url_params',
-        'attribution_model',
-        'currency_code',
-        'minimum_payout',
-        'type',
-        'auto_approve_partners',
-        'website_url',
-        'partner_terms',
-      ],
-      'body',
-      ['website_url', 'partner_terms'],
+      LABELS,
+      (refusal) => sendPage(res, <GeneralSettingsPage ctx={ctx} refused={{ refusal, typed: body }} />, refusal.status),
     );
-    await updateProgram(db, store, ctx.user.organization_id, program.id, input);
-    res.redirect(303, programPath(program, '/settings?notice=settings-saved'));
   });
 }
 
@@ -79,69 +92,88 @@ const ATTRIBUTION_LABELS: Record<(typeof ATTRIBUTION_MODELS)[number], string> = 
 
 const CURRENCIES = Intl.supportedValuesOf('currency');
 
-function GeneralSettingsPage({ ctx }: { ctx: ProgramPageContext }) {
+function GeneralSettingsPage({ ctx, refused }: { ctx: ProgramPageContext; refused?: { refusal: Refusal; typed: Typed } }) {
   const program = ctx.program;
   const currency = program.currency_code;
   const portalPath = `/p/${program.subdomain}`;
+  const refusal = refused?.refusal;
+  /** A field's value: what was typed in a refused form, else the program's. */
+  const value = (name: string, saved: unknown) => typedText(refused?.typed, name, saved);
+  const website = value('website_url', program.website_url ?? '');
   return (
     <SettingsLayout ctx={ctx} tab="" title="Settings">
       <h2 id="general-title">Program</h2>
       <form method="post" action={programPath(program, '/settings')} class="stack settings-form" aria-labelledby="general-title">
         <Csrf ctx={ctx} />
-        <label for="program-name">Name</label>
-        <input id="program-name" name="name" value={program.name} required maxlength={200} />
-        <label for="cookie-duration">Cookie duration (days)</label>
-        <input
-          id="cookie-duration"
+        <FormRefusal refusal={refusal} fields={Object.keys(LABELS)} />
+        <fieldset class={`website${program.website_url ? '' : ' missing'}`}>
+          <legend>Your website</legend>
+          <Field
+            name="website_url"
+            label={LABELS.website_url}
+            type="url"
+            value={website}
+            placeholder="https://example.com"
+            maxlength={2048}
+            hint={
+              program.website_url ? (
+                "Partners' links start here: any page of it with their own parameter, e.g. ?ref=emma. Their link builder takes any page of it."
+              ) : (
+                <>
+                  <strong>Not set yet: partners have no link to share.</strong> A partner's link is a page of your site with their own
+                  parameter (e.g. ?ref=emma); without your site's address, svc cannot give them one.
+                </>
+              )
+            }
+            refusal={refusal}
+          />
+        </fieldset>
+        <Field name="name" label={LABELS.name} value={value('name', program.name)} required maxlength={200} refusal={refusal} />
+        <Field
           name="cookie_duration"
-          type="number"
+          label={LABELS.cookie_duration}
           inputmode="numeric"
-          min={1}
-          max={3650}
-          value={String(program.cookie_duration)}
+          value={value('cookie_duration', program.cookie_duration)}
           required
-          aria-describedby="cookie-duration-hint"
+          hint="How long after a click a signup still counts for the partner: 1 to 3650 days."
+          refusal={refusal}
         />
-        <span id="cookie-duration-hint" class="hint">
-          How long after a click a signup still counts for the partner: 1 to 3650 days.
-        </span>
-        <label for="url-params">URL parameters</label>
-        <input id="url-params" name="url_params" value={program.url_params.join(', ')} required aria-describedby="url-params-hint" />
-        <span id="url-params-hint" class="hint">
-          The parameters partner links use, separated by commas, e.g. <code>ref, via</code> for <code>?ref=alice</code>.
-        </span>
-        <label for="attribution-model">Attribution</label>
-        <select id="attribution-model" name="attribution_model">
-          {ATTRIBUTION_MODELS.map((m) => (
-            <option value={m} selected={program.attribution_model === m}>
-              {ATTRIBUTION_LABELS[m]}
-            </option>
-          ))}
-        </select>
-        <label for="currency-code">Currency</label>
-        <select id="currency-code" name="currency_code" aria-describedby="currency-hint">
-          {CURRENCIES.map((c) => (
-            <option value={c} selected={c === currency}>
-              {c}
-            </option>
-          ))}
-        </select>
-        <span id="currency-hint" class="hint">
-          Of new payments reported without one, and of the amounts below.
-        </span>
-        <label for="minimum-payout">Minimum payout ({currency})</label>
-        <input
-          id="minimum-payout"
+        <Field
+          name="url_params"
+          label={LABELS.url_params}
+          value={value('url_params', program.url_params.join(', '))}
+          required
+          hint={
+            <>
+              The parameters partner links use, separated by commas, e.g. <code>ref, via</code> for <code>?ref=alice</code>.
+            </>
+          }
+          refusal={refusal}
+        />
+        <SelectField
+          name="attribution_model"
+          label={LABELS.attribution_model}
+          value={value('attribution_model', program.attribution_model)}
+          options={ATTRIBUTION_MODELS.map((m) => [m, ATTRIBUTION_LABELS[m]] as const)}
+          refusal={refusal}
+        />
+        <SelectField
+          name="currency_code"
+          label={LABELS.currency_code}
+          value={value('currency_code', currency)}
+          options={CURRENCIES.map((c) => [c, c] as const)}
+          hint="Of new payments reported without one, and of the amounts below."
+          refusal={refusal}
+        />
+        <Field
           name="minimum_payout"
+          label={`${LABELS.minimum_payout} (${currency})`}
           inputmode="decimal"
-          value={toMajorUnits(program.minimum_payout, currency)}
+          value={value('minimum_payout', toMajorUnits(program.minimum_payout, currency))}
           required
-          aria-describedby="minimum-payout-hint"
+          hint={`A partner is paid once they are owed at least this much (${formatMoney(program.minimum_payout, currency)} now); a group may set its own.`}
+          refusal={refusal}
         />
-        <span id="minimum-payout-hint" class="hint">
-          A partner is paid once they are owed at least this much ({formatMoney(program.minimum_payout, currency)} now); a group may set its
-          own.
-        </span>
         <fieldset>
           <legend>Partner portal</legend>
           <p class="hint">
@@ -150,42 +182,37 @@ function GeneralSettingsPage({ ctx }: { ctx: ProgramPageContext }) {
               {ctx.publicUrl}
               {portalPath}
             </a>{' '}
-            <button type="button" class="copy" data-copy={`${ctx.publicUrl}${portalPath}`}>
+            <button type="button" class="copy" data-copy={`${ctx.publicUrl}${portalPath}`} aria-label="Copy the portal's address">
               Copy
             </button>
           </p>
-          <label for="program-type">Who can join</label>
-          <select id="program-type" name="type">
-            <option value="public" selected={program.type === 'public'}>
-              Anyone, through the portal's sign-up page
-            </option>
-            <option value="private" selected={program.type === 'private'}>
-              Only partners you add (invitation only)
-            </option>
-          </select>
-          <label class="check">
-            <input type="checkbox" name="auto_approve_partners" checked={program.auto_approve_partners} /> Approve partners who sign up at
-            once (otherwise they wait as pending for you)
-          </label>
-          <label for="website-url">Your site</label>
-          <input
-            id="website-url"
-            name="website_url"
-            type="url"
-            value={program.website_url ?? ''}
-            placeholder="https://example.com"
-            aria-describedby="website-url-hint"
+          <SelectField
+            name="type"
+            label={LABELS.type}
+            value={value('type', program.type)}
+            options={[
+              ['public', "Anyone, through the portal's sign-up page"],
+              ['private', 'Only partners you add (invitation only)'],
+            ]}
+            refusal={refusal}
           />
-          <span id="website-url-hint" class="hint">
-            Partners' links start here, and their link builder takes any page of it.
-          </span>
-          <label for="partner-terms">Terms partners accept when they join</label>
-          <textarea id="partner-terms" name="partner_terms" rows={6} maxlength={20000} aria-describedby="partner-terms-hint">
-            {program.partner_terms ?? ''}
-          </textarea>
-          <span id="partner-terms-hint" class="hint">
-            Plain text; blank lines separate paragraphs. Left empty, the sign-up form shows no terms.
-          </span>
+          <label class="check">
+            <input
+              type="checkbox"
+              name="auto_approve_partners"
+              checked={refused ? refused.typed.auto_approve_partners === 'on' : program.auto_approve_partners}
+            />{' '}
+            Approve partners who sign up at once (otherwise they wait as pending for you)
+          </label>
+          <TextareaField
+            name="partner_terms"
+            label={LABELS.partner_terms}
+            rows={6}
+            maxlength={20000}
+            value={value('partner_terms', program.partner_terms ?? '')}
+            hint="Plain text; blank lines separate paragraphs. Left empty, the sign-up form shows no terms."
+            refusal={refusal}
+          />
         </fieldset>
         <button type="submit" class="primary">
           Save settings
@@ -193,7 +220,13 @@ function GeneralSettingsPage({ ctx }: { ctx: ProgramPageContext }) {
       </form>
       <h2>Tracking</h2>
       <p class="muted">
-        Public key <code>{program.public_key}</code> · the script tag is on the Integrations page.
+        Public key <RecordId id={program.public_key} copyLabel="Copy the public key" /> · the script tag is on{' '}
+        {ctx.user.role === 'owner' ? (
+          <a href={integrationsPath('/script-tag')}>Integrations › Script tag</a>
+        ) : (
+          'the Integrations page (owners)'
+        )}
+        .
       </p>
     </SettingsLayout>
   );

@@ -9,15 +9,7 @@ import type { SharedStore } from '../../store/index.js';
 import { requirePartner } from '../partners/partners.service.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { cachedLinks, cacheLinks, invalidateLinkLookups, linkCacheKey, type ResolvedLink } from './link-cache.js';
-import {
-  findLink,
-  findLinksByParamValue,
-  insertLink,
-  selectLinkList,
-  softDeleteLink,
-  softDeletePartnerLinks,
-  updateLinkById,
-} from './links.repository.js';
+import { findLink, findLinksByParamValue, insertLink, selectLinkList, softDeleteLink, updateLinkById } from './links.repository.js';
 import type { LinkCreate, LinkListInput, LinkObject, LinkUpdate } from './links.schema.js';
 import { presentLinks } from './links.serializer.js';
 

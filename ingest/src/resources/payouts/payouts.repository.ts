@@ -140,9 +140,8 @@ export async function takePayableSums(
 ): Promise<PayableSum[]> {
   const ofPartners = (alias: string) => (g.partnerIds ? sql`and ${sql.ref(`${alias}.partner_id`)} = any(${g.partnerIds}::text[])` : sql``);
   await sql`
-    create temporary table payout_candidates (
-      id text not null, partner_id text not null, currency text not null, amount int8 not null, created_at timestamptz not null
-    ) on commit drop`.execute(db);
+    create temporary table payout_candidates (id text not null, partner_id text not null, currency text not null)
+        on commit drop`.execute(db);
   const { rows } = await sql<PayableSum>`
     with taken as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
@@ -161,14 +160,14 @@ export async function takePayableSums(
                         and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id))
          and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
          for update of e
-    ), kept as (
-      insert into payout_candidates (id, partner_id, currency, amount, created_at)
+    ), candidates as materialized (
       select * from taken union all select * from late_entries
-      returning partner_id, currency, amount, created_at
+    ), kept as (
+      insert into payout_candidates (id, partner_id, currency) select id, partner_id, currency from candidates
     ), sums as (
       select partner_id, currency, sum(amount)::int8 as amount, count(*)::int as commission_count,
              min(created_at) as period_start, max(created_at) as period_end
-        from kept
+        from candidates
        group by partner_id, currency
     )
     select s.*, coalesce(gr.minimum_payout, ${g.programMinimum})::int8 as minimum_payout,
