@@ -1,5 +1,5 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expectAxeClean, PHONE } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { type Api, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 
@@ -10,14 +10,15 @@ import { type Api, expect, test, unique, uniqueEmail } from './support/fixtures.
  * refused form, at desktop and phone width. Server-side rules: ingest/test/dashboard/partners-pages.test.ts.
  */
 
-/** Every axe rule, every impact: the page has no violation, at desktop and (unless told) at a phone's width. */
-async function expectAxeClean(page: Page, widths = [1280, 390]) {
-  for (const width of widths) {
-    await page.setViewportSize({ width, height: 900 });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(violations.map((v) => `${width}px ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+const DESKTOP = { width: 1280, height: 900 };
+
+/** No axe violation at desktop width and (unless told) at a phone's. */
+async function expectAxeCleanAt(page: Page, widths: readonly { width: number; height: number }[] = [DESKTOP, PHONE]) {
+  for (const size of widths) {
+    await page.setViewportSize(size);
+    await expectAxeClean(page, `${page.url()} at ${size.width}px`);
   }
-  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.setViewportSize(DESKTOP);
 }
 
 /** Screenshots for whoever changes these pages to look at, where SCREENSHOTS_DIR says (none otherwise). */
@@ -60,7 +61,7 @@ test('a manager approves two pending partners at once, the count in the navigati
   // The program has no website address yet: its pages ask for one.
   await expect(page.getByRole('link', { name: 'Add your website address in Settings so partners get links they can share' })).toBeVisible();
   await expect(page.getByRole('row')).toHaveCount(4);
-  await expectAxeClean(page);
+  await expectAxeCleanAt(page);
   await screenshot(page, 'partners-list');
 
   await page.getByRole('checkbox', { name: `Choose Pia ${tag}` }).check();
@@ -83,7 +84,7 @@ test('a manager approves two pending partners at once, the count in the navigati
   await expect(form.getByLabel('First name')).toHaveValue('Tess');
   await expect(form.getByLabel('Last name')).toHaveValue(tag);
   await expect(form.getByLabel('E-mail')).toHaveAttribute('aria-invalid', 'true');
-  await expectAxeClean(page, [1280]);
+  await expectAxeCleanAt(page, [DESKTOP]);
   await screenshot(page, 'partners-refused-form');
   expect((await api.get(`/v1/partners?program_id=${program.id}&search=Tess`)).data).toEqual([]);
 });
@@ -112,7 +113,7 @@ test('a partner’s page and the payouts page: ids behind copy buttons only, axe
   await expect(page.getByRole('button', { name: 'Copy the id' })).toBeVisible();
   expect((await page.locator('tbody').allTextContents()).join(' ')).not.toMatch(/\b(part|cust|comm|po|lnk)_/);
   await expect(page.getByRole('link', { name: /Add your website address/ })).toHaveCount(0);
-  await expectAxeClean(page);
+  await expectAxeCleanAt(page);
   await screenshot(page, 'partner');
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payouts' }).click();
@@ -121,7 +122,7 @@ test('a partner’s page and the payouts page: ids behind copy buttons only, axe
   await expect(row).toContainText('$40.00');
   expect((await page.locator('tbody').allTextContents()).join(' ')).not.toMatch(/\b(part|po)_/);
   await expect(page.getByRole('link', { name: 'Download CSV' })).toHaveAttribute('href', `/dashboard/programs/${program.id}/payouts.csv`);
-  await expectAxeClean(page);
+  await expectAxeCleanAt(page);
   await screenshot(page, 'payouts');
 
   // A generation's day that is no day: the form comes back open with the day as typed and the reason beside it.
@@ -130,6 +131,6 @@ test('a partner’s page and the payouts page: ids behind copy buttons only, axe
   await page.locator('details.add form').getByRole('button', { name: 'Generate payouts' }).click();
   await expect(page.locator('#filter-up_to_day-error')).toBeVisible();
   await expect(page.getByLabel(/^Commissions made up to/)).toHaveValue('2026-02-30');
-  await expectAxeClean(page, [1280]);
+  await expectAxeCleanAt(page, [DESKTOP]);
   await screenshot(page, 'payouts-refused-day');
 });

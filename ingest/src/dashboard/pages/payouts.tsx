@@ -26,6 +26,7 @@ import { RecordId } from '../../pages/record-id.js';
 import { type FieldLabels, type Refusal, refusalOf } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { DataTable } from '../../pages/table.js';
+import { Tabs } from '../../pages/tabs.js';
 import { type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import { partnersByIds } from '../../resources/partners/partners.service.js';
 import type { NotReadyReason } from '../../resources/payouts/payout-readiness.js';
@@ -264,22 +265,6 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     if (payout.program_id !== ctx.program.id) throw notFound('payout', payoutId);
     return payout;
   }
-}
-
-/**
- * The section's views, each a page of its own: a navigation of links, the current one marked
- * (the shape of the kit's tabs, `Tabs({ label, tabs })`, for when the payouts page moves to it).
- */
-function Tabs({ label, tabs }: { label: string; tabs: readonly { href: string; label: string; current: boolean }[] }) {
-  return (
-    <nav class="row" aria-label={label}>
-      {tabs.map((t) => (
-        <a class="chip" href={t.href} aria-current={t.current ? 'page' : undefined}>
-          {t.label}
-        </a>
-      ))}
-    </nav>
-  );
 }
 
 /** The head of the section's two views: the minimum, the actions (generate, export) and the tabs. */
