@@ -1,6 +1,6 @@
 import countries from 'i18n-iso-countries';
 
-// The words and choices of the portal's payout fields (join and settings).
+// The words and fields of how a partner is paid, on the portal's pages (join, settings, a payout's page).
 
 /** How each payout method is called on the portal's pages. */
 const PAYOUT_LABELS: Record<string, string> = {
@@ -15,16 +15,47 @@ export const payoutLabel = (method: string) => PAYOUT_LABELS[method] ?? method;
 
 const COUNTRIES = Object.entries(countries.getNames('en', { select: 'official' })).sort((a, b) => a[1].localeCompare(b[1]));
 
-/** Every country, by name, for a form's select. */
-export function CountryOptions({ selected }: { selected?: string | null }) {
-  return (
-    <>
-      <option value="">Choose…</option>
-      {COUNTRIES.map(([code, name]) => (
-        <option value={code} selected={code === selected}>
-          {name}
-        </option>
-      ))}
-    </>
-  );
+/** Every country by name, after "Choose…", as a select's options (their values the API's ISO codes). */
+export const COUNTRY_OPTIONS: readonly (readonly [code: string, name: string])[] = [['', 'Choose…'], ...COUNTRIES];
+
+/** A field of a payout method's details, as the settings form draws it. */
+export interface DetailField {
+  name: string;
+  label: string;
+  hint?: string;
+  email?: true;
+  maxlength: number;
+  autocomplete?: string;
+  country?: true;
+}
+
+const BANK_FIELDS: DetailField[] = [
+  { name: 'account_holder_name', label: 'Account holder', maxlength: 200, autocomplete: 'name' },
+  { name: 'bank_name', label: 'Bank', maxlength: 200 },
+  { name: 'iban', label: 'IBAN', hint: 'Capital letters and digits without spaces, e.g. GB82WEST12345698765432.', maxlength: 34 },
+  { name: 'account_number', label: 'Account number', hint: 'Where the bank has no IBAN.', maxlength: 34 },
+  { name: 'routing_number', label: 'Routing number', hint: 'US banks: the ABA routing number.', maxlength: 20 },
+  { name: 'sort_code', label: 'Sort code', hint: 'UK banks: six digits, no dashes.', maxlength: 6 },
+  { name: 'swift_bic', label: 'SWIFT / BIC', hint: '8 or 11 capital letters and digits.', maxlength: 11 },
+  { name: 'country_code', label: "Bank's country", maxlength: 2, country: true },
+  { name: 'address', label: 'Address of the account holder', maxlength: 500, autocomplete: 'street-address' },
+];
+
+/** The fields of each method's payout details, as the API takes them (PAYOUT_DETAILS in partners.schema.ts). */
+export const DETAIL_FIELDS: Readonly<Record<string, readonly DetailField[]>> = {
+  paypal: [{ name: 'email', label: 'PayPal e-mail address', email: true, maxlength: 254, autocomplete: 'email' }],
+  wise: [{ name: 'email', label: 'Wise e-mail address', email: true, maxlength: 254, autocomplete: 'email' }],
+  crypto: [
+    { name: 'wallet_address', label: 'Wallet address', maxlength: 128 },
+    { name: 'network', label: 'Network', hint: 'e.g. Ethereum, Solana, Bitcoin.', maxlength: 40 },
+    { name: 'currency', label: 'Currency', hint: 'e.g. USDC, BTC.', maxlength: 12 },
+  ],
+  bank_transfer: BANK_FIELDS,
+  wire: BANK_FIELDS,
+  none: [],
+};
+
+/** What a detail of a method is called: its field's label ("IBAN"), else its key in words. */
+export function detailLabel(method: string, name: string): string {
+  return DETAIL_FIELDS[method]?.find((f) => f.name === name)?.label ?? name.replace(/_/g, ' ');
 }
