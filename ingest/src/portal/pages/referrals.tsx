@@ -145,6 +145,9 @@ function commissionNote(c: PartnerCommission, program: PortalContext['program'])
   return null;
 }
 
+/** A day in a table: ISO, as every date of the pages, kept on one line (a phone would break it at its dashes). */
+const DayCell = ({ at }: { at: string }) => <time datetime={day(at)}>{day(at)}</time>;
+
 /** Whether a list is at its start (no cursor): only there does an empty list mean the partner has none. */
 const atStart = (cursor: Cursor) => !cursor.starting_after && !cursor.ending_before;
 
@@ -199,7 +202,7 @@ function ReferralsPage(props: {
           }
           columns={[
             { head: 'Customer', cell: (c) => customerLabel(c) },
-            { head: 'Signed up', cell: (c) => day(c.lead_at) },
+            { head: 'Signed up', cell: (c) => <DayCell at={c.lead_at} /> },
             { head: 'Status', cell: (c) => <StatusBadge status={c.status} /> },
             { head: 'Revenue', numeric: true, cell: (c) => revenueText(revenues.get(c.id) ?? {}, program.currency_code) },
           ]}
@@ -233,7 +236,14 @@ function ReferralsPage(props: {
               : 'No more payouts this way.'
           }
           columns={[
-            { head: 'Made', cell: (p) => <a href={`${ctx.base}/payouts/${p.id}`}>{day(p.created_at)}</a> },
+            {
+              head: 'Made',
+              cell: (p) => (
+                <a href={`${ctx.base}/payouts/${p.id}`}>
+                  <DayCell at={p.created_at} />
+                </a>
+              ),
+            },
             { head: 'Commissions', numeric: true, cell: (p) => count(p.commission_count) },
             {
               head: 'Status',
@@ -274,7 +284,7 @@ function CommissionsTable({
       empty={empty}
       columns={[
         { head: 'Customer', cell: (c) => (c.customer_id ? customerLabel(c.customer ?? { email: null }) : 'No customer') },
-        { head: 'Earned', cell: (c) => day(c.created_at) },
+        { head: 'Earned', cell: (c) => <DayCell at={c.created_at} /> },
         {
           head: 'Status',
           cell: (c) => {
@@ -407,7 +417,7 @@ function PayoutPage({
         <div>
           <dt>Payout id</dt>
           <dd>
-            <RecordId id={payout.id} copyLabel="Copy" />
+            <RecordId id={payout.id} copyLabel="Copy the payout id" />
           </dd>
         </div>
       </dl>

@@ -210,7 +210,7 @@ function SettingsPage({ ctx, values, refusal = null }: { ctx: PortalContext; val
               <p class="hint">Payouts leave out partners without a payout method: choose one to be paid.</p>
             ) : (
               <>
-                <h3>{`${payoutLabel(method)} details`}</h3>
+                <h2 class="details-heading">{`${payoutLabel(method)} details`}</h2>
                 {DETAIL_FIELDS[method]?.map((f) => (
                   <DetailInput field={f} value={details[f.name] ?? ''} refusal={refusal} />
                 ))}
