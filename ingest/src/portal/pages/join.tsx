@@ -2,7 +2,7 @@ import type { ProgramRow } from '../../db/schema.js';
 import { Field, FormRefusal, SelectField } from '../../pages/fields.js';
 import type { FieldLabels, Refusal } from '../../pages/refusal.js';
 import { PublicPage } from '../layout.js';
-import { COUNTRY_OPTIONS, payoutLabel } from '../payout-fields.js';
+import { CountryField, NameFields, payoutLabel } from '../partner-fields.js';
 
 /**
  * The name of the honeypot field: hidden from people, filled in by form-filling bots
@@ -58,24 +58,7 @@ export function JoinPage({
       </p>
       <FormRefusal refusal={refusal} fields={Object.keys(JOIN_LABELS)} />
       <form method="post" action={`${base}/join`} class="stacked">
-        <Field
-          name="first_name"
-          label="First name"
-          required
-          maxlength={100}
-          autocomplete="given-name"
-          value={values.first_name}
-          refusal={refusal}
-        />
-        <Field
-          name="last_name"
-          label="Last name"
-          required
-          maxlength={100}
-          autocomplete="family-name"
-          value={values.last_name}
-          refusal={refusal}
-        />
+        <NameFields first={values.first_name} last={values.last_name} refusal={refusal} />
         <Field
           name="email"
           label="E-mail"
@@ -86,15 +69,7 @@ export function JoinPage({
           value={values.email}
           refusal={refusal}
         />
-        <SelectField
-          name="country_code"
-          label="Country"
-          required
-          autocomplete="country"
-          options={COUNTRY_OPTIONS}
-          value={values.country_code?.toUpperCase()}
-          refusal={refusal}
-        />
+        <CountryField value={values.country_code} required refusal={refusal} />
         <Field
           name="company_name"
           label="Company (optional)"

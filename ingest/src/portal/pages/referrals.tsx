@@ -29,7 +29,7 @@ import {
 import { notFoundPage, type PortalContext, type PortalContextOf } from '../context.js';
 import { PortalLayout } from '../layout.js';
 import { NextPayoutLine } from '../next-payout.js';
-import { detailLabel, payoutLabel } from '../payout-fields.js';
+import { detailLabel, payoutLabel } from '../partner-fields.js';
 
 /**
  * The partner's referrals (ingest/docs/partner-portal.md): what they are owed next, their customers

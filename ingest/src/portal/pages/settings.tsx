@@ -7,7 +7,7 @@ import { sendPage } from '../../pages/render.js';
 import { portalPayoutMethods, updatePortalSettings } from '../../resources/partner-access/portal-settings.js';
 import type { PortalContext, PortalContextOf } from '../context.js';
 import { PortalCsrf, PortalLayout } from '../layout.js';
-import { COUNTRY_OPTIONS, DETAIL_FIELDS, type DetailField, payoutLabel } from '../payout-fields.js';
+import { COUNTRY_OPTIONS, CountryField, DETAIL_FIELDS, type DetailField, NameFields, payoutLabel } from '../partner-fields.js';
 
 /**
  * The partner's own settings (ingest/docs/partner-portal.md): name, country, how they are paid and
@@ -165,32 +165,8 @@ function SettingsPage({ ctx, values, refusal = null }: { ctx: PortalContext; val
         <fieldset>
           <legend>About you</legend>
           <div class="stack">
-            <Field
-              name="first_name"
-              label="First name"
-              required
-              maxlength={100}
-              autocomplete="given-name"
-              value={values.first_name}
-              refusal={refusal}
-            />
-            <Field
-              name="last_name"
-              label="Last name"
-              required
-              maxlength={100}
-              autocomplete="family-name"
-              value={values.last_name}
-              refusal={refusal}
-            />
-            <SelectField
-              name="country_code"
-              label="Country"
-              autocomplete="country"
-              options={COUNTRY_OPTIONS}
-              value={values.country_code.toUpperCase()}
-              refusal={refusal}
-            />
+            <NameFields first={values.first_name} last={values.last_name} refusal={refusal} />
+            <CountryField value={values.country_code} refusal={refusal} />
           </div>
         </fieldset>
 

@@ -1,6 +1,9 @@
 import countries from 'i18n-iso-countries';
+import { Field, SelectField } from '../pages/fields.js';
+import type { Refusal } from '../pages/refusal.js';
 
-// The words and fields of how a partner is paid, on the portal's pages (join, settings, a payout's page).
+// What a partner fills in about themselves on the portal's pages (join and settings): their name and
+// country, and how they are paid, with the words the pages use for it (a payout's page too).
 
 /** How each payout method is called on the portal's pages. */
 const PAYOUT_LABELS: Record<string, string> = {
@@ -17,6 +20,32 @@ const COUNTRIES = Object.entries(countries.getNames('en', { select: 'official' }
 
 /** Every country by name, after "Choose…", as a select's options (their values the API's ISO codes). */
 export const COUNTRY_OPTIONS: readonly (readonly [code: string, name: string])[] = [['', 'Choose…'], ...COUNTRIES];
+
+/** The partner's first and last name, as typed (or saved), with a refusal about either beside it. */
+export function NameFields({ first, last, refusal }: { first?: string; last?: string; refusal: Refusal | null }) {
+  const common = { required: true, maxlength: 100, refusal };
+  return (
+    <>
+      <Field {...common} name="first_name" label="First name" autocomplete="given-name" value={first} />
+      <Field {...common} name="last_name" label="Last name" autocomplete="family-name" value={last} />
+    </>
+  );
+}
+
+/** The partner's country, by name; its value the API's ISO code. */
+export function CountryField({ value, required, refusal }: { value?: string; required?: boolean; refusal: Refusal | null }) {
+  return (
+    <SelectField
+      name="country_code"
+      label="Country"
+      required={required}
+      autocomplete="country"
+      options={COUNTRY_OPTIONS}
+      value={value?.toUpperCase()}
+      refusal={refusal}
+    />
+  );
+}
 
 /** A field of a payout method's details, as the settings form draws it. */
 export interface DetailField {
