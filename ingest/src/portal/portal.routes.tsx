@@ -197,11 +197,9 @@ export function portalRouter(deps: AppDeps): Router {
     const joinAt = `/p/${program.subdomain}/join`;
     if (program.type !== 'public') return sendPage(res, <JoinPage program={program} />, 403);
     if (!fromThisOrigin(req, deps.config.publicUrl)) return sendStaleForm(res, joinAt);
-    const tooMany = 'Too many sign-ups were sent from this network.';
-    if (
-      !(await allowed(res, [joinPerClient.consume(`${program.id}:${req.ip ?? ''}`)], tooMany, { href: joinAt, label: 'Back to the form' }))
-    )
-      return;
+    const fromHere = joinPerClient.consume(`${program.id}:${req.ip ?? ''}`);
+    const back = { href: joinAt, label: 'Back to the form' };
+    if (!(await allowed(res, [fromHere], 'Too many sign-ups were sent from this network.', back))) return;
     // A bot fills the hidden field: it is told what a person would be, and nothing is made.
     if (typeof req.body?.[HONEYPOT] === 'string' && req.body[HONEYPOT] !== '') {
       logger.info({ program_id: program.id }, 'portal sign-up refused: the hidden field was filled');
@@ -250,8 +248,8 @@ export function portalRouter(deps: AppDeps): Router {
     const device = await devices.recognize(req);
     const fromHere = device?.identity === program.id ? linkPerDevice.consume(device.key) : linkPerClient.consume(req.ip ?? '');
     const tooMany = `Too many sign-in links were asked for this address or from this network. A link already sent works for ${SIGN_IN_LINK_MINUTES} minutes.`;
-    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), fromHere], tooMany, { href: signInAt, label: 'Back to sign-in' })))
-      return;
+    const back = { href: signInAt, label: 'Back to sign-in' };
+    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), fromHere], tooMany, back))) return;
     if (await sendSignInLink(db, program, email, deps.config.publicUrl)) mailer.kick();
     sendPage(res, <CheckEmailPage program={program} />);
   });
