@@ -1,6 +1,7 @@
 import type { Browser, Page } from '@playwright/test';
 import { type Api, type DemoState, expect, type SvcData, test, unique, uniqueEmail } from './support/fixtures.js';
-import { emailCausedBy, signInLinkCausedBy } from './support/outbox.js';
+import { emailCausedBy } from './support/outbox.js';
+import { askSignInLink, signInToPortal as signIn } from './support/portal.js';
 
 /**
  * The partner portal (ingest/docs/partner-portal.md) in real Chromium, on both storage setups: a
@@ -11,24 +12,6 @@ import { emailCausedBy, signInLinkCausedBy } from './support/outbox.js';
  */
 
 const usd = (cents: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(cents / 100);
-
-/** Asks for a sign-in link on the portal's form; answers the link in the one e-mail that asking caused. */
-async function askSignInLink(page: Page, demo: DemoState, email: string): Promise<string> {
-  return signInLinkCausedBy(demo.outboxDir, email, async () => {
-    await page.goto(`${demo.portalUrl}/sign-in`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    await expect(page.getByRole('heading', { name: 'Check your e-mail' })).toBeVisible();
-  });
-}
-
-/** Asks for a sign-in link on the portal's form and opens it from the outbox; the page is then signed in. */
-async function signIn(page: Page, demo: DemoState, email: string): Promise<string> {
-  const link = await askSignInLink(page, demo, email);
-  await page.goto(link);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  return link;
-}
 
 /** A partner of the demo program made through the API, in a given status. */
 async function partnerOf(api: Api, demo: DemoState, fields: Record<string, unknown> = {}) {

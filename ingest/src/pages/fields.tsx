@@ -108,13 +108,24 @@ export function TextareaField(props: FieldBase & { value?: string | null; rows?:
 }
 
 export function SelectField(
-  props: FieldBase & { value?: string | null; options: readonly (readonly [value: string, label: string])[]; autosubmit?: boolean },
+  props: FieldBase & {
+    value?: string | null;
+    options: readonly (readonly [value: string, label: string])[];
+    autosubmit?: boolean;
+    autocomplete?: string;
+  },
 ) {
   const { aria, id, after } = fieldParts(props);
   return (
     <div class={`field${props.class ? ` ${props.class}` : ''}`}>
       <label for={id}>{props.label}</label>
-      <select {...aria} name={props.name} required={props.required} data-autosubmit={props.autosubmit ? '' : undefined}>
+      <select
+        {...aria}
+        name={props.name}
+        required={props.required}
+        autocomplete={props.autocomplete}
+        data-autosubmit={props.autosubmit ? '' : undefined}
+      >
         {props.options.map(([value, label]) => (
           <option value={value} selected={value === (props.value ?? '')}>
             {label}

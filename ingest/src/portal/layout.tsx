@@ -21,9 +21,10 @@ type ShownProgram = Pick<ProgramRow, 'name'> & Partial<Pick<BrandedProgram, 'sub
 const themeOf = (program: ShownProgram) =>
   program.subdomain && program.brand?.accentColor ? themePath(program.subdomain, program.brand.accentColor) : null;
 
-function PortalLogo({ program }: { program: ShownProgram }) {
+/** The program as its pages name it: its logo (the name as its text), else its name. */
+function BrandMark({ program }: { program: ShownProgram }) {
   const logo = program.brand?.logo;
-  if (!program.subdomain || !logo) return null;
+  if (!program.subdomain || !logo) return <>{program.name}</>;
   return <img class="logo" src={logoPath(program.subdomain, logo)} alt={program.name} width={logo.width} height={logo.height} />;
 }
 
@@ -49,7 +50,7 @@ export function PortalLayout({ ctx, title, children }: { ctx: PortalContext; tit
       <SkipLink />
       <header class="top">
         <a class="brand" href={`${ctx.base}/`}>
-          {ctx.program.brand.logo ? <PortalLogo program={ctx.program} /> : ctx.program.name}
+          <BrandMark program={ctx.program} />
         </a>
         {active ? (
           <nav aria-label="Main">
@@ -86,13 +87,7 @@ export function PublicPage({ program, title, children }: { program: ShownProgram
     <PortalDocument program={program} title={title}>
       <main id="main" class="narrow sign-in">
         <p class="brand-line">
-          {program.brand?.logo ? (
-            <>
-              <PortalLogo program={program} /> partner program
-            </>
-          ) : (
-            `${program.name} partner program`
-          )}
+          <BrandMark program={program} /> partner program
         </p>
         {children}
       </main>
@@ -100,12 +95,35 @@ export function PublicPage({ program, title, children }: { program: ShownProgram
   );
 }
 
-/** What went wrong, in the portal's words (404 for an unknown program or another partner's record). */
-export function PortalErrorPage({ status, message, home, stale }: { status: number; message: string; home?: string; stale?: boolean }) {
+/**
+ * What went wrong, in the portal's words (404 for an unknown program or another partner's record,
+ * 429, a form that expired …), under the program's name and colors when the program is known,
+ * with the way back.
+ */
+export function PortalErrorPage({
+  program,
+  status,
+  message,
+  back,
+  stale,
+}: {
+  program?: ShownProgram;
+  status: number;
+  message: string;
+  back?: { href: string; label: string };
+  stale?: boolean;
+}) {
   const heading = errorHeading(status, stale);
   return (
-    <PortalDocument program={{ name: 'svc' }} title={heading}>
-      <ErrorBody heading={heading} message={message} back={home ? { href: home, label: 'Back to the portal' } : undefined} />
+    <PortalDocument program={program ?? { name: 'svc' }} title={heading}>
+      {program ? (
+        <header class="top">
+          <span class="brand">
+            <BrandMark program={program} />
+          </span>
+        </header>
+      ) : null}
+      <ErrorBody heading={heading} message={message} back={back} />
     </PortalDocument>
   );
 }

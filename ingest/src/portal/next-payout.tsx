@@ -2,7 +2,7 @@ import { formatMoney } from '../money.js';
 import type { PayoutReadiness } from '../resources/payouts/payout-readiness.js';
 import type { BalanceObject } from '../resources/payouts/payouts.schema.js';
 import type { PortalContext } from './context.js';
-import { payoutLabel } from './payout-fields.js';
+import { payoutLabel } from './partner-fields.js';
 
 /**
  * A partner's next payout in one currency, in words, on the portal's home and referrals pages:

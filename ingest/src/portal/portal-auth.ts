@@ -2,10 +2,11 @@ import { parse as parseCookies } from 'cookie';
 import type { CookieOptions, Request, RequestHandler, Response } from 'express';
 import type { Db } from '../db/database.js';
 import type { PartnerRow, ProgramRow } from '../db/schema.js';
+import { ApiError } from '../http/errors.js';
 import { fromThisOrigin, sameToken } from '../pages/form-origin.js';
 import type { BrandedProgram } from '../resources/branding/branding.service.js';
 import { type OpenedPartnerSession, type PartnerSession, readPartnerSession } from '../resources/partner-access/partner-access.service.js';
-import { findPartner } from '../resources/partners/partners.repository.js';
+import { requirePartner } from '../resources/partners/partners.service.js';
 
 /**
  * Who is signed in to a program's portal (ingest/docs/partner-portal.md).
@@ -18,6 +19,8 @@ import { findPartner } from '../resources/partners/partners.repository.js';
  *
  * State-changing requests prove they come from a portal page, as in the dashboard: the form's
  * `_csrf` must be the session's, and the browser's Sec-Fetch-Site or Origin must be this origin.
+ * What a refused request is shown (a page of the portal's) is the router's to say: these take it
+ * as a handler.
  */
 const COOKIE = 'svc_portal';
 const SECURE_COOKIE = '__Secure-svc_portal';
@@ -59,21 +62,33 @@ export function clearPortalCookie(req: Request, res: Response, program: ProgramR
   res.clearCookie(cookieName(req), { ...cookieOptions(req, program, new Date(0)), expires: undefined });
 }
 
+/**
+ * The partner of a live session (the session's read checked they were not deleted); one deleted
+ * since, between the two reads, is signed out like an ended session.
+ */
 async function signedInPartner(db: Db, session: PartnerSession | null): Promise<PartnerRow | undefined> {
-  return session ? findPartner(db, session.organization_id, session.partner_id) : undefined;
+  if (!session) return undefined;
+  try {
+    return await requirePartner(db, session.organization_id, session.partner_id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
 }
 
-/** A cookie session of this program's portal into res.locals.portal; without one, GETs go to the sign-in page and the rest get 401. */
-export function requirePortalCookie(db: Db): RequestHandler {
+/**
+ * A cookie session of this program's portal into res.locals.portal; without one, GETs go to the
+ * sign-in page and a form sent meanwhile gets `signedOut` (nothing it asked is done).
+ */
+export function requirePortalCookie(db: Db, signedOut: RequestHandler): RequestHandler {
   return async (req, res, next) => {
     const program = programOf(res);
     const token = portalCookieToken(req);
     const session = token ? await readPartnerSession(db, token, program.id, 'cookie') : null;
     const partner = await signedInPartner(db, session);
     if (!session || !partner) {
-      if (req.method === 'GET' || req.method === 'HEAD') res.redirect(303, `/p/${program.subdomain}/sign-in`);
-      else res.status(401).type('text').send('Your session has ended: sign in again.');
-      return;
+      if (req.method === 'GET' || req.method === 'HEAD') return res.redirect(303, `/p/${program.subdomain}/sign-in`);
+      return signedOut(req, res, next);
     }
     if (session.renewed) setPortalCookie(req, res, program, { token: token!, expiresAt: new Date(session.expires_at) });
     res.locals.portal = { program, partner, session, base: `/p/${program.subdomain}`, embedded: false } satisfies PortalSession;
@@ -100,14 +115,11 @@ export function requireEmbedToken(db: Db, expired: RequestHandler): RequestHandl
   };
 }
 
-/** CSRF: refuses a state-changing request that does not come from a portal page of this session. */
+/** CSRF: a state-changing request that does not come from a portal page of this session gets `stale` instead. */
 export const checkPortalCsrf =
-  (publicUrl: string): RequestHandler =>
+  (publicUrl: string, stale: RequestHandler): RequestHandler =>
   (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
-    if (!fromThisOrigin(req, publicUrl) || !sameToken(req.body?._csrf, portalOf(res).session.csrf_token)) {
-      res.status(403).type('text').send('This form did not come from a page of your portal session; reload the page and try again.');
-      return;
-    }
+    if (!fromThisOrigin(req, publicUrl) || !sameToken(req.body?._csrf, portalOf(res).session.csrf_token)) return stale(req, res, next);
     next();
   };

@@ -2,15 +2,16 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import helmet from 'helmet';
 import type { AppDeps } from '../deps.js';
 import { toApiError } from '../http/error-handler.js';
-import { ApiError } from '../http/errors.js';
 import { trustedDevices } from '../http/trusted-devices.js';
 import { fromThisOrigin } from '../pages/form-origin.js';
+import { orRefused } from '../pages/refusal.js';
 import { pagePolicy, sendPage } from '../pages/render.js';
 import {
   closePartnerSession,
   portalProgram,
   readPartnerSession,
   redeemSignInLink,
+  SIGN_IN_LINK_MINUTES,
   sendSignInLink,
   signInLinkUsable,
 } from '../resources/partner-access/partner-access.service.js';
@@ -19,7 +20,7 @@ import { registerBrandAssets } from './brand-assets.js';
 import { notFoundPage, type PortalContextOf } from './context.js';
 import { PortalErrorPage } from './layout.js';
 import { homeNotices, registerHomePages } from './pages/home.js';
-import { HONEYPOT, JoinedPage, JoinPage } from './pages/join.js';
+import { HONEYPOT, JOIN_LABELS, JoinedPage, JoinPage } from './pages/join.js';
 import { referralsNotices, registerReferralsPages } from './pages/referrals.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
 import { CheckEmailPage, LinkUsedPage, SignInPage, UseLinkPage } from './pages/sign-in.js';
@@ -75,6 +76,48 @@ const contextOf: PortalContextOf = (res, section) => {
   return { ...portalOf(res), section, notice };
 };
 
+/**
+ * The page a signed-in form is drawn on, to send it again from: forms post to their page's own
+ * path (ingest/README.md#how-to-add-a-dashboard-or-portal-page), but for the first link's and
+ * sign-out's, which are on home (sign-out on every page: home is one).
+ */
+const formPage = (path: string) => (path === '/links' || path === '/sign-out' ? '/' : path);
+
+/**
+ * A form that did not come from a page of this portal session (a tab left open from an earlier
+ * session, another site, an address svc is no longer at): 403 and nothing done, with the page to
+ * send it again from.
+ */
+function sendStaleForm(res: Response, formAt: string): void {
+  sendPage(
+    res,
+    <PortalErrorPage
+      program={programOf(res)}
+      status={403}
+      stale
+      message="It was opened in an earlier session or sent from another site, so nothing was saved. Open the page again and send the form from there."
+      back={{ href: formAt, label: 'Open the page again' }}
+    />,
+    403,
+  );
+}
+const staleForm: RequestHandler = (req, res) => sendStaleForm(res, `${portalOf(res).base}${formPage(req.path)}`);
+
+/** A form sent after the cookie session ended: 401 and nothing done, with the way to sign in again. */
+const signedOut: RequestHandler = (_req, res) => {
+  const program = programOf(res);
+  sendPage(
+    res,
+    <PortalErrorPage
+      program={program}
+      status={401}
+      message="Your session has ended, so nothing was saved. Sign in again, then send the form once more."
+      back={{ href: `/p/${program.subdomain}/sign-in`, label: 'Sign in again' }}
+    />,
+    401,
+  );
+};
+
 export function portalRouter(deps: AppDeps): Router {
   const { db, store, mailer, logger } = deps;
   const router = express.Router();
@@ -95,13 +138,22 @@ export function portalRouter(deps: AppDeps): Router {
   const linkPerDevice = limiter('portal-link-device', PORTAL_LIMITS.linkPerDevice);
   const devices = trustedDevices(store, 'portal');
   const joinPerClient = limiter('portal-join-client', PORTAL_LIMITS.joinPerClient);
-  /** 429 with Retry-After when any limiter refuses; true when the request may go on. */
-  async function allowed(res: Response, checks: Promise<{ allowed: boolean; resetMs: number }>[], again: (error: string) => void) {
+  /**
+   * True when every limiter lets the request go on; else 429 with Retry-After and a page that says
+   * what was refused (`tooMany`) and when to try again, with a link back to the form.
+   */
+  async function allowed(
+    res: Response,
+    checks: Promise<{ allowed: boolean; resetMs: number }>[],
+    tooMany: string,
+    back: { href: string; label: string },
+  ) {
     const refused = (await Promise.all(checks)).filter((d) => !d.allowed);
     if (refused.length === 0) return true;
     const minutes = Math.max(1, Math.ceil(Math.max(...refused.map((d) => d.resetMs)) / 60_000));
-    res.set('Retry-After', String(minutes * 60)).status(429);
-    again(`Too many attempts from here. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+    res.set('Retry-After', String(minutes * 60));
+    const when = `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    sendPage(res, <PortalErrorPage program={programOf(res)} status={429} message={`${tooMany} ${when}`} back={back} />, 429);
     return false;
   }
 
@@ -123,10 +175,15 @@ export function portalRouter(deps: AppDeps): Router {
   const embedExpired: RequestHandler = (_req, res) =>
     sendPage(
       res,
-      <PortalErrorPage status={401} message="This view has expired. Reload the page of the app it is shown in to open it again." />,
+      <PortalErrorPage
+        program={programOf(res)}
+        status={401}
+        message="This view has expired. Reload the page of the app it is shown in to open it again."
+      />,
       401,
     );
-  portal.use('/embed/:token', embedHeaders, requireEmbedToken(db, embedExpired), checkPortalCsrf(deps.config.publicUrl), partnerPages);
+  const csrf = checkPortalCsrf(deps.config.publicUrl, staleForm);
+  portal.use('/embed/:token', embedHeaders, requireEmbedToken(db, embedExpired), csrf, partnerPages);
 
   portal.use(portalHeaders);
 
@@ -137,37 +194,36 @@ export function portalRouter(deps: AppDeps): Router {
 
   portal.post('/join', async (req, res) => {
     const program = programOf(res);
-    const values = Object.fromEntries(
-      Object.entries(req.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== HONEYPOT),
-    );
-    const again = (error: string) => sendPage(res, <JoinPage program={program} values={values} error={error} />, res.statusCode);
+    const joinAt = `/p/${program.subdomain}/join`;
     if (program.type !== 'public') return sendPage(res, <JoinPage program={program} />, 403);
-    if (!fromThisOrigin(req, deps.config.publicUrl)) {
-      res.status(403);
-      return again('This form was sent from another site.');
-    }
-    if (!(await allowed(res, [joinPerClient.consume(`${program.id}:${req.ip ?? ''}`)], again))) return;
+    if (!fromThisOrigin(req, deps.config.publicUrl)) return sendStaleForm(res, joinAt);
+    const fromHere = joinPerClient.consume(`${program.id}:${req.ip ?? ''}`);
+    const back = { href: joinAt, label: 'Back to the form' };
+    if (!(await allowed(res, [fromHere], 'Too many sign-ups were sent from this network.', back))) return;
     // A bot fills the hidden field: it is told what a person would be, and nothing is made.
     if (typeof req.body?.[HONEYPOT] === 'string' && req.body[HONEYPOT] !== '') {
       logger.info({ program_id: program.id }, 'portal sign-up refused: the hidden field was filled');
       return sendPage(res, <JoinedPage program={program} outcome="applied" />);
     }
-    try {
-      const outcome = await signUpPartner(db, store, program, values, deps.config.publicUrl);
-      mailer.kick();
-      // An address that is a partner already is answered like a new application: the page tells no one who is a partner.
-      sendPage(
-        res,
-        <JoinedPage
-          program={program}
-          outcome={outcome === 'already-a-partner' ? (program.auto_approve_partners ? 'approved' : 'applied') : outcome}
-        />,
-      );
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
-      res.status(err.status);
-      again(err.message);
-    }
+    const values = Object.fromEntries(
+      Object.entries(req.body ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== HONEYPOT),
+    );
+    await orRefused(
+      async () => {
+        const outcome = await signUpPartner(db, store, program, values, deps.config.publicUrl);
+        mailer.kick();
+        // An address that is a partner already is answered like a new application: the page tells no one who is a partner.
+        sendPage(
+          res,
+          <JoinedPage
+            program={program}
+            outcome={outcome === 'already-a-partner' ? (program.auto_approve_partners ? 'approved' : 'applied') : outcome}
+          />,
+        );
+      },
+      JOIN_LABELS,
+      (refusal) => sendPage(res, <JoinPage program={program} values={values} refusal={refusal} />, refusal.status),
+    );
   });
 
   portal.get('/sign-in', async (req, res) => {
@@ -181,20 +237,19 @@ export function portalRouter(deps: AppDeps): Router {
 
   portal.post('/sign-in', async (req, res) => {
     const program = programOf(res);
+    const signInAt = `/p/${program.subdomain}/sign-in`;
     const email = typeof req.body?.email === 'string' ? req.body.email.trim().slice(0, 254) : '';
-    const again = (error: string) => sendPage(res, <SignInPage program={program} email={email} error={error} />, res.statusCode);
-    if (!fromThisOrigin(req, deps.config.publicUrl)) {
-      res.status(403);
-      return again('This form was sent from another site.');
-    }
+    if (!fromThisOrigin(req, deps.config.publicUrl)) return sendStaleForm(res, signInAt);
     if (!/^[^\s@]+@[^\s@]+$/.test(email)) {
-      res.status(400);
-      return again('Enter the e-mail address you joined with.');
+      const refusal = { field: 'email', message: 'Enter the e-mail address you joined with, like name@example.com.', status: 400 };
+      return sendPage(res, <SignInPage program={program} email={email} refusal={refusal} />, 400);
     }
     // A browser that signed in to this program before is counted on its own, not with its address.
     const device = await devices.recognize(req);
     const fromHere = device?.identity === program.id ? linkPerDevice.consume(device.key) : linkPerClient.consume(req.ip ?? '');
-    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), fromHere], again))) return;
+    const tooMany = `Too many sign-in links were asked for this address or from this network. A link already sent works for ${SIGN_IN_LINK_MINUTES} minutes.`;
+    const back = { href: signInAt, label: 'Back to sign-in' };
+    if (!(await allowed(res, [linkPerEmail.consume(email.toLowerCase()), fromHere], tooMany, back))) return;
     if (await sendSignInLink(db, program, email, deps.config.publicUrl)) mailer.kick();
     sendPage(res, <CheckEmailPage program={program} />);
   });
@@ -217,7 +272,7 @@ export function portalRouter(deps: AppDeps): Router {
   });
 
   const signedIn = express.Router({ mergeParams: true });
-  signedIn.use(requirePortalCookie(db), checkPortalCsrf(deps.config.publicUrl));
+  signedIn.use(requirePortalCookie(db, signedOut), csrf);
   signedIn.post('/sign-out', async (req, res) => {
     const program = programOf(res);
     const token = portalCookieToken(req);
@@ -234,11 +289,13 @@ export function portalRouter(deps: AppDeps): Router {
   router.use((err: unknown, req: Request, res: Response, next: (err?: unknown) => void) => {
     if (res.headersSent) return next(err);
     if (!res.get('Content-Security-Policy')) portalHeaders(req, res, () => undefined);
-    const home = res.locals.portal ? `${portalOf(res).base}/` : undefined;
-    if (err instanceof PortalForbidden) return sendPage(res, <PortalErrorPage status={403} message={err.message} home={home} />, 403);
+    const program = res.locals.program ? programOf(res) : undefined;
+    const back = res.locals.portal ? { href: `${portalOf(res).base}/`, label: 'Back to the portal' } : undefined;
+    if (err instanceof PortalForbidden)
+      return sendPage(res, <PortalErrorPage program={program} status={403} message={err.message} back={back} />, 403);
     const apiError = toApiError(err, req, logger);
     if (apiError.options.headers) res.set(apiError.options.headers);
-    sendPage(res, <PortalErrorPage status={apiError.status} message={apiError.message} home={home} />, apiError.status);
+    sendPage(res, <PortalErrorPage program={program} status={apiError.status} message={apiError.message} back={back} />, apiError.status);
   });
   return router;
 }

@@ -129,7 +129,7 @@ describe('partner portal home', () => {
     expect(built(via.text)).toBe(`https://www.acme.example/pricing?via=${second.value}`);
     expect(via.text).toContain(`<option value="${second.id}" selected>`);
 
-    // Another host (a look-alike too), another scheme: refused on the page, with 400.
+    // Another host (a look-alike too), another scheme: refused beside the field, what was typed kept, with 400.
     for (const [page, message] of [
       ['https://evil.example/acme', 'evil.example is not acme.example'],
       ['https://acme.example.evil.example/', 'acme.example.evil.example is not acme.example'],
@@ -141,7 +141,9 @@ describe('partner portal home', () => {
       expect(res.status, page).toBe(400);
       expect(res.text, page).toContain(message);
       expect(built(res.text), page).toBeUndefined();
-      expect(res.text).toContain('<p class="error" role="alert" id="page-error">');
+      expect(res.text).toMatch(/<input id="page" aria-invalid="true" aria-describedby="page-error" name="page"/);
+      expect(res.text).toMatch(/<span class="field-error" id="page-error">[^<]+<\/span>/);
+      expect(res.text).toContain(`value="${page}"`);
     }
 
     // Without the site's address, a path cannot be resolved; a full address can.
@@ -165,18 +167,23 @@ describe('partner portal home', () => {
 
     // The form, with a free value from their first name (zoe is taken).
     expect(home).toContain(`<form method="post" action="${base}/links" class="stack">`);
-    expect(home).toContain('name="value" value="zoe2"');
+    expect(home).toMatch(/name="value" [^>]*value="zoe2"/);
     expect(home).toContain('https://acme.example/?via=zoe2');
     expect(home).not.toContain('class="stack builder"');
 
     const create = (value: string, token = csrf) => agent.post(`${base}/links`).type('form').send({ _csrf: token, value });
+    // Refused beside the field, in plain words, with what was typed.
     const clash = await create(taken.value.toUpperCase());
     expect(clash.status).toBe(409);
-    expect(clash.text).toContain('is taken by another partner');
-    expect(clash.text).toContain('name="value" value="ZOE"');
+    expect(clash.text).toContain(
+      '<span class="field-error" id="link-value-error">“ZOE” is taken by another partner: choose another value.</span>',
+    );
+    expect(clash.text).toMatch(/id="link-value" aria-invalid="true"[^>]*name="value" [^>]*value="ZOE"/);
     const bad = await create('not allowed!');
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain('Choose another value');
+    expect(bad.text).toContain('<span class="field-error" id="link-value-error">Must be 1–64 characters of A-Z');
+    expect(bad.text).not.toContain('Invalid value');
+    expect(bad.text).toMatch(/name="value" [^>]*value="not allowed!"/);
     expect((await create('zoe-ok', 'wrong-token')).status).toBe(403);
 
     const value = uniqueLinkValue('zoe');
@@ -254,15 +261,17 @@ describe('partner portal home', () => {
     expect(quiet.text).toContain('No clicks in these days');
     expect(quiet.text).toContain('Share your link');
     expect(quiet.text).toContain('value="2024-01-01"');
-    // A period the stats API refuses: the page says so, with the default period, and 400.
+    // A period the stats API refuses: the message beside its field, the days as typed, the default period's figures, and 400.
     const wrong = await agent.get(`${base}/`).query({ start: '2024-02-01', end: '2024-01-01' });
     expect(wrong.status).toBe(400);
-    expect(wrong.text).toContain('must not be after end');
+    expect(wrong.text).toContain('<span class="field-error" id="start-error">Must not be after end.</span>');
+    expect(wrong.text).toMatch(/id="start" aria-invalid="true"[^>]*value="2024-02-01"/);
     expect(figure(wrong.text, 'Clicks')).toBe('3');
     for (const days of ['5', 'week']) {
       const res = await agent.get(`${base}/`).query({ days });
       expect(res.status, days).toBe(400);
-      expect(res.text).toContain('Invalid days');
+      expect(res.text).toContain('A period is 7, 30 or 90 days, or the days you type.');
+      expect(res.text).not.toContain('Invalid days');
     }
 
     // The builder keeps the period, and the period keeps the builder's page.

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { createPartner, createProgram, uniqueEmail, uniqueSuffix } from '../support/factories.js';
+import { createPartner, createProgram, getPartner, uniqueEmail, uniqueSuffix } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 import { signInLinkCausedBy } from '../support/outbox.js';
 import { portalAgent } from '../support/portal.js';
@@ -61,13 +61,24 @@ describe('partner portal access', () => {
     const program = await createProgram(t, org, { auto_approve_partners: true, partner_terms: 'Be nice.\n\nNo spam.' });
     const join = (body: Record<string, string>) => t.request.post(`/p/${program.subdomain}/join`).type('form').send(body);
 
-    const noTerms = await join(joinBody());
+    // Each refusal beside its field, in plain words, with what was typed kept.
+    const noTerms = await join(joinBody({ first_name: 'Typed' }));
     expect(noTerms.status).toBe(400);
-    expect(noTerms.text).toContain('Accept the program');
+    expect(noTerms.text).toContain(`<span class="field-error" id="accept_terms-error">Accept the program's terms to join.</span>`);
+    expect(noTerms.text).toMatch(/name="accept_terms" required aria-invalid="true" aria-describedby="accept_terms-error"/);
+    expect(noTerms.text).toMatch(/name="first_name" [^>]*value="Typed"/);
+    expect(noTerms.text).toContain('<option value="GB" selected>');
     const badCountry = await join(joinBody({ accept_terms: 'on', country_code: 'XX' }));
     expect(badCountry.status).toBe(400);
+    expect(badCountry.text).toMatch(/<span class="field-error" id="country_code-error">[^<]+<\/span>/);
+    expect(badCountry.text).toMatch(/name="accept_terms" required checked/);
     const badMethod = await join(joinBody({ accept_terms: 'on', payout_method: 'crypto' }));
     expect(badMethod.status).toBe(400);
+    expect(badMethod.text).toContain('<span class="field-error" id="payout_method-error">This program does not pay by that method.</span>');
+    const badEmail = await join(joinBody({ accept_terms: 'on', email: 'ada@nowhere' }));
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.text).toContain('<span class="field-error" id="email-error">Must be an e-mail address.</span>');
+    expect(badEmail.text).toContain('<p class="error" role="alert">This form was not saved: see the message beside the field.</p>');
 
     const bot = joinBody({ accept_terms: 'on', website: 'http://spam.example' });
     expect((await join(bot)).status).toBe(200);
@@ -149,16 +160,67 @@ describe('partner portal access', () => {
     }
   });
 
-  it('refuses a form without the session token or from another site', async () => {
+  it('refuses a form without the session token or from another site with the expired-form page', async () => {
+    const [org] = orgs;
+    const program = await createProgram(t, org, { website_url: 'https://acme.example' });
+    const partner = await createPartner(t, org, { program_id: program.id });
+    const { agent, csrf, base } = await portalAgent(t, program, partner.email);
+    const stale = [
+      await agent.post(`${base}/sign-out`).type('form').send({}),
+      await agent.post(`${base}/sign-out`).set('Sec-Fetch-Site', 'cross-site').type('form').send({ _csrf: csrf }),
+      await agent
+        .post(`${base}/links`)
+        .type('form')
+        .send({ _csrf: 'x'.repeat(csrf.length), value: 'stale' }),
+    ];
+    for (const refused of stale) {
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain('<h1>This form has expired</h1>');
+      // Both forms are on home: the way back.
+      expect(refused.text).toContain(`<a href="${base}/">Open the page again</a>`);
+      // In the program's name and colors.
+      expect(refused.text).toContain(`<span class="brand">${program.name}</span>`);
+    }
+    // Still signed in, and no link was made.
+    expect((await agent.get(`${base}/`)).status).toBe(200);
+    const links = await t.request.get('/v1/links').set(org.auth).query({ program_id: program.id, partner_id: partner.id });
+    expect(links.body.data).toEqual([]);
+    const page = await agent.get(`${base}/`);
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-frame-options']).toBe('DENY');
+
+    // Embedded, the way back stays in the embed.
+    const made = await t.request.post(`/v1/partners/${partner.id}/embed-tokens`).set(org.auth).send({});
+    const embed = new URL(made.body.data[0].url).pathname;
+    const refused = await t.request.post(`${embed}/settings`).type('form').send({ _csrf: 'nope', first_name: 'X' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain(`<a href="${embed}/settings">Open the page again</a>`);
+  });
+
+  it('answers a form sent after the session ended with a page to sign in again, and a sign-up or sign-in form from another site with the expired-form page', async () => {
     const [org] = orgs;
     const program = await createProgram(t, org);
     const partner = await createPartner(t, org, { program_id: program.id });
     const { agent, csrf, base } = await portalAgent(t, program, partner.email);
-    expect((await agent.post(`${base}/sign-out`).type('form').send({})).status).toBe(403);
-    expect((await agent.post(`${base}/sign-out`).set('Sec-Fetch-Site', 'cross-site').type('form').send({ _csrf: csrf })).status).toBe(403);
-    const page = await agent.get(`${base}/`);
-    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
-    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect((await agent.post(`${base}/sign-out`).type('form').send({ _csrf: csrf })).status).toBe(303);
+    const late = await agent.post(`${base}/settings`).type('form').send({ _csrf: csrf, first_name: 'Late' });
+    expect(late.status).toBe(401);
+    expect(late.text).toContain('<h1>Signed out</h1>');
+    expect(late.text).toContain(`<a href="${base}/sign-in">Sign in again</a>`);
+    expect((await getPartner(t, org, partner.id)).first_name).toBe(partner.first_name);
+
+    const email = uniqueEmail('elsewhere');
+    for (const [path, body] of [
+      ['join', joinBody({ email })],
+      ['sign-in', { email: partner.email }],
+    ] as const) {
+      const res = await t.request.post(`${base}/${path}`).set('Sec-Fetch-Site', 'cross-site').type('form').send(body);
+      expect(res.status, path).toBe(403);
+      expect(res.text).toContain('<h1>This form has expired</h1>');
+      expect(res.text).toContain(`<a href="${base}/${path}">Open the page again</a>`);
+    }
+    const partners = await t.request.get('/v1/partners').query({ program_id: program.id, email }).set(org.auth);
+    expect(partners.body.data).toEqual([]);
   });
 
   it('opens the portal by an embed token from the API, in a frame, until it expires', async () => {
@@ -207,8 +269,11 @@ describe('partner portal throttles (a fresh app: the limits count per client add
     for (let i = 0; i < 5; i++) expect((await ask()).status).toBe(200);
     const refused = await ask();
     expect(refused.status).toBe(429);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect(refused.text).toContain('Too many attempts');
+    expect(Number(refused.headers['retry-after'])).toBe(15 * 60);
+    // A page of the portal's that says when to try again, and that the links already sent still work.
+    expect(refused.text).toContain('<h1>Too many requests</h1>');
+    expect(refused.text).toContain('A link already sent works for 15 minutes. Try again in 15 minutes.');
+    expect(refused.text).toContain(`<a href="/p/${program.subdomain}/sign-in">Back to sign-in</a>`);
     const { rows } = await sql<{
       n: number;
     }>`select count(*)::int as n from partner_sign_in_links where partner_id = ${partner.id}`.execute(t.deps.db);
@@ -222,6 +287,7 @@ describe('partner portal throttles (a fresh app: the limits count per client add
     for (let i = 0; i < 10; i++) expect((await join()).status).toBe(200);
     const refused = await join();
     expect(refused.status).toBe(429);
+    expect(refused.text).toContain('Too many sign-ups were sent from this network. Try again in 15 minutes.');
     const partners = await t.request.get('/v1/partners').query({ program_id: program.id, limit: 100 }).set(org.auth);
     expect(partners.body.data).toHaveLength(10);
   });

@@ -21,6 +21,10 @@ import { portalAgent } from '../support/portal.js';
 
 const NOT_FOUND = 'There is no such page in this partner portal.';
 
+/** The text a page shows (tags, attributes and the chart's data left out): where an id must not stand. */
+const visibleText = (html: string) => html.replace(/<(script|style)[\s\S]*?<\/\1>/g, '').replace(/<[^>]*>/g, ' ');
+const SVC_ID = /\b(?:po|comm|cust|txn|part|lnk)_[0-9A-Za-z]{8,}/;
+
 /** The HTML of one section of a page (by its id), and the rows of its table body. */
 function section(html: string, id: string): { html: string; rows: string[] } {
   const start = html.indexOf(`<section aria-labelledby="${id}-title" id="${id}">`);
@@ -213,11 +217,17 @@ describe('portal referrals', () => {
     expect(payouts.rows[0]).toContain('badge-paid');
     expect(payouts.rows[0]).toContain('PAYPAL-BATCH-4711');
     expect(page.text).not.toContain(otherPayout.id);
+    // Ids are in links, never shown as text in the rows.
+    expect(visibleText(page.text)).not.toMatch(SVC_ID);
 
     const one = await agent.get(`${base}/payouts/${payout.id}`);
     expect(one.status).toBe(200);
     expect(one.text).toContain('Payout of $60.00');
     expect(one.text).toContain('PAYPAL-BATCH-4711');
+    expect(one.text).toContain(`PayPal e-mail address: ${partner.payout_details.email}`);
+    // Its page shows its id once, to copy for the program's team.
+    expect(one.text).toContain(`<code>${payout.id}</code> <button type="button" class="copy" data-copy="${payout.id}">`);
+    expect(visibleText(one.text).replace(payout.id, '')).not.toMatch(SVC_ID);
     const commissionRows = /<tbody>([\s\S]*?)<\/tbody>/
       .exec(one.text)![1]
       .split('</tr>')

@@ -138,27 +138,46 @@ describe('portal settings', () => {
     expect((await agent.get(`${base}/settings`)).text).toContain('value="GB82WEST12345698765432"');
   });
 
+  /** The message shown beside the field of this id, or undefined. */
+  const besideField = (html: string, id: string) => new RegExp(`<span class="field-error" id="${id}-error">([^<]*)</span>`).exec(html)?.[1];
+
   it('refuses invalid details and a method the program does not offer with the form again, and changes nothing', async () => {
     const { partner, agent, csrf, base } = await signedIn();
     const before = own(await getPartner(t, org, partner.id));
 
+    // The message beside the field it is about, in plain words; every value as typed; a summary at the top for screen readers.
     const badEmail = await agent
       .post(`${base}/settings`)
       .type('form')
-      .send(form(csrf, { first_name: 'Typed', 'payout_details.email': 'not-an-address' }));
+      .send(
+        form(csrf, {
+          first_name: 'Typed',
+          country_code: 'FR',
+          new_customer_email_active: undefined,
+          'payout_details.email': 'not-an-address',
+        }),
+      );
     expect(badEmail.status).toBe(400);
-    expect(badEmail.text).toContain('role="alert"');
-    expect(badEmail.text).toContain('PayPal e-mail address: Invalid email address');
+    expect(badEmail.text).toContain('<p class="error" role="alert">This form was not saved: see the message beside the field.</p>');
+    expect(besideField(badEmail.text, 'payout-email')).toBe('Must be an e-mail address.');
+    expect(badEmail.text).toMatch(/id="payout-email" aria-invalid="true" aria-describedby="payout-email-error"/);
+    expect(badEmail.text).not.toMatch(/Invalid email|Invalid payout_details/);
     expect(badEmail.text).toContain('value="Typed"');
+    expect(badEmail.text).toContain('value="Hopper"');
+    expect(badEmail.text).toContain('<option value="FR" selected>');
     expect(badEmail.text).toContain('value="not-an-address"');
-    expect(badEmail.text).toMatch(/id="payout-email"[^>]*aria-invalid="true"/);
+    expect(badEmail.text).toMatch(/name="first_customer_email_active" value="on" checked/);
+    expect(badEmail.text).not.toMatch(/name="new_customer_email_active" value="on" checked/);
+    // Only the field refused is marked.
+    expect([...badEmail.text.matchAll(/aria-invalid="true"/g)]).toHaveLength(1);
 
     const badIban = await agent
       .post(`${base}/settings`)
       .type('form')
       .send(form(csrf, { payout_method: 'bank_transfer', details_for: 'bank_transfer', 'payout_details.iban': 'GB82 WEST 1234' }));
     expect(badIban.status).toBe(400);
-    expect(badIban.text).toContain('IBAN: must be an IBAN without spaces');
+    expect(besideField(badIban.text, 'payout-iban')).toBe('Must be an IBAN without spaces.');
+    expect(badIban.text).toContain('value="GB82 WEST 1234"');
 
     for (const method of ['crypto', 'wise', 'bitcoin']) {
       const refused = await agent
@@ -166,18 +185,22 @@ describe('portal settings', () => {
         .type('form')
         .send(form(csrf, { payout_method: method, details_for: method }));
       expect(refused.status, method).toBe(400);
-      expect(refused.text).toContain(method === 'bitcoin' ? 'Payout method: ' : 'This program does not pay by that method.');
+      expect(besideField(refused.text, 'payout_method'), method).toMatch(
+        method === 'bitcoin' ? /^Must be one of / : /^This program does not pay by that method\.$/,
+      );
     }
     const noName = await agent
       .post(`${base}/settings`)
       .type('form')
       .send(form(csrf, { last_name: '' }));
     expect(noName.status).toBe(400);
+    expect(besideField(noName.text, 'last_name')).toBe('This is required.');
     const badCountry = await agent
       .post(`${base}/settings`)
       .type('form')
       .send(form(csrf, { country_code: 'XX' }));
     expect(badCountry.status).toBe(400);
+    expect(besideField(badCountry.text, 'country_code')).toMatch(/\.$/);
 
     expect(own(await getPartner(t, org, partner.id))).toEqual(before);
   });
@@ -216,20 +239,30 @@ describe('portal settings', () => {
     });
   });
 
-  it('refuses a form without the session token or from another site, and changes nothing', async () => {
-    const { partner, agent, csrf, base } = await signedIn();
+  it("refuses a form without the session's token or from another site with the expired-form page, and changes nothing", async () => {
+    const { program, partner, agent, csrf, base } = await signedIn();
     const before = own(await getPartner(t, org, partner.id));
-    const withoutToken = form(csrf, { _csrf: undefined });
-    expect((await agent.post(`${base}/settings`).type('form').send(withoutToken)).status).toBe(403);
-    expect(
-      (
-        await agent
-          .post(`${base}/settings`)
-          .type('form')
-          .send(form('x'.repeat(csrf.length)))
-      ).status,
-    ).toBe(403);
-    expect((await agent.post(`${base}/settings`).set('Sec-Fetch-Site', 'cross-site').type('form').send(form(csrf))).status).toBe(403);
+    const sent = [
+      await agent
+        .post(`${base}/settings`)
+        .type('form')
+        .send(form(csrf, { _csrf: undefined })),
+      await agent
+        .post(`${base}/settings`)
+        .type('form')
+        .send(form('x'.repeat(csrf.length))),
+      await agent.post(`${base}/settings`).set('Sec-Fetch-Site', 'cross-site').type('form').send(form(csrf)),
+      await agent.post(`${base}/settings`).set('Origin', 'https://elsewhere.example').type('form').send(form(csrf)),
+    ];
+    for (const refused of sent) {
+      // The portal's page in the program's name, not bare text: what happened, and the page to send the form from again.
+      expect(refused.status).toBe(403);
+      expect(refused.headers['content-type']).toMatch(/^text\/html/);
+      expect(refused.text).toContain('<h1>This form has expired</h1>');
+      expect(refused.text).toContain(`<title>This form has expired · ${program.name} partners</title>`);
+      expect(refused.text).toContain('so nothing was saved');
+      expect(refused.text).toContain(`<a href="${base}/settings">Open the page again</a>`);
+    }
     expect(own(await getPartner(t, org, partner.id))).toEqual(before);
     // The same form with the token is taken.
     expect((await agent.post(`${base}/settings`).type('form').send(form(csrf))).status).toBe(303);

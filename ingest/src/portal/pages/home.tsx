@@ -1,12 +1,14 @@
 import type { Request, Response, Router } from 'express';
 import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../http/errors.js';
 import { formatMoney } from '../../money.js';
-import { DailyChart, type Period, PeriodPicker, periodFrom } from '../../pages/chart.js';
-import { Figure } from '../../pages/figures.js';
+import { DailyChart, type Period, type PeriodAsked, PeriodPicker, readPeriod } from '../../pages/chart.js';
+import { Field, FormRefusal, SelectField } from '../../pages/fields.js';
+import { Figure, Figures } from '../../pages/figures.js';
 import { count, moneyList } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
+import { type FieldLabels, type Refusal, refusalOf } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { type LinkValue, programSite, shareableLink, withLinkParam } from '../../resources/links/link-address.js';
 import { LinkCreate, type LinkObject } from '../../resources/links/links.schema.js';
 import { createLink, listLinks } from '../../resources/links/links.service.js';
@@ -32,6 +34,9 @@ export const homeNotices: Record<string, string> = {
 /** The longest page address the builder takes (as the API's URL fields). */
 const MAX_PAGE = 2048;
 
+/** The first-link form's one field, by the parameter it sets. */
+const LINK_LABELS: FieldLabels = { value: 'The end of your link' };
+
 export function registerHomePages(router: Router, { db, store }: AppDeps, contextOf: PortalContextOf): void {
   /** The partner's live links, oldest first (a partner has a handful at most). */
   async function linksOf(ctx: PortalContext): Promise<LinkObject[]> {
@@ -56,23 +61,15 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
     return `${base}${Math.floor(100 + Math.random() * 900)}`;
   }
 
-  /** Renders the page; `status` and `create` come from a refused link creation. */
+  /** Renders the page; `create` comes from a refused link creation, and its refusal's status is the page's. */
   async function showHome(req: Request, res: Response, ctx: PortalContext, create: CreateState | null = null): Promise<void> {
     const query = req.method === 'GET' ? (req.query as Record<string, unknown>) : {};
     const text = (name: string) => (typeof query[name] === 'string' ? (query[name] as string) : undefined);
-    let status = create?.status ?? 200;
-
-    let period: Period;
-    let periodError: string | null = null;
-    try {
-      period = periodFrom({ days: text('days'), start: text('start'), end: text('end') });
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
-      periodError = `${err.message}. Showing the last 30 days instead.`;
-      period = periodFrom({});
-      status = 400;
-    }
-    const periodShown = periodError ? null : period;
+    // A period that cannot be shown leaves the page as it is, with the last 30 days and the picker saying why beside its field.
+    const asked = readPeriod(query);
+    const { period } = asked;
+    let status = create?.refusal?.status ?? asked.refusal?.status ?? 200;
+    const periodShown = asked.refusal ? null : period;
 
     const [links, stats, next] = await Promise.all([
       linksOf(ctx),
@@ -83,11 +80,11 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
 
     const pageAsked = (text('page') ?? '').trim();
     const chosen = links.find((l) => l.id === text('link')) ?? links[0];
-    let builder: BuilderState = { page: pageAsked.slice(0, MAX_PAGE), linkId: chosen?.id ?? null, url: null, error: null };
+    let builder: BuilderState = { page: pageAsked.slice(0, MAX_PAGE), linkId: chosen?.id ?? null, url: null, refusal: null };
     if (pageAsked && chosen) {
       const built = buildLink(pageAsked, site, chosen);
       builder = { ...builder, ...built };
-      if (built.error) status = 400;
+      if (built.refusal) status = 400;
     }
 
     const suggestion = links.length === 0 && !create ? await suggestedValue(ctx) : null;
@@ -98,12 +95,11 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
         site={site}
         links={links}
         builder={builder}
-        period={period}
+        asked={asked}
         periodShown={periodShown}
-        periodError={periodError}
         stats={stats}
         next={next}
-        create={create ?? { value: suggestion ?? '', error: null, status: 200 }}
+        create={create ?? { value: suggestion ?? '', refusal: null }}
       />,
       status,
     );
@@ -117,10 +113,14 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
   router.post('/links', async (req, res) => {
     const ctx = contextOf(res, 'home');
     const value = typeof req.body?.value === 'string' ? req.body.value.trim().slice(0, 100) : '';
-    const refuse = (status: number, error: string) => showHome(req, res, ctx, { value, error, status });
+    const refuse = (refusal: Refusal) => showHome(req, res, ctx, { value, refusal });
     if ((await linksOf(ctx)).length > 0) {
-      return refuse(409, 'You have a link already: share it, or build your link to any page of the site with the form below.');
+      return refuse({
+        message: 'You have a link already: share it, or build your link to any page of the site with the form below.',
+        status: 409,
+      });
     }
+    let refusal: Refusal;
     try {
       const input = fromFields(
         LinkCreate,
@@ -129,29 +129,29 @@ export function registerHomePages(router: Router, { db, store }: AppDeps, contex
         'body',
       );
       await createLink(db, store, ctx.program.organization_id, input);
+      return res.redirect(303, `${ctx.base}/?notice=link-created`);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
-      if (err.status === 409) return refuse(409, `“${value}” is taken by another partner: choose another value.`);
-      return refuse(
-        err.status,
-        err.options.param === 'value' ? `Choose another value: it ${err.message.replace(/^Invalid value: /, '')}.` : err.message,
-      );
+      refusal = refusalOf(err, LINK_LABELS);
     }
-    res.redirect(303, `${ctx.base}/?notice=link-created`);
+    // The API's conflict names the link's (param, value); the partner chose only the value.
+    if (refusal.status === 409)
+      refusal = { field: 'value', message: `“${value}” is taken by another partner: choose another value.`, status: 409 };
+    await refuse(refusal);
   });
 }
 
+/** The first-link form: the value shown (suggested, or typed) and why it was refused. */
 interface CreateState {
   value: string;
-  error: string | null;
-  status: number;
+  refusal: Refusal | null;
 }
 
+/** The link builder: the page asked for, with which link, and the link built or why not. */
 interface BuilderState {
   page: string;
   linkId: string | null;
   url: string | null;
-  error: string | null;
+  refusal: Refusal | null;
 }
 
 /** The merchant's site as the builder's base, and the domain its links may point to (`www.` taken off: acme.com and its subdomains). */
@@ -169,8 +169,8 @@ function siteOf(websiteUrl: string | null): Site | null {
  * The partner's link to a page of the merchant's site: `page` is a full address (on the site's
  * domain or a subdomain of it), or a path of the site like `/pricing` when the program set its site.
  */
-function buildLink(page: string, site: Site | null, link: LinkValue): { url: string | null; error: string | null } {
-  const refuse = (error: string) => ({ url: null, error });
+function buildLink(page: string, site: Site | null, link: LinkValue): { url: string | null; refusal: Refusal | null } {
+  const refuse = (message: string) => ({ url: null, refusal: { field: 'page', message, status: 400 } });
   const where = site ? site.domain : 'the site';
   if (page.length > MAX_PAGE) return refuse(`That address is too long: at most ${MAX_PAGE} characters.`);
   let candidate: string;
@@ -202,7 +202,7 @@ function buildLink(page: string, site: Site | null, link: LinkValue): { url: str
   if (site && url.hostname !== site.domain && !url.hostname.endsWith(`.${site.domain}`)) {
     return refuse(`${url.hostname} is not ${where}: your links can only lead to pages of ${where} (or its subdomains).`);
   }
-  return { url: withLinkParam(url, link), error: null };
+  return { url: withLinkParam(url, link), refusal: null };
 }
 
 /** The page's address with these query parameters (the period, the builder's page and link), for the period links. */
@@ -217,9 +217,8 @@ function HomePage(props: {
   site: Site | null;
   links: LinkObject[];
   builder: BuilderState;
-  period: Period;
+  asked: PeriodAsked;
   periodShown: Period | null;
-  periodError: string | null;
   stats: StatsObject;
   next: NextPayout;
   create: CreateState;
@@ -232,7 +231,7 @@ function HomePage(props: {
       {links.length === 0 ? (
         <CreateLinkSection ctx={ctx} site={props.site} create={props.create} />
       ) : (
-        <LinksSection {...props} error={props.create.error} />
+        <LinksSection {...props} refusal={props.create.refusal} />
       )}
       <BuilderSection {...props} />
       <ResultsSection {...props} />
@@ -248,7 +247,17 @@ function SiteNote({ site }: { site: Site | null }) {
   return site ? null : <p class="hint">{NO_SITE}</p>;
 }
 
-function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: Site | null; links: LinkObject[]; error: string | null }) {
+function LinksSection({
+  ctx,
+  site,
+  links,
+  refusal,
+}: {
+  ctx: PortalContext;
+  site: Site | null;
+  links: LinkObject[];
+  refusal: Refusal | null;
+}) {
   const shared = links.flatMap((link) => {
     const url = shareableLink(ctx.program, link);
     return url ? [{ link, url }] : [];
@@ -256,11 +265,7 @@ function LinksSection({ ctx, site, links, error }: { ctx: PortalContext; site: S
   return (
     <section aria-labelledby="links-title">
       <h2 id="links-title">{links.length === 1 ? 'Your link' : 'Your links'}</h2>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormRefusal refusal={refusal} />
       <SiteNote site={site} />
       <p class="hint">
         {site
@@ -302,27 +307,20 @@ function CreateLinkSection({ ctx, site, create }: { ctx: PortalContext; site: Si
           '.'
         )}
       </p>
-      {create.error ? (
-        <p class="error" role="alert" id="link-error">
-          {create.error}
-        </p>
-      ) : null}
+      <FormRefusal refusal={create.refusal} fields={Object.keys(LINK_LABELS)} />
       <form method="post" action={`${ctx.base}/links`} class="stack">
         <PortalCsrf ctx={ctx} />
-        <label for="link-value">The end of your link</label>
-        <input
-          id="link-value"
+        <Field
           name="value"
+          id="link-value"
+          label={LINK_LABELS.value}
           value={create.value}
           required
           maxlength={64}
           autocomplete="off"
-          spellcheck={false}
-          aria-describedby={create.error ? 'link-error link-value-hint' : 'link-value-hint'}
+          hint="Letters, digits, “.”, “_”, “~” or “-”, up to 64."
+          refusal={create.refusal}
         />
-        <span class="hint" id="link-value-hint">
-          Letters, digits, “.”, “_”, “~” or “-”, up to 64.
-        </span>
         <button type="submit" class="primary">
           Create my link
         </button>
@@ -357,41 +355,28 @@ function BuilderSection({
               : 'Enter the full address of a page of the site to get your link to that page.'}
           </p>
           <form method="get" action={`${ctx.base}/`} class="stack builder">
-            <label for="page">Page</label>
-            <input
-              id="page"
+            <Field
               name="page"
-              type="text"
+              label="Page"
               inputmode="url"
               value={builder.page}
               required
               maxlength={MAX_PAGE}
               autocomplete="off"
-              spellcheck={false}
               placeholder={site ? `${site.url.origin}/pricing` : 'https://…'}
-              aria-invalid={builder.error ? 'true' : undefined}
-              aria-describedby={builder.error ? 'page-error' : undefined}
+              refusal={builder.refusal}
             />
             {links.length > 1 ? (
-              <>
-                <label for="link">With your link</label>
-                <select id="link" name="link">
-                  {links.map((l) => (
-                    <option value={l.id} selected={l.id === builder.linkId}>
-                      {`?${l.param}=${l.value}`}
-                    </option>
-                  ))}
-                </select>
-              </>
+              <SelectField
+                name="link"
+                label="With your link"
+                options={links.map((l) => [l.id, `?${l.param}=${l.value}`] as const)}
+                value={builder.linkId}
+              />
             ) : null}
             <PeriodFields period={periodShown} />
             <button type="submit">Build my link</button>
           </form>
-          {builder.error ? (
-            <p class="error" role="alert" id="page-error">
-              {builder.error}
-            </p>
-          ) : null}
           {builder.url ? (
             <div class="built" role="status">
               <p>Your link to this page:</p>
@@ -425,17 +410,16 @@ function ResultsSection({
   ctx,
   links,
   builder,
-  period,
-  periodError,
+  asked,
   stats,
 }: {
   ctx: PortalContext;
   links: LinkObject[];
   builder: BuilderState;
-  period: Period;
-  periodError: string | null;
+  asked: PeriodAsked;
   stats: StatsObject;
 }) {
+  const { period } = asked;
   const currency = ctx.program.currency_code;
   const totals = stats.totals;
   const keep = { page: builder.page || null, link: builder.page && links.length > 1 ? builder.linkId : null };
@@ -446,26 +430,27 @@ function ResultsSection({
     <section aria-labelledby="results-title">
       <div class="page-head">
         <h2 id="results-title">Your results</h2>
-        <PeriodPicker period={period} action={`${ctx.base}/`} href={(days) => homeHref(ctx.base, { days: String(days), ...keep })}>
+        <PeriodPicker
+          period={period}
+          refusal={asked.refusal}
+          typed={asked.typed}
+          action={`${ctx.base}/`}
+          href={(days) => homeHref(ctx.base, { days: String(days), ...keep })}
+        >
           {keep.page ? <input type="hidden" name="page" value={keep.page} /> : null}
           {keep.link ? <input type="hidden" name="link" value={keep.link} /> : null}
         </PeriodPicker>
       </div>
-      {periodError ? (
-        <p class="error" role="alert">
-          {periodError}
-        </p>
-      ) : null}
       <p class="period-label">
         {period.start} – {period.end} (UTC days)
       </p>
-      <dl class="figures" data-testid="figures">
+      <Figures>
         <Figure label="Clicks" value={count(totals.clicks)} hint="visits through your links" />
         <Figure label="Leads" value={count(totals.leads)} hint="sign-ups you referred" />
         <Figure label="Paying customers" value={count(totals.customers)} hint="by the day of their first payment" />
         <Figure label="Revenue" value={moneyList(totals.revenue, currency)} hint="their payments, net of refunds" />
         <Figure label="Commissions" value={moneyList(totals.commissions, currency)} hint="earned in these days" />
-      </dl>
+      </Figures>
       {empty ? (
         <div class="empty">
           <h3>{period.days !== null ? `No clicks yet in the last ${period.days} days` : 'No clicks in these days'}</h3>
@@ -499,6 +484,8 @@ function ResultsSection({
 function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }) {
   const { balance } = next;
   const amounts = balance?.amounts ?? [];
+  const money = (field: 'pending' | 'payable' | 'in_payouts' | 'paid') => (a: (typeof amounts)[number]) =>
+    formatMoney(a[field], a.currency);
   return (
     <section aria-labelledby="earnings-title">
       <h2 id="earnings-title">Your earnings</h2>
@@ -510,39 +497,18 @@ function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }
       ) : (
         <>
           <p class="hint">All time, per currency.</p>
-          <div class="table-wrap">
-            <table class="data">
-              <caption class="visually-hidden">Your commissions by status</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Currency</th>
-                  <th scope="col" class="num">
-                    Pending
-                  </th>
-                  <th scope="col" class="num">
-                    Approved
-                  </th>
-                  <th scope="col" class="num">
-                    In payouts
-                  </th>
-                  <th scope="col" class="num">
-                    Paid
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {amounts.map((a) => (
-                  <tr>
-                    <th scope="row">{a.currency}</th>
-                    <td class="num">{formatMoney(a.pending, a.currency)}</td>
-                    <td class="num">{formatMoney(a.payable, a.currency)}</td>
-                    <td class="num">{formatMoney(a.in_payouts, a.currency)}</td>
-                    <td class="num">{formatMoney(a.paid, a.currency)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Your commissions by status"
+            rows={amounts}
+            empty="No commissions yet."
+            columns={[
+              { head: 'Currency', cell: (a) => a.currency },
+              { head: 'Pending', numeric: true, cell: money('pending') },
+              { head: 'Approved', numeric: true, cell: money('payable') },
+              { head: 'In payouts', numeric: true, cell: money('in_payouts') },
+              { head: 'Paid', numeric: true, cell: money('paid') },
+            ]}
+          />
           <p class="hint">
             Pending: not approved yet (a refund can still cancel it). Approved: ready for the next payout. In payouts: on its way to you.
           </p>

@@ -1,6 +1,8 @@
 import type { ProgramRow } from '../../db/schema.js';
+import { Field, FormRefusal, SelectField } from '../../pages/fields.js';
+import type { FieldLabels, Refusal } from '../../pages/refusal.js';
 import { PublicPage } from '../layout.js';
-import { CountryOptions, payoutLabel } from '../payout-fields.js';
+import { CountryField, NameFields, payoutLabel } from '../partner-fields.js';
 
 /**
  * The name of the honeypot field: hidden from people, filled in by form-filling bots
@@ -8,7 +10,27 @@ import { CountryOptions, payoutLabel } from '../payout-fields.js';
  */
 export const HONEYPOT = 'website';
 
-export function JoinPage({ program, values = {}, error }: { program: ProgramRow; values?: Record<string, string>; error?: string }) {
+/** What the join form's fields are called, by the parameter each sets: a refusal naming one is shown beside it. */
+export const JOIN_LABELS: FieldLabels = {
+  first_name: 'First name',
+  last_name: 'Last name',
+  email: 'E-mail',
+  country_code: 'Country',
+  company_name: 'Company',
+  payout_method: 'How you want to be paid',
+  accept_terms: 'Terms',
+};
+
+/** The sign-up form of a public program (the page of a private one says it takes partners by invitation); a refusal beside its field, with what was typed. */
+export function JoinPage({
+  program,
+  values = {},
+  refusal = null,
+}: {
+  program: ProgramRow;
+  values?: Record<string, string>;
+  refusal?: Refusal | null;
+}) {
   const base = `/p/${program.subdomain}`;
   if (program.type !== 'public') {
     return (
@@ -24,7 +46,8 @@ export function JoinPage({ program, values = {}, error }: { program: ProgramRow;
       </PublicPage>
     );
   }
-  const methods = [...(program.payout_methods as string[]), 'none'];
+  const methods = [...(program.payout_methods as string[]), 'none'].map((m) => [m, payoutLabel(m)] as const);
+  const termsRefused = refusal?.field === 'accept_terms';
   return (
     <PublicPage program={program} title="Join">
       <h1>Become a {program.name} partner</h1>
@@ -33,32 +56,36 @@ export function JoinPage({ program, values = {}, error }: { program: ProgramRow;
         {program.cookie_duration} days.
         {program.auto_approve_partners ? ' You can start as soon as you join.' : ' The team looks at every application.'}
       </p>
-      {error ? (
-        <p class="error" role="alert" id="join-error">
-          {error}
-        </p>
-      ) : null}
+      <FormRefusal refusal={refusal} fields={Object.keys(JOIN_LABELS)} />
       <form method="post" action={`${base}/join`} class="stacked">
-        <label for="first_name">First name</label>
-        <input id="first_name" name="first_name" required maxlength={100} autocomplete="given-name" value={values.first_name ?? ''} />
-        <label for="last_name">Last name</label>
-        <input id="last_name" name="last_name" required maxlength={100} autocomplete="family-name" value={values.last_name ?? ''} />
-        <label for="email">E-mail</label>
-        <input id="email" name="email" type="email" required maxlength={254} autocomplete="email" value={values.email ?? ''} />
-        <label for="country_code">Country</label>
-        <select id="country_code" name="country_code" required autocomplete="country">
-          <CountryOptions selected={values.country_code} />
-        </select>
-        <label for="company_name">Company (optional)</label>
-        <input id="company_name" name="company_name" maxlength={200} autocomplete="organization" value={values.company_name ?? ''} />
-        <label for="payout_method">How you want to be paid</label>
-        <select id="payout_method" name="payout_method" required>
-          {methods.map((m) => (
-            <option value={m} selected={m === (values.payout_method ?? methods[0])}>
-              {payoutLabel(m)}
-            </option>
-          ))}
-        </select>
+        <NameFields first={values.first_name} last={values.last_name} refusal={refusal} />
+        <Field
+          name="email"
+          label="E-mail"
+          type="email"
+          required
+          maxlength={254}
+          autocomplete="email"
+          value={values.email}
+          refusal={refusal}
+        />
+        <CountryField value={values.country_code} required refusal={refusal} />
+        <Field
+          name="company_name"
+          label="Company (optional)"
+          maxlength={200}
+          autocomplete="organization"
+          value={values.company_name}
+          refusal={refusal}
+        />
+        <SelectField
+          name="payout_method"
+          label="How you want to be paid"
+          required
+          options={methods}
+          value={values.payout_method ?? methods[0][0]}
+          refusal={refusal}
+        />
         <div class="honeypot" aria-hidden="true">
           <label for={HONEYPOT}>Leave this empty</label>
           <input id={HONEYPOT} name={HONEYPOT} tabindex={-1} autocomplete="off" />
@@ -72,9 +99,21 @@ export function JoinPage({ program, values = {}, error }: { program: ProgramRow;
               ))}
             </section>
             <label class="check">
-              <input type="checkbox" name="accept_terms" required checked={values.accept_terms === 'on'} /> I accept the terms of the{' '}
-              {program.name} partner program
+              <input
+                type="checkbox"
+                name="accept_terms"
+                required
+                checked={values.accept_terms === 'on'}
+                aria-invalid={termsRefused ? 'true' : undefined}
+                aria-describedby={termsRefused ? 'accept_terms-error' : undefined}
+              />{' '}
+              I accept the terms of the {program.name} partner program
             </label>
+            {termsRefused ? (
+              <span class="field-error" id="accept_terms-error">
+                {refusal.message}
+              </span>
+            ) : null}
           </>
         ) : null}
         <button type="submit" class="primary">

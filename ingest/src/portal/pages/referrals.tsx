@@ -1,19 +1,20 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import { loadByIds } from '../../db/load-by-ids.js';
 import type { AppDeps } from '../../deps.js';
 import { ApiError } from '../../http/errors.js';
 import { idField } from '../../http/fields.js';
 import { listParams, type Page } from '../../http/list.js';
 import { formatMoney } from '../../money.js';
 import { StatusBadge } from '../../pages/components.js';
+import { Figure, Figures } from '../../pages/figures.js';
 import { count, day, moneyList } from '../../pages/format.js';
 import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
+import { RecordId } from '../../pages/record-id.js';
 import { sendPage } from '../../pages/render.js';
+import { DataTable } from '../../pages/table.js';
 import { listCommissions, type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
 import type { CustomerObject } from '../../resources/customers/customers.schema.js';
-import { toExpandedCustomer } from '../../resources/customers/customers.serializer.js';
 import { customerRevenues, listCustomers } from '../../resources/customers/customers.service.js';
 import { maskEmail } from '../../resources/partners/partner-emails.js';
 import { payoutMethodProblem } from '../../resources/payouts/payout-readiness.js';
@@ -28,7 +29,7 @@ import {
 import { notFoundPage, type PortalContext, type PortalContextOf } from '../context.js';
 import { PortalLayout } from '../layout.js';
 import { NextPayoutLine } from '../next-payout.js';
-import { payoutLabel } from '../payout-fields.js';
+import { detailLabel, payoutLabel } from '../partner-fields.js';
 
 /**
  * The partner's referrals (ingest/docs/partner-portal.md): what they are owed next, their customers
@@ -95,17 +96,11 @@ export function registerReferralsPages(router: Router, { db }: AppDeps, contextO
     const org = ctx.program.organization_id;
     const payout = await partnerPayout(ctx, String(req.params.payoutId));
     const cursor = fromFields(PageCursor, req.query, ['starting_after', 'ending_before'], 'query');
-    const commissions = await withStoredFields(db, await listPayoutCommissions(db, org, payout.id, { ...cursor, limit: PAYOUT_PAGE_SIZE }));
-    const customers = await loadByIds(
+    const commissions = await withStoredFields(
       db,
-      'customers',
-      commissions.rows.flatMap((c) => (c.customer_id ? [c.customer_id] : [])),
+      await listPayoutCommissions(db, org, payout.id, { ...cursor, limit: PAYOUT_PAGE_SIZE }, ['customer']),
     );
-    const rows = commissions.rows.map((c) => {
-      const customer = c.customer_id ? customers.get(c.customer_id) : undefined;
-      return customer ? { ...c, customer: toExpandedCustomer(customer) } : c;
-    });
-    sendPage(res, <PayoutPage ctx={ctx} payout={payout} commissions={{ ...commissions, rows }} cursor={cursor} />);
+    sendPage(res, <PayoutPage ctx={ctx} payout={payout} commissions={commissions} cursor={cursor} />);
   });
 
   /** The signed-in partner's payout; any other id (unknown, another partner's, another organization's) is the portal's 404. */
@@ -150,6 +145,12 @@ function commissionNote(c: PartnerCommission, program: PortalContext['program'])
   return null;
 }
 
+/** A day in a table: ISO, as every date of the pages, kept on one line (a phone would break it at its dashes). */
+const DayCell = ({ at }: { at: string }) => <time datetime={day(at)}>{day(at)}</time>;
+
+/** Whether a list is at its start (no cursor): only there does an empty list mean the partner has none. */
+const atStart = (cursor: Cursor) => !cursor.starting_after && !cursor.ending_before;
+
 /** Newer / older links of one list of the page, keeping the page's place in nothing else (the other lists start over). */
 function ListPager({ ctx, list, page, cursor }: { ctx: PortalContext; list: ListName; page: Page<{ id: string }>; cursor: Cursor }) {
   const rows = page.rows;
@@ -186,136 +187,119 @@ function ReferralsPage(props: {
 
       <section aria-labelledby="customers-title" id="customers">
         <h2 id="customers-title">Customers</h2>
-        {customers.rows.length === 0 && !cursors.customers.starting_after && !cursors.customers.ending_before ? (
-          <p class="empty">
-            No customers yet: share your link from <a href={`${ctx.base}/`}>Home</a>. Someone who signs up for {program.product_name} within{' '}
-            {program.cookie_duration} days of following it shows here.
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <caption class="visually-hidden">Customers you referred, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Customer</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Revenue
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {customers.rows.map((c) => (
-                  <tr>
-                    <th scope="row">
-                      {customerLabel(c)}
-                      <span class="sub">{`signed up ${day(c.lead_at)}`}</span>
-                    </th>
-                    <td>
-                      <StatusBadge status={c.status} />
-                    </td>
-                    <td class="num">{revenueText(revenues.get(c.id) ?? {}, program.currency_code)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          caption="Customers you referred, newest first"
+          rows={customers.rows}
+          empty={
+            atStart(cursors.customers) ? (
+              <>
+                No customers yet: share your link from <a href={`${ctx.base}/`}>Home</a>. Someone who signs up for {program.product_name}{' '}
+                within {program.cookie_duration} days of following it shows here.
+              </>
+            ) : (
+              'No more customers this way.'
+            )
+          }
+          columns={[
+            { head: 'Customer', cell: (c) => customerLabel(c) },
+            { head: 'Signed up', cell: (c) => <DayCell at={c.lead_at} /> },
+            { head: 'Status', cell: (c) => <StatusBadge status={c.status} /> },
+            { head: 'Revenue', numeric: true, cell: (c) => revenueText(revenues.get(c.id) ?? {}, program.currency_code) },
+          ]}
+        />
         <ListPager ctx={ctx} list="customers" page={customers} cursor={cursors.customers} />
       </section>
 
       <section aria-labelledby="commissions-title" id="commissions">
         <h2 id="commissions-title">Commissions</h2>
-        {commissions.rows.length === 0 && !cursors.commissions.starting_after && !cursors.commissions.ending_before ? (
-          <p class="empty">No commissions yet: you earn one when a customer you referred pays.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <caption class="visually-hidden">Your commissions, newest first</caption>
-              <CommissionHead />
-              <tbody>
-                {commissions.rows.map((c) => (
-                  <CommissionRow c={c} program={program} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <CommissionsTable
+          ctx={ctx}
+          caption="Your commissions, newest first"
+          rows={commissions.rows}
+          empty={
+            atStart(cursors.commissions)
+              ? 'No commissions yet: you earn one when a customer you referred pays.'
+              : 'No more commissions this way.'
+          }
+        />
         <ListPager ctx={ctx} list="commissions" page={commissions} cursor={cursors.commissions} />
       </section>
 
       <section aria-labelledby="payouts-title" id="payouts">
         <h2 id="payouts-title">Payouts</h2>
-        {payouts.rows.length === 0 && !cursors.payouts.starting_after && !cursors.payouts.ending_before ? (
-          <p class="empty">No payouts yet: approved commissions are paid out together, once they reach the minimum.</p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <caption class="visually-hidden">Your payouts, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Made</th>
-                  <th scope="col" class="num">
-                    Amount
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Reference</th>
-                </tr>
-              </thead>
-              <tbody>
-                {payouts.rows.map((p) => (
-                  <tr>
-                    <th scope="row">
-                      <a href={`${ctx.base}/payouts/${p.id}`}>{day(p.created_at)}</a>
-                      <span class="sub">{`${count(p.commission_count)} commission${p.commission_count === 1 ? '' : 's'}`}</span>
-                    </th>
-                    <td class="num">{formatMoney(p.amount, p.currency)}</td>
-                    <td>
-                      <StatusBadge status={p.status} />
-                      {p.paid_at ? <span class="sub">{`paid ${day(p.paid_at)}`}</span> : null}
-                    </td>
-                    <td>{p.reference ?? <span class="muted">—</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          caption="Your payouts, newest first"
+          rows={payouts.rows}
+          empty={
+            atStart(cursors.payouts)
+              ? 'No payouts yet: approved commissions are paid out together, once they reach the minimum.'
+              : 'No more payouts this way.'
+          }
+          columns={[
+            {
+              head: 'Made',
+              cell: (p) => (
+                <a href={`${ctx.base}/payouts/${p.id}`}>
+                  <DayCell at={p.created_at} />
+                </a>
+              ),
+            },
+            { head: 'Commissions', numeric: true, cell: (p) => count(p.commission_count) },
+            {
+              head: 'Status',
+              cell: (p) => (
+                <>
+                  <StatusBadge status={p.status} />
+                  {p.paid_at ? <span class="sub">{`paid ${day(p.paid_at)}`}</span> : null}
+                </>
+              ),
+            },
+            { head: 'Reference', cell: (p) => p.reference ?? <span class="muted">—</span> },
+            { head: 'Amount', numeric: true, cell: (p) => formatMoney(p.amount, p.currency) },
+          ]}
+        />
         <ListPager ctx={ctx} list="payouts" page={payouts} cursor={cursors.payouts} />
       </section>
     </PortalLayout>
   );
 }
 
-function CommissionHead() {
+/** Commissions (the partner's, or a payout's): the customer (masked) and day, the status and, where it alone does not say, why; the amount. */
+function CommissionsTable({
+  ctx,
+  caption,
+  rows,
+  empty,
+}: {
+  ctx: PortalContext;
+  caption: string;
+  rows: PartnerCommission[];
+  empty: string;
+}) {
+  const { program } = ctx;
   return (
-    <thead>
-      <tr>
-        <th scope="col">Customer</th>
-        <th scope="col" class="num">
-          Amount
-        </th>
-        <th scope="col">Status</th>
-      </tr>
-    </thead>
-  );
-}
-
-/** A commission: its customer and day, its amount, its status and, where the status alone does not say, why. */
-function CommissionRow({ c, program }: { c: PartnerCommission; program: PortalContext['program'] }) {
-  const note = commissionNote(c, program);
-  return (
-    <tr>
-      <th scope="row">
-        {c.customer_id ? customerLabel(c.customer ?? { email: null }) : 'No customer'}
-        <span class="sub">{`earned ${day(c.created_at)}`}</span>
-      </th>
-      <td class="num">{formatMoney(c.amount, c.currency || program.currency_code)}</td>
-      <td>
-        <StatusBadge status={c.status} />
-        {note ? <span class="sub">{note}</span> : null}
-      </td>
-    </tr>
+    <DataTable
+      caption={caption}
+      rows={rows}
+      empty={empty}
+      columns={[
+        { head: 'Customer', cell: (c) => (c.customer_id ? customerLabel(c.customer ?? { email: null }) : 'No customer') },
+        { head: 'Earned', cell: (c) => <DayCell at={c.created_at} /> },
+        {
+          head: 'Status',
+          cell: (c) => {
+            const note = commissionNote(c, program);
+            return (
+              <>
+                <StatusBadge status={c.status} />
+                {note ? <span class="sub">{note}</span> : null}
+              </>
+            );
+          },
+        },
+        { head: 'Amount', numeric: true, cell: (c) => formatMoney(c.amount, c.currency || program.currency_code) },
+      ]}
+    />
   );
 }
 
@@ -356,25 +340,12 @@ function NextPayoutSection({ ctx, next }: { ctx: PortalContext; next: NextPayout
               <p>
                 <NextPayoutLine ctx={ctx} amounts={a} readiness={readiness} />
               </p>
-              <dl class="figures">
-                <div class="figure">
-                  <dt>Payable</dt>
-                  <dd class="value">{m(a.payable)}</dd>
-                  <dd class="delta">{minimum > 0 ? `payouts start at ${m(minimum)}` : 'no minimum'}</dd>
-                </div>
-                <div class="figure">
-                  <dt>Waiting for approval</dt>
-                  <dd class="value">{m(a.pending)}</dd>
-                </div>
-                <div class="figure">
-                  <dt>In payouts on their way</dt>
-                  <dd class="value">{m(a.in_payouts)}</dd>
-                </div>
-                <div class="figure">
-                  <dt>Paid to you</dt>
-                  <dd class="value">{m(a.paid)}</dd>
-                </div>
-              </dl>
+              <Figures>
+                <Figure label="Payable" value={m(a.payable)} hint={minimum > 0 ? `payouts start at ${m(minimum)}` : 'no minimum'} />
+                <Figure label="Waiting for approval" value={m(a.pending)} />
+                <Figure label="In payouts on their way" value={m(a.in_payouts)} />
+                <Figure label="Paid to you" value={m(a.paid)} />
+              </Figures>
             </div>
           );
         })
@@ -429,7 +400,7 @@ function PayoutPage({
           <dd>
             {payoutLabel(payout.payout_method)}
             {details.map(([k, v]) => (
-              <span class="sub">{`${k.replace(/_/g, ' ')}: ${v}`}</span>
+              <span class="sub">{`${detailLabel(payout.payout_method, k)}: ${v}`}</span>
             ))}
           </dd>
         </div>
@@ -443,28 +414,26 @@ function PayoutPage({
           <dt>Reference</dt>
           <dd>{payout.reference ?? '—'}</dd>
         </div>
+        <div>
+          <dt>Payout id</dt>
+          <dd>
+            <RecordId id={payout.id} copyLabel="Copy the payout id" />
+          </dd>
+        </div>
       </dl>
+      <p class="hint">Asking the {ctx.program.name} team about this payout? Give them its id.</p>
       <section aria-labelledby="payout-commissions-title">
         <h2 id="payout-commissions-title">{payout.status === 'paid' ? 'Commissions it paid' : 'Commissions in it'}</h2>
-        {commissions.rows.length === 0 ? (
-          <p class="empty">
-            {payout.status === 'failed' || payout.status === 'canceled'
+        <CommissionsTable
+          ctx={ctx}
+          caption="The commissions of this payout, newest first"
+          rows={commissions.rows}
+          empty={
+            payout.status === 'failed' || payout.status === 'canceled'
               ? 'None any more: its commissions went back to payable, for your next payout.'
-              : 'None.'}
-          </p>
-        ) : (
-          <div class="table-wrap">
-            <table class="data">
-              <caption class="visually-hidden">The commissions of this payout, newest first</caption>
-              <CommissionHead />
-              <tbody>
-                {commissions.rows.map((c) => (
-                  <CommissionRow c={c} program={ctx.program} />
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              : 'None.'
+          }
+        />
         <Pager page={commissions} base={base} filters={{}} cursor={cursor} />
       </section>
       <p>

@@ -1,12 +1,13 @@
 import type { Router } from 'express';
 import type { PartnerRow } from '../../db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { ApiError } from '../../http/errors.js';
+import { Field, FormRefusal, SelectField } from '../../pages/fields.js';
+import { type FieldLabels, orRefused, type Refusal } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { portalPayoutMethods, updatePortalSettings } from '../../resources/partner-access/portal-settings.js';
 import type { PortalContext, PortalContextOf } from '../context.js';
 import { PortalCsrf, PortalLayout } from '../layout.js';
-import { CountryOptions, payoutLabel } from '../payout-fields.js';
+import { COUNTRY_OPTIONS, CountryField, DETAIL_FIELDS, type DetailField, NameFields, payoutLabel } from '../partner-fields.js';
 
 /**
  * The partner's own settings (ingest/docs/partner-portal.md): name, country, how they are paid and
@@ -30,42 +31,6 @@ const SWITCHES = {
   payout_paid_email_active: 'When a payout to me is paid',
 } as const;
 type Switch = keyof typeof SWITCHES;
-
-interface DetailField {
-  name: string;
-  label: string;
-  hint?: string;
-  email?: true;
-  maxlength: number;
-  autocomplete?: string;
-  country?: true;
-}
-
-const BANK_FIELDS: DetailField[] = [
-  { name: 'account_holder_name', label: 'Account holder', maxlength: 200, autocomplete: 'name' },
-  { name: 'bank_name', label: 'Bank', maxlength: 200 },
-  { name: 'iban', label: 'IBAN', hint: 'Capital letters and digits without spaces, e.g. GB82WEST12345698765432.', maxlength: 34 },
-  { name: 'account_number', label: 'Account number', hint: 'Where the bank has no IBAN.', maxlength: 34 },
-  { name: 'routing_number', label: 'Routing number', hint: 'US banks: the ABA routing number.', maxlength: 20 },
-  { name: 'sort_code', label: 'Sort code', hint: 'UK banks: six digits, no dashes.', maxlength: 6 },
-  { name: 'swift_bic', label: 'SWIFT / BIC', hint: '8 or 11 capital letters and digits.', maxlength: 11 },
-  { name: 'country_code', label: "Bank's country", maxlength: 2, country: true },
-  { name: 'address', label: 'Address of the account holder', maxlength: 500, autocomplete: 'street-address' },
-];
-
-/** The fields of each method's payout details, as the API takes them (PAYOUT_DETAILS in partners.schema.ts). */
-const DETAIL_FIELDS: Record<string, DetailField[]> = {
-  paypal: [{ name: 'email', label: 'PayPal e-mail address', email: true, maxlength: 254, autocomplete: 'email' }],
-  wise: [{ name: 'email', label: 'Wise e-mail address', email: true, maxlength: 254, autocomplete: 'email' }],
-  crypto: [
-    { name: 'wallet_address', label: 'Wallet address', maxlength: 128 },
-    { name: 'network', label: 'Network', hint: 'e.g. Ethereum, Solana, Bitcoin.', maxlength: 40 },
-    { name: 'currency', label: 'Currency', hint: 'e.g. USDC, BTC.', maxlength: 12 },
-  ],
-  bank_transfer: BANK_FIELDS,
-  wire: BANK_FIELDS,
-  none: [],
-};
 
 /** What the form shows: the partner's settings, or what they typed. */
 interface FormValues {
@@ -132,19 +97,25 @@ function readForm(body: Record<string, unknown>): { fields: Record<string, unkno
   return { fields, values };
 }
 
-const FIELD_LABELS: Record<string, string> = {
-  first_name: 'First name',
-  last_name: 'Last name',
-  country_code: 'Country',
-  payout_method: 'Payout method',
-};
+/**
+ * The method whose details the form shows: the one chosen (what was typed, or the saved one) when
+ * the partner may choose it, else the saved one.
+ */
+function shownMethod(ctx: PortalContext, values: FormValues): string {
+  return portalPayoutMethods(ctx.program, ctx.partner).includes(values.payout_method) ? values.payout_method : ctx.partner.payout_method;
+}
 
-/** The service's message with the field named as the form names it: "IBAN: must be an IBAN without spaces". */
-function errorText(error: { message: string; param?: string }, method: string): string {
-  const detail = error.param?.startsWith('payout_details.') ? error.param.slice('payout_details.'.length) : undefined;
-  const label = detail ? DETAIL_FIELDS[method]?.find((f) => f.name === detail)?.label : error.param && FIELD_LABELS[error.param];
-  const problem = /^Invalid [^:]+: (.+)$/.exec(error.message)?.[1];
-  return label && problem ? `${label}: ${problem}` : error.message;
+/** What the form's fields are called, by the API parameter each sets: a refusal names one, and is shown beside it. */
+function labelsOf(method: string): FieldLabels {
+  const details = (DETAIL_FIELDS[method] ?? []).map((f) => [`payout_details.${f.name}`, f.label] as const);
+  return {
+    first_name: 'First name',
+    last_name: 'Last name',
+    country_code: 'Country',
+    payout_method: 'Payout method',
+    payout_details: `${payoutLabel(method)} details`,
+    ...Object.fromEntries(details),
+  };
 }
 
 export function registerSettingsPages(router: Router, { db }: AppDeps, contextOf: PortalContextOf): void {
@@ -156,125 +127,69 @@ export function registerSettingsPages(router: Router, { db }: AppDeps, contextOf
   router.post('/settings', async (req, res) => {
     const ctx = contextOf(res, 'settings');
     const { fields, values } = readForm((req.body ?? {}) as Record<string, unknown>);
-    let saved: PartnerRow;
-    try {
-      saved = await updatePortalSettings(db, ctx.program, ctx.partner, fields);
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.status >= 500) throw err;
-      return sendPage(
-        res,
-        <SettingsPage ctx={ctx} values={values} error={{ message: err.message, param: err.options.param }} />,
-        err.status,
-      );
-    }
-    const changed = saved.payout_method !== ctx.partner.payout_method && saved.payout_method !== 'none';
-    res.redirect(303, `${ctx.base}/settings?notice=${changed ? 'payout-method-changed' : 'settings-saved'}`);
+    await orRefused(
+      async () => {
+        const saved = await updatePortalSettings(db, ctx.program, ctx.partner, fields);
+        const changed = saved.payout_method !== ctx.partner.payout_method && saved.payout_method !== 'none';
+        res.redirect(303, `${ctx.base}/settings?notice=${changed ? 'payout-method-changed' : 'settings-saved'}`);
+      },
+      labelsOf(shownMethod(ctx, values)),
+      (refusal) => sendPage(res, <SettingsPage ctx={ctx} values={values} refusal={refusal} />, refusal.status),
+    );
   });
 }
 
-function SettingsPage({ ctx, values, error }: { ctx: PortalContext; values: FormValues; error?: { message: string; param?: string } }) {
+function SettingsPage({ ctx, values, refusal = null }: { ctx: PortalContext; values: FormValues; refusal?: Refusal | null }) {
   const { program, partner } = ctx;
-  const methods = portalPayoutMethods(program, partner);
   const offered = new Set([...(program.payout_methods as string[]), 'none']);
-  // The detail fields of the method chosen, with what was typed for it, else what is saved for it.
-  const method = methods.includes(values.payout_method) ? values.payout_method : partner.payout_method;
+  const methods = portalPayoutMethods(program, partner).map(
+    (m) => [m, offered.has(m) ? payoutLabel(m) : `${payoutLabel(m)} (no longer offered)`] as const,
+  );
+  const method = shownMethod(ctx, values);
+  // The detail fields of the method shown, with what was typed for it, else what is saved for it.
   const details =
     values.details_for === method
       ? values.details
       : method === partner.payout_method
         ? (partner.payout_details as Record<string, string>)
         : {};
-  /** aria attributes of a field: invalid, and described by the error, when the error names it. */
-  const invalid = (param: string, hint?: string) => {
-    const wrong = error?.param === param;
-    const describedBy = [wrong ? 'settings-error' : null, hint ?? null].filter(Boolean).join(' ');
-    return { 'aria-invalid': wrong ? ('true' as const) : undefined, 'aria-describedby': describedBy || undefined };
-  };
   return (
     <PortalLayout ctx={ctx} title="Settings">
       <h1>Settings</h1>
       <p class="muted">
         You are signed in as {partner.email}. To use another e-mail address, write to the {program.name} team.
       </p>
-      {error ? (
-        <p class="error" role="alert" id="settings-error">
-          {errorText(error, method)}
-        </p>
-      ) : null}
+      <FormRefusal refusal={refusal} fields={Object.keys(labelsOf(method))} />
       <form method="post" action={`${ctx.base}/settings`} class="stack settings-form flow-form">
         <PortalCsrf ctx={ctx} />
         <fieldset>
           <legend>About you</legend>
           <div class="stack">
-            <label for="first_name">First name</label>
-            <input
-              id="first_name"
-              name="first_name"
-              required
-              maxlength={100}
-              autocomplete="given-name"
-              value={values.first_name}
-              {...invalid('first_name')}
-            />
-            <label for="last_name">Last name</label>
-            <input
-              id="last_name"
-              name="last_name"
-              required
-              maxlength={100}
-              autocomplete="family-name"
-              value={values.last_name}
-              {...invalid('last_name')}
-            />
-            <label for="country_code">Country</label>
-            <select id="country_code" name="country_code" autocomplete="country" {...invalid('country_code')}>
-              <CountryOptions selected={values.country_code.toUpperCase()} />
-            </select>
+            <NameFields first={values.first_name} last={values.last_name} refusal={refusal} />
+            <CountryField value={values.country_code} refusal={refusal} />
           </div>
         </fieldset>
 
         <fieldset>
           <legend>How you are paid</legend>
           <div class="stack">
-            <label for="payout_method">Payout method</label>
-            <select id="payout_method" name="payout_method" {...invalid('payout_method', 'payout-method-hint')}>
-              {methods.map((m) => (
-                <option value={m} selected={m === method}>
-                  {offered.has(m) ? payoutLabel(m) : `${payoutLabel(m)} (no longer offered)`}
-                </option>
-              ))}
-            </select>
-            <span id="payout-method-hint" class="hint">
-              Changing it? Choose the new method and save: the form then asks for the new method's details.
-            </span>
+            <SelectField
+              name="payout_method"
+              label="Payout method"
+              options={methods}
+              value={method}
+              hint="Changing it? Choose the new method and save: the form then asks for the new method's details."
+              refusal={refusal}
+            />
             <input type="hidden" name="details_for" value={method} />
             {method === 'none' ? (
               <p class="hint">Payouts leave out partners without a payout method: choose one to be paid.</p>
             ) : (
               <>
-                <h3>{`${payoutLabel(method)} details`}</h3>
-                {DETAIL_FIELDS[method]?.map((f) => {
-                  const id = `payout-${f.name}`;
-                  const param = `payout_details.${f.name}`;
-                  const hintId = f.hint ? `${id}-hint` : undefined;
-                  return (
-                    <>
-                      <label for={id}>{f.label}</label>
-                      {f.country ? (
-                        <select id={id} name={param} {...invalid(param, hintId)}>
-                          <CountryOptions selected={(details[f.name] ?? '').toUpperCase()} />
-                        </select>
-                      ) : (
-                        <DetailInput id={id} name={param} field={f} value={details[f.name] ?? ''} aria={invalid(param, hintId)} />
-                      )}
-                      {f.hint ? (
-                        <span id={hintId} class="hint">
-                          {f.hint}
-                        </span>
-                      ) : null}
-                    </>
-                  );
-                })}
+                <h2 class="details-heading">{`${payoutLabel(method)} details`}</h2>
+                {DETAIL_FIELDS[method]?.map((f) => (
+                  <DetailInput field={f} value={details[f.name] ?? ''} refusal={refusal} />
+                ))}
               </>
             )}
           </div>
@@ -297,18 +212,18 @@ function SettingsPage({ ctx, values, error }: { ctx: PortalContext; values: Form
   );
 }
 
-function DetailInput(props: {
-  id: string;
-  name: string;
-  field: DetailField;
-  value: string;
-  aria: { 'aria-invalid': 'true' | undefined; 'aria-describedby': string | undefined };
-}) {
-  const { id, name, field, value, aria } = props;
-  const autocomplete = field.autocomplete ?? 'off';
-  return field.email ? (
-    <input id={id} name={name} type="email" maxlength={field.maxlength} autocomplete={autocomplete} value={value} {...aria} />
+/** A field of the payout details: named as the API's parameter (`payout_details.iban`), so that its refusal is shown beside it. */
+function DetailInput({ field, value, refusal }: { field: DetailField; value: string; refusal: Refusal | null }) {
+  const common = { id: `payout-${field.name}`, name: `payout_details.${field.name}`, label: field.label, hint: field.hint, refusal };
+  return field.country ? (
+    <SelectField {...common} options={COUNTRY_OPTIONS} value={value.toUpperCase()} />
   ) : (
-    <input id={id} name={name} maxlength={field.maxlength} autocomplete={autocomplete} value={value} {...aria} />
+    <Field
+      {...common}
+      type={field.email ? 'email' : 'text'}
+      maxlength={field.maxlength}
+      autocomplete={field.autocomplete ?? 'off'}
+      value={value}
+    />
   );
 }

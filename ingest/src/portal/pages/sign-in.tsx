@@ -1,31 +1,19 @@
 import type { ProgramRow } from '../../db/schema.js';
+import { Field, FormRefusal } from '../../pages/fields.js';
+import type { Refusal } from '../../pages/refusal.js';
 import { SIGN_IN_LINK_MINUTES } from '../../resources/partner-access/partner-access.service.js';
 import { PublicPage } from '../layout.js';
 
-/** Sign-in by a one-time link sent to the partner's e-mail (ingest/docs/partner-portal.md). */
-export function SignInPage({ program, email, error }: { program: ProgramRow; email?: string; error?: string }) {
+/** Sign-in by a one-time link sent to the partner's e-mail (ingest/docs/partner-portal.md); an address refused is said beside its field. */
+export function SignInPage({ program, email, refusal = null }: { program: ProgramRow; email?: string; refusal?: Refusal | null }) {
   const base = `/p/${program.subdomain}`;
   return (
     <PublicPage program={program} title="Sign in">
       <h1>Sign in to your partner portal</h1>
       <p>Enter the e-mail address you joined with: we send you a link that signs you in.</p>
-      {error ? (
-        <p class="error" role="alert" id="sign-in-error">
-          {error}
-        </p>
-      ) : null}
+      <FormRefusal refusal={refusal} fields={['email']} />
       <form method="post" action={`${base}/sign-in`} class="stacked">
-        <label for="email">E-mail</label>
-        <input
-          id="email"
-          name="email"
-          type="email"
-          autocomplete="email"
-          required
-          maxlength={254}
-          value={email ?? ''}
-          aria-describedby={error ? 'sign-in-error' : undefined}
-        />
+        <Field name="email" label="E-mail" type="email" autocomplete="email" required maxlength={254} value={email} refusal={refusal} />
         <button type="submit" class="primary">
           Send me a sign-in link
         </button>

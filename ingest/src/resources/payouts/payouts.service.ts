@@ -4,7 +4,7 @@ import type { PartnerRow, PayoutRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
-import type { CommissionObject } from '../commissions/commissions.schema.js';
+import type { CommissionExpand, CommissionObject } from '../commissions/commissions.schema.js';
 import { presentCommissions } from '../commissions/commissions.serializer.js';
 import { payoutPaidEmail } from '../partners/partner-emails.js';
 import { findProgramPartnerIds } from '../partners/partners.repository.js';
@@ -76,16 +76,20 @@ export async function retrievePayout(db: Db, organizationId: string, id: string,
   return (await presentPayouts(db, [await requirePayout(db, organizationId, id)], expand))[0];
 }
 
-/** The commissions a payout groups (or paid, once paid), in the commission list's field set. */
+/**
+ * The commissions a payout groups (or paid, once paid), in the commission list's field set; `expand`
+ * (beyond the API's query, for the pages) loads their customers or transactions once per page.
+ */
 export async function listPayoutCommissions(
   db: Db,
   organizationId: string,
   id: string,
   query: PayoutCommissionsInput,
+  expand: CommissionExpand[] = [],
 ): Promise<Page<CommissionObject>> {
   const payout = await requirePayout(db, organizationId, id);
   const page = await paginate(selectPayoutCommissions(db, payout), query, { createdAt: 'created_at', id: 'id' });
-  return { ...page, rows: await presentCommissions(db, page.rows, [], query.include) };
+  return { ...page, rows: await presentCommissions(db, page.rows, expand, query.include) };
 }
 
 /**
