@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     const state = await waitForState(stateFile, demo);
     const api = apiClient(state.ingestUrl, state.api_key);
     const pictured = await seed(api, state.ingestUrl, state.program_id);
-    await shoot(state, await portalAddress(api, state.ingestUrl, pictured));
+    await shoot(state, await portalAddress(api, pictured));
   } finally {
     demo.kill('SIGTERM');
     await fs.rm(stateFile, { force: true });
@@ -148,10 +148,11 @@ async function seed(api: ReturnType<typeof apiClient>, ingestUrl: string, progra
 }
 
 /** A partner's portal for the pictures: an embed token (the API's), so no sign-in e-mail is needed. */
-async function portalAddress(api: ReturnType<typeof apiClient>, ingestUrl: string, partnerId: string): Promise<string> {
-  // The client has no type for this answer: { data: [{ url }] }, ingest/src/resources/partner-access/partner-access.schema.ts.
+async function portalAddress(api: ReturnType<typeof apiClient>, partnerId: string): Promise<string> {
+  // The client has no type for this answer: { data: [{ url }] }, an absolute address on svc's public
+  // URL (ingest/src/resources/partner-access/partner-access.schema.ts).
   const answer = (await api.post(`/v1/partners/${partnerId}/embed-tokens`, {})) as { data: { url: string }[] };
-  return `${ingestUrl}${answer.data[0].url}`;
+  return answer.data[0].url;
 }
 
 async function shoot(state: State, portal: string): Promise<void> {
