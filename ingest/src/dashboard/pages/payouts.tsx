@@ -231,7 +231,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
     const cursor = fromFields(PageCursor, query, ['starting_after', 'ending_before'], 'query');
     const commissions = await withStoredFields(
       db,
-      await listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }),
+      await listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }, ['customer']),
     );
     sendPage(
       res,
