@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatMoney, minorUnitDigits, parseMajorUnits, proportionalShare, roundHalfUp, toMajorUnits } from '../../src/money.js';
 
@@ -39,5 +40,45 @@ describe('money', () => {
     expect(proportionalShare(1000, 1, 3)).toBe(333);
     expect(proportionalShare(1000, 2, 3)).toBe(667);
     expect(proportionalShare(980, 1000, 4900)).toBe(200);
+  });
+
+  // Property tests: the same laws for a currency without a minor unit (JPY), with two (USD) and
+  // with three (KWD), over every amount a form may hold (up to 12 whole digits).
+  const currencies = fc.constantFrom('JPY', 'USD', 'KWD');
+  const typedAmount = (currency: string) => fc.integer({ min: 0, max: 10 ** (12 + minorUnitDigits(currency)) - 1 });
+
+  it('reads back what it writes, for zero-, two- and three-decimal currencies', () => {
+    fc.assert(
+      fc.property(
+        currencies.chain((c) => fc.tuple(fc.constant(c), typedAmount(c))),
+        ([currency, minor]) => parseMajorUnits(toMajorUnits(minor, currency), currency) === minor,
+      ),
+    );
+  });
+
+  it('formats the same figure it writes, grouped, with the currency’s own number of decimals', () => {
+    fc.assert(
+      fc.property(
+        currencies.chain((c) => fc.tuple(fc.constant(c), fc.integer({ min: -(10 ** 15), max: 10 ** 15 }))),
+        ([currency, minor]) => {
+          const shown = formatMoney(minor, currency);
+          const figure = shown.replace(/[^\d.-]/g, '');
+          const decimals = figure.includes('.') ? figure.split('.')[1].length : 0;
+          return figure === toMajorUnits(minor, currency) && decimals === minorUnitDigits(currency);
+        },
+      ),
+    );
+  });
+
+  it('splits an amount into shares that are each within half a minor unit of the exact share', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 ** 12 }), fc.integer({ min: 1, max: 10 ** 6 }), fc.nat(), (amount, whole, p) => {
+        const part = p % (whole + 1);
+        const share = proportionalShare(amount, part, whole);
+        // |share − amount·part/whole| ≤ ½, in integers: |2·share·whole − 2·amount·part| ≤ whole.
+        const error = 2n * BigInt(share) * BigInt(whole) - 2n * BigInt(amount) * BigInt(part);
+        return (error < 0n ? -error : error) <= BigInt(whole) && (part === whole ? share === amount : true);
+      }),
+    );
   });
 });
