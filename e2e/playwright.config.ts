@@ -41,6 +41,15 @@ const instances: Instance[] = [
     : []),
 ];
 
+/**
+ * The pages (the dashboard, the portal, the API reference) run on the embedded instance only, what
+ * `npm start` serves; their server side runs on PostgreSQL + Redis in the API suite
+ * (ingest/test/dashboard, ingest/test/portal), so each page is driven on both setups once. The
+ * journeys of the tracking path (the script, the click, the signup, Stripe), where the two
+ * setups store and share state differently, run on both.
+ */
+const PAGE_SPECS = ['dashboard*.spec.ts', 'portal*.spec.ts', 'docs.spec.ts'];
+
 const stateFile = (i: Instance) => path.join(os.tmpdir(), `svc-e2e-${i.name}-${i.demoPort}.json`);
 
 // biome-ignore lint/complexity/noBannedTypes: Playwright's way to say the projects add no test fixtures
@@ -81,6 +90,7 @@ export default defineConfig<{}, DemoOptions>({
   },
   projects: instances.map((i) => ({
     name: i.name,
+    testIgnore: i.name === 'embedded' ? [] : PAGE_SPECS,
     use: { stateFile: stateFile(i), demoPort: i.demoPort, baseURL: `http://localhost:${i.demoPort}` },
   })),
   webServer: instances.map((i) => ({

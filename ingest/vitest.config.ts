@@ -22,11 +22,17 @@ const mocking = fs
 // Unit and SQL snapshot tests touch no database: once, with the embedded setup, is enough.
 const touchesNoDatabase = (file: string) => /^ingest\/test\/(unit|sql)\//.test(file);
 const FAULTS = 'ingest/test/faults/**';
+/**
+ * The pages' HTTP tests and the fuzz test of every operation run on one setup: PostgreSQL + Redis
+ * when it is there (the browser tests drive the pages on the embedded defaults: e2e/README.md),
+ * else the embedded defaults. Their subject is what the service answers, not how it stores.
+ */
+const ONE_SETUP = ['ingest/test/dashboard/**', 'ingest/test/portal/**', 'ingest/test/api/fuzz.test.ts'];
 
 /** One storage setup: the files sharing a module graph, and those that mock a module on their own. */
 function projectsOf(name: 'embedded' | 'postgres') {
   const env = { SVC_TEST_STORAGE: name };
-  const skipped = name === 'postgres' ? ['ingest/test/unit/**', 'ingest/test/sql/**'] : [];
+  const skipped = name === 'postgres' ? ['ingest/test/unit/**', 'ingest/test/sql/**'] : onPostgres ? ONE_SETUP : [];
   const own = mocking.filter((f) => name === 'embedded' || !touchesNoDatabase(f));
   const shared = {
     name: `ingest:${name}`,
