@@ -14,6 +14,18 @@ import { randomBase62 } from '../../src/ids.js';
  * file's throwaway database is created from.
  */
 export default async function setup({ provide }: TestProject) {
+  // The two templates are made side by side: PGlite keeps a core busy while PostgreSQL migrates.
+  const [dir, dropTemplate] = await Promise.all([
+    createPgliteTemplate(provide),
+    process.env.DATABASE_URL ? createPostgresTemplate(process.env.DATABASE_URL, provide) : undefined,
+  ]);
+  return async () => {
+    await fs.rm(dir, { recursive: true, force: true });
+    await dropTemplate?.();
+  };
+}
+
+async function createPgliteTemplate(provide: TestProject['provide']): Promise<string> {
   const pglite = createPglite({ dataDir: 'memory://' });
   const db = pgliteDb(pglite);
   await migrateToLatest(db);
@@ -23,12 +35,7 @@ export default async function setup({ provide }: TestProject) {
   await fs.writeFile(file, Buffer.from(await dump.arrayBuffer()));
   await db.destroy();
   provide('pgliteTemplate', file);
-
-  const dropTemplate = process.env.DATABASE_URL ? await createPostgresTemplate(process.env.DATABASE_URL, provide) : undefined;
-  return async () => {
-    await fs.rm(dir, { recursive: true, force: true });
-    await dropTemplate?.();
-  };
+  return dir;
 }
 
 async function createPostgresTemplate(adminUrl: string, provide: TestProject['provide']) {
