@@ -9,9 +9,9 @@ import { signInLinkCausedBy } from './support/outbox.js';
 
 /**
  * The program's logo and accent color (ingest/docs/partner-portal.md#the-programs-logo-and-accent-color)
- * in real Chromium (on the embedded demo instance, as every page: e2e/playwright.config.ts): uploaded on the dashboard's Settings › Portal branding
- * (a refused SVG first), then shown on the portal's sign-in page and a signed-in partner's home,
- * with axe finding nothing. Server-side rules in detail: ingest/test/dashboard/branding.test.ts.
+ * in real Chromium (on the embedded demo instance, as every page: e2e/playwright.config.ts):
+ * uploaded on the dashboard's Settings › Portal branding (a refused SVG first), then shown on the
+ * portal's sign-in page and a signed-in partner's home, with axe finding nothing. Server-side rules in detail: ingest/test/dashboard/branding.test.ts.
  */
 
 const ACCENT = '#0b7a75';
