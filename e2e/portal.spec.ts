@@ -5,9 +5,9 @@ import { askSignInLink, signInToPortal as signIn } from './support/portal.js';
 
 /**
  * The partner portal (ingest/docs/partner-portal.md) in real Chromium, on the embedded demo
- * instance: a partner joins the demo program, is approved, signs in by the link e-mailed to them (read from
- * ingest's .eml outbox), shares their link and follows a visitor's signup and payment to the
- * payout; one-time links; another partner's records; rejected and suspended partners; the
+ * instance: a partner joins the demo program, is approved, signs in by the link e-mailed to them
+ * (read from ingest's .eml outbox), shares their link and follows a visitor's signup and payment
+ * to the payout; one-time links; another partner's records; rejected and suspended partners; the
  * portal embedded on another origin. Server-side rules in detail: ingest/test/portal/.
  */
 
