@@ -12,7 +12,9 @@ export interface LoadResult {
 export interface LoadOptions {
   url: string;
   connections: number;
-  duration: number;
+  /** Seconds to run; or `amount` requests in all, however long they take. */
+  duration?: number;
+  amount?: number;
   headers: Record<string, string>;
   /** The body of the n-th request (each may differ: charge ids…). */
   body: (n: number) => string;
@@ -27,7 +29,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     url: o.url,
     method: 'POST',
     connections: o.connections,
-    duration: o.duration,
+    ...(o.amount ? { amount: o.amount } : { duration: o.duration }),
     headers: o.headers,
     requests: [
       {

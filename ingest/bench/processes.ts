@@ -21,6 +21,8 @@ export interface Service {
   child: ChildProcess;
   /** Peak resident set size of the process so far (VmHWM), in MB. */
   peakRssMb(): number;
+  /** Its resident set size now (VmRSS), in MB. */
+  rssMb(): number;
   stop(): Promise<void>;
 }
 
@@ -52,11 +54,8 @@ export async function startNode(
   return {
     url,
     child,
-    peakRssMb() {
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-      return Math.round(kb / 1024);
-    },
+    peakRssMb: () => statusMb(child, 'VmHWM'),
+    rssMb: () => statusMb(child, 'VmRSS'),
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -64,4 +63,11 @@ export async function startNode(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A memory figure of /proc/PID/status, in MB. */
+function statusMb(child: ChildProcess, field: 'VmHWM' | 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
 }

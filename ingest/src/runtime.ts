@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { type Config, MEMORY } from './config.js';
 import { type Db, migrateToLatest, openDatabase, waitForDatabase } from './db/database.js';
+import { createDataDir, isNewDataDir } from './db/new-data-dir.js';
 import type { AppDeps } from './deps.js';
 import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
@@ -36,6 +37,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     // The browser tests make and sign in dashboard users dozens of times (passwords.ts).
     hashNewPasswordsCheaply();
     logger.warn('test hooks on (SVC_TEST_HOOKS=1): new dashboard passwords are hashed at a test cost; never in production');
+  }
+  if (config.database.kind === 'pglite' && config.database.dataDir !== MEMORY && isNewDataDir(config.database.dataDir)) {
+    logger.info({ dataDir: config.database.dataDir }, 'creating the embedded database');
+    await createDataDir(config.database.dataDir);
   }
   const db = openDatabase(config.database, {
     onIdleConnectionError: (err) =>

@@ -54,13 +54,21 @@ function withRequestScope(dialect: Dialect): Db {
 const require = createRequire(import.meta.url);
 
 /**
+ * PostgreSQL's settings for the embedded database. Its shared buffers live in PGlite's
+ * WebAssembly memory, which PostgreSQL touches whole at start and never gives back: the default
+ * 128 MB was a third of an idle `npm start`. 16 MB hold the hot pages of a small program; the
+ * rest are read from the data directory through the OS page cache (ingest/README.md#memory).
+ */
+const PGLITE_SETTINGS = ['shared_buffers = 16MB'];
+
+/**
  * An embedded PostgreSQL with the extensions the migrations use. PGlite is loaded on first use,
  * so a service on PostgreSQL never carries it in memory.
  */
 export function createPglite(options: PGliteOptions): PGlite {
   const { PGlite } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm');
-  return new PGlite({ ...options, extensions: { pg_trgm } });
+  return new PGlite({ postgresqlconf: PGLITE_SETTINGS, ...options, extensions: { pg_trgm } });
 }
 
 export function pgliteDb(pglite: PGlite): Db {
