@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrganization } from '../../src/bootstrap.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { queueEmail } from '../../src/mail/outbox.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { listenForMetrics } from '../../src/metrics/metrics-server.js';
@@ -92,6 +93,10 @@ describe('GET /metrics on SVC_METRICS_PORT', () => {
       .send({ amount: 4900, customer_id: signup.body.data.customer_id, charge_id: 'ch_metrics_1' });
     expect(paid.status, JSON.stringify(paid.body)).toBe(201);
     expect((await api.get(`/v1/partners/${alice.id}`).set(org.auth)).status).toBe(200);
+    // The portal's routes sit in routers mounted under /p/:subdomain: the subdomain and the token are named, not written.
+    const { subdomain } = (await api.get(`/v1/programs/${org.program_id}`).set(org.auth)).body.data;
+    const token = `tk${Date.now()}`;
+    const portalPages = [await api.get(`/p/${subdomain}/sign-in`), await api.get(`/p/${subdomain}/sign-in/${token}`)];
 
     const secret = newWebhookSecret();
     expect(
@@ -134,8 +139,16 @@ describe('GET /metrics on SVC_METRICS_PORT', () => {
     expect(s.get('svc_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(s.get('svc_stripe_events_total{outcome="ignored"}')).toBe(1);
     expect(s.get('svc_stripe_events_total{outcome="duplicate"}')).toBe(1);
+    expect(
+      s.get(`svc_http_request_duration_seconds_count{method="GET",route="/p/:subdomain/sign-in",status="${portalPages[0].status}"}`),
+    ).toBe(1);
+    expect(
+      s.get(`svc_http_request_duration_seconds_count{method="GET",route="/p/:subdomain/sign-in/:token",status="${portalPages[1].status}"}`),
+    ).toBe(1);
     // Route labels are templates: no id of this test appears in the exposition.
-    for (const id of [alice.id, org.program_id, signup.body.data.customer_id, endpoint.body.data[0].id]) expect(text).not.toContain(id);
+    for (const id of [alice.id, org.program_id, signup.body.data.customer_id, endpoint.body.data[0].id, subdomain, token]) {
+      expect(text).not.toContain(id);
+    }
 
     // The backlogs are what SQL holds: every change's delivery to the refusing endpoint, the
     // e-mails to Alice (welcome, new customer, commission) that SMTP refused, and the given-up one.
@@ -194,5 +207,16 @@ describe('the backlogs behind /metrics', () => {
     expect(after.get('svc_backlog_read_failed')).toBe(1);
     expect(after.get('svc_emails{state="waiting"}')).toBe(1);
     expect(after.get('svc_backlog_read_timestamp_seconds')).toBe((clock - 10_000) / 1000);
+  });
+});
+
+describe('SVC_METRICS_PORT', () => {
+  it('is off unset, a port when set, and refused when it is not a port or is the public one', () => {
+    expect(loadConfig({}).metricsPort).toBeUndefined();
+    expect(loadConfig({ SVC_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    for (const env of [{ SVC_METRICS_PORT: 'x' }, { SVC_METRICS_PORT: '70000' }, { PORT: '9000', SVC_METRICS_PORT: '9000' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(/SVC_METRICS_PORT/);
+    }
   });
 });
