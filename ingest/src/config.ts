@@ -36,8 +36,8 @@ const envSchema = z.object({
   SVC_WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
   SVC_WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
   // At least 10 s: an attempt's 5 s and the clocks' slack must fit between two renewals' worth of lease.
-  SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SVC_WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(10).max(3600).default(20),
+  SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SVC_PUBLIC_URL: z
     .string()
     .refine(isPublicOrigin, 'must be an http:// or https:// origin with no path, query or credentials, e.g. https://svc.example.com')

@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { type Db, poolOf } from '../db/database.js';
-import type { SharedStore } from '../store/store.js';
-import { STORE_COMMAND_TIMEOUT_MS } from '../store/store.js';
+import { type SharedStore, STORE_COMMAND_TIMEOUT_MS } from '../store/store.js';
 import { withTimeout } from '../with-timeout.js';
 import { backlogCache } from './backlog-cache.js';
 import { routeLabel } from './route-label.js';
