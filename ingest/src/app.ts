@@ -33,17 +33,9 @@ import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js'
 import { isPublicEndpoint, registerTrackingRoutes } from './resources/tracking/tracking.routes.js';
 import { registerTransactionRoutes } from './resources/transactions/transactions.routes.js';
 import { registerWebhookEndpointRoutes } from './resources/webhook-endpoints/webhook-endpoints.routes.js';
+import { withTimeout } from './with-timeout.js';
 
 const READY_TIMEOUT_MS = 2000;
-
-/** A dependency that does not answer in time counts as down, so a probe never hangs. */
-function withTimeout<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** Builds the Express app from its dependencies; it opens nothing and listens nowhere. */
 export function createApp(deps: AppDeps): express.Express {
@@ -54,6 +46,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', parseQueryString);
   app.set('trust proxy', config.trustProxy);
+  // Before everything else, so that every response is timed: refusals and 404s included.
+  if (deps.metrics) app.use(deps.metrics.httpRequests);
   // First, so that every response carries them: errors, 404s and early refusals included.
   app.use(securityHeaders(isPublicEndpoint));
   // Access lines are debug-level: below that level the per-request logger is not even built.
@@ -71,7 +65,7 @@ export function createApp(deps: AppDeps): express.Express {
   // reported but keeps the process ready, since every request has a fallback for it; taking
   // every process out of a load balancer for it would turn a degraded service into an outage.
   app.get('/readyz', async (_req, res) => {
-    const checks = await Promise.allSettled([withTimeout(pingDatabase(db)), withTimeout(store.ping())]);
+    const checks = await Promise.allSettled([withTimeout(pingDatabase(db), READY_TIMEOUT_MS), withTimeout(store.ping(), READY_TIMEOUT_MS)]);
     const [sqlCheck, storeCheck] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : 'unreachable'));
     const ready = sqlCheck === 'ok';
     res.status(ready ? 200 : 503).json({ success: ready, data: { sql: sqlCheck, shared_state: storeCheck } });
@@ -80,7 +74,7 @@ export function createApp(deps: AppDeps): express.Express {
   const apiLimiter = store.createRateLimiter({ name: 'api', points: config.apiRateLimit, windowSeconds: RATE_WINDOW_SECONDS });
   const routeDeps: RouteDeps = {
     ...deps,
-    writeClick: createClickWriter(db),
+    writeClick: createClickWriter(db, deps.metrics?.clicksCommitted),
     secretGuards: [
       authenticateSecretKey(db, store, config.authFailureLimit),
       rateLimit(apiLimiter, RATE_WINDOW_SECONDS, (res) => authOf(res).apiKeyId),

@@ -37,6 +37,7 @@ const envSchema = z.object({
   SVC_WEBHOOK_DELIVERY: z.enum(['on', 'off']).default('on'),
   // At least 10 s: an attempt's 5 s and the clocks' slack must fit between two renewals' worth of lease.
   SVC_WEBHOOK_LEASE_SECONDS: z.coerce.number().int().min(10).max(3600).default(20),
+  SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SVC_PUBLIC_URL: z
     .string()
     .refine(isPublicOrigin, 'must be an http:// or https:// origin with no path, query or credentials, e.g. https://svc.example.com')
@@ -88,6 +89,8 @@ export type Config = {
   webhookDelivery: boolean;
   /** How long a claim on a webhook delivery lasts unrenewed: the longest a dead process's deliveries wait for another. */
   webhookLeaseSeconds: number;
+  /** The port of `GET /metrics` (Prometheus), on `host`; unset: no metrics (ingest/docs/metrics.md). */
+  metricsPort?: number;
 };
 
 export class ConfigError extends Error {}
@@ -104,6 +107,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const why = e.SMTP_URL ? 'e-mails leave through SMTP_URL' : 'NODE_ENV is production';
     throw new ConfigError(
       `Set SVC_PUBLIC_URL to the address partners and merchants reach svc at (e.g. https://svc.example.com): ${why}, and its links must not point at localhost`,
+    );
+  }
+  if (e.SVC_METRICS_PORT !== undefined && e.SVC_METRICS_PORT !== 0 && e.SVC_METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      'Invalid configuration: SVC_METRICS_PORT: must differ from PORT (the metrics are never served on the public port)',
     );
   }
   const inMemory = e.SVC_DATA_DIR === MEMORY;
@@ -134,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooksAllowPrivate: e.SVC_WEBHOOKS_ALLOW_PRIVATE === 'true',
     webhookDelivery: e.SVC_WEBHOOK_DELIVERY === 'on',
     webhookLeaseSeconds: e.SVC_WEBHOOK_LEASE_SECONDS,
+    metricsPort: e.SVC_METRICS_PORT,
   };
 }
 

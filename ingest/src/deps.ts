@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { ClickWriter } from './resources/clicks/click-writer.js';
 import type { WebhookWorker } from './resources/webhook-endpoints/webhook-worker.js';
 import type { SharedStore } from './store/index.js';
@@ -16,6 +17,8 @@ export interface AppDeps {
   mailer: Mailer;
   /** Delivers webhooks; `kick()` after queueing deliveries. */
   webhooks: WebhookWorker;
+  /** The Prometheus metrics, when SVC_METRICS_PORT is set (ingest/docs/metrics.md); else nothing is measured. */
+  metrics?: Metrics;
 }
 
 /** What a resource module needs to register its routes. */

@@ -5,6 +5,7 @@ import { createDataDir, isNewDataDir } from './db/new-data-dir.js';
 import type { AppDeps } from './deps.js';
 import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
+import { createMetrics } from './metrics/metrics.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { purgeOldEvents } from './resources/events/events.service.js';
 import { purgeExpiredPartnerAccess } from './resources/partner-access/partner-access.service.js';
@@ -55,7 +56,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     throw err;
   }
   const mailer = createMailer(config, db, logger);
-  const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds);
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ db, store });
+  const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds, metrics?.approvalRan);
   const webhooks = createWebhookWorker(db, logger, {
     allowPrivate: config.webhooksAllowPrivate,
     autoRun: config.webhookDelivery,
@@ -83,6 +85,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     logger,
     mailer,
     webhooks,
+    metrics,
     async close() {
       clearInterval(purge);
       await Promise.all([mailer.close(), approvals.close(), webhooks.close()]);

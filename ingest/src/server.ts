@@ -3,6 +3,7 @@ import { createApp } from './app.js';
 import { bootstrapIfEmpty, type InitResult } from './bootstrap.js';
 import type { Config } from './config.js';
 import { createLogger } from './logger.js';
+import { listenForMetrics } from './metrics/metrics-server.js';
 import { anyUser } from './resources/users/users.service.js';
 import { openRuntime } from './runtime.js';
 
@@ -18,8 +19,16 @@ export async function serve(config: Config): Promise<Server> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const port = portOf(server);
+  const metricsServer =
+    runtime.metrics && config.metricsPort !== undefined
+      ? await listenForMetrics(runtime.metrics, config.metricsPort, config.host, logger)
+      : undefined;
+  if (metricsServer)
+    logger.info(
+      { metricsPort: portOf(metricsServer) },
+      `metrics at http://${config.host}:${portOf(metricsServer)}/metrics (SVC_METRICS_PORT)`,
+    );
   if (boot) printBootstrap(boot.result, boot.file, config.publicUrl);
   else if (!(await anyUser(runtime.db))) {
     logger.warn('no dashboard user yet: create the first owner with `npm run svc -- users create --email you@example.com --role owner`');
@@ -39,6 +48,7 @@ export async function serve(config: Config): Promise<Server> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    metricsServer?.close();
     server.close(() => {
       runtime.close().then(
         () => process.exit(0),
@@ -50,6 +60,11 @@ export async function serve(config: Config): Promise<Server> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   return server;
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
 }
 
 function printBootstrap(result: InitResult, file: string | null, publicUrl: string) {

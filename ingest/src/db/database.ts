@@ -37,10 +37,19 @@ export function openDatabase(database: Config['database'], options: OpenDatabase
     // next statement on it then fails, and the pool drops it when it is released).
     pool.on('error', (err) => options.onIdleConnectionError?.(err));
     pool.on('connect', (client) => client.on('error', () => {}));
-    return withRequestScope(new PostgresDialect({ pool }));
+    const db = withRequestScope(new PostgresDialect({ pool }));
+    pools.set(db, pool);
+    return db;
   }
   if (database.dataDir !== 'memory://') fs.mkdirSync(database.dataDir, { recursive: true });
   return pgliteDb(createPglite({ dataDir: database.dataDir }));
+}
+
+const pools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool under a PostgreSQL database (its counts are metrics); undefined for PGlite, which has none. */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
 }
 
 /** Every database is opened through the request-scoped driver (request-transaction.ts). */

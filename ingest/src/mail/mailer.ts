@@ -7,7 +7,8 @@ import { fileDelivery, smtpDelivery } from './delivery.js';
 import { claimDueEmails, markEmailFailed, markEmailSent } from './outbox.js';
 
 const BATCH = 20;
-const MAX_ATTEMPTS = 8;
+/** Attempts before a message is given up (counted as failed by the metrics, ingest/docs/metrics.md). */
+export const MAX_ATTEMPTS = 8;
 // A claimed message is invisible to other processes for this long, so a crash mid-send retries it.
 const LEASE_SECONDS = 300;
 const POLL_MS = 30_000;

@@ -78,3 +78,20 @@ export async function markEmailSent(db: Db, id: string, html?: string): Promise<
 export async function markEmailFailed(db: Db, id: string, error: string, nextAttemptAt: Date): Promise<void> {
   await db.updateTable('email_outbox').set({ last_error: error, next_attempt_at: nextAttemptAt }).where('id', '=', id).execute();
 }
+
+export interface EmailBacklog {
+  /** Not sent yet, with attempts left. */
+  waiting: number;
+  /** Not sent, and every attempt used: the mailer no longer tries them. */
+  failed: number;
+}
+
+/** The outbox's unsent messages, in one statement (the metrics endpoint, ingest/docs/metrics.md). */
+export async function selectEmailBacklog(db: Db, maxAttempts: number): Promise<EmailBacklog> {
+  const r = await sql<EmailBacklog>`
+    select count(*) filter (where attempts < ${maxAttempts})::int as waiting,
+           count(*) filter (where attempts >= ${maxAttempts})::int as failed
+      from email_outbox
+     where sent_at is null`.execute(db);
+  return r.rows[0];
+}

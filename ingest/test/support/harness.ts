@@ -13,6 +13,7 @@ import { createPglite, type Db, migrateToLatest, openDatabase, pgliteDb } from '
 import type { AppDeps } from '../../src/deps.js';
 import { randomBase62 } from '../../src/ids.js';
 import { createMailer } from '../../src/mail/mailer.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
 import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/resources/webhook-endpoints/webhook-worker.js';
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
@@ -144,7 +145,9 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     leaseMs: config.webhookLeaseSeconds * 1000,
     ...options.webhooks,
   });
-  const deps: AppDeps = { config, db: storage.db, store, logger, mailer, webhooks };
+  // As openRuntime does: metrics only when SVC_METRICS_PORT is set (the test serves them itself).
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ db: storage.db, store });
+  const deps: AppDeps = { config, db: storage.db, store, logger, mailer, webhooks, metrics };
   const app = createApp(deps);
   const ownsStorage = !options.storage;
   return {

@@ -20,10 +20,13 @@ const MAX_BATCH = 500;
  * written by one multi-row INSERT, and every caller is answered once that statement has
  * committed. Each click is durable before its response is sent, at a fraction of the commits.
  */
-export function createClickWriter(db: Db): ClickWriter {
+export function createClickWriter(db: Db, onCommitted?: (rows: number) => void): ClickWriter {
   let pending: Pending[] = [];
 
-  const insert = (rows: ClickInsert[]) => insertClicks(db, rows);
+  const insert = async (rows: ClickInsert[]) => {
+    await insertClicks(db, rows);
+    onCommitted?.(rows.length);
+  };
 
   async function flush(): Promise<void> {
     const batch = pending;
@@ -42,7 +45,7 @@ export function createClickWriter(db: Db): ClickWriter {
   return (row) => {
     // A click of a request that runs in its own SQL transaction (Idempotency-Key) commits with
     // it, so it cannot share a statement with other requests' clicks.
-    if (inRequestTransaction()) return insert([row]).then(() => {});
+    if (inRequestTransaction()) return insert([row]);
     return new Promise((resolve, reject) => {
       if (pending.length === 0) setImmediate(flush);
       pending.push({ row, resolve, reject });

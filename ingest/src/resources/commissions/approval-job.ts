@@ -37,12 +37,13 @@ export interface ApprovalJob {
 }
 
 /** Runs `approveDueCommissions` now and then every `intervalSeconds`, one run at a time in this process. */
-export function startApprovalJob(db: Db, logger: Logger, intervalSeconds: number): ApprovalJob {
+export function startApprovalJob(db: Db, logger: Logger, intervalSeconds: number, onRun?: (approved: number) => void): ApprovalJob {
   let running: Promise<number> | null = null;
   const runNow = () => {
     running ??= approveDueCommissions(db)
       .then((n) => {
         if (n > 0) logger.info({ approved: n }, 'approved due commissions');
+        onRun?.(n);
         return n;
       })
       .finally(() => {

@@ -43,7 +43,7 @@ const rawBody: RequestHandler = (req, res, next) => {
 
 /** Where this server is reached, as the caller reached it (behind a proxy: as `trust proxy` allows). */
 
-export function registerStripeRoutes(api: ApiBuilder, { db, store, config, mailer, secretGuards }: RouteDeps): void {
+export function registerStripeRoutes(api: ApiBuilder, { db, store, config, mailer, metrics, secretGuards }: RouteDeps): void {
   const flowsOf = cachedFlows(db, store);
   // Unauthenticated until the signature is checked: limited per address, as the script's endpoints are.
   const webhookLimiter = store.createRateLimiter({
@@ -117,7 +117,17 @@ export function registerStripeRoutes(api: ApiBuilder, { db, store, config, maile
     status: 200,
     response: oneResponse(StripeWebhookReceipt),
     errors: [404, 429, 503],
-    handler: async ({ req, res, params }) =>
-      envelope.one(await receiveStripeEvent(db, flowsOf, params.program_id, res.locals.rawBody, req.get('stripe-signature'), mailer.kick)),
+    handler: async ({ req, res, params }) => {
+      const receipt = await receiveStripeEvent(
+        db,
+        flowsOf,
+        params.program_id,
+        res.locals.rawBody,
+        req.get('stripe-signature'),
+        mailer.kick,
+      );
+      metrics?.stripeEventHandled(receipt.status, receipt.duplicate);
+      return envelope.one(receipt);
+    },
   });
 }

@@ -284,3 +284,21 @@ export async function purgeDeliveriesBefore(db: Db, before: Date): Promise<numbe
   const result = await db.deleteFrom('webhook_deliveries').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+export interface DeliveryBacklog {
+  pending: number;
+  failed: number;
+  /** When the oldest pending delivery was queued; null when none is pending. */
+  oldestPendingAt: Date | null;
+}
+
+/** Every organization's deliveries waiting and given up, in one statement (the metrics endpoint, ingest/docs/metrics.md). */
+export async function selectDeliveryBacklog(db: Db): Promise<DeliveryBacklog> {
+  const r = await sql<{ pending: number; failed: number; oldest: Date | string | null }>`
+    select count(*) filter (where status = 'pending')::int as pending,
+           count(*) filter (where status = 'failed')::int as failed,
+           min(created_at) filter (where status = 'pending') as oldest
+      from webhook_deliveries`.execute(db);
+  const row = r.rows[0];
+  return { pending: row.pending, failed: row.failed, oldestPendingAt: row.oldest === null ? null : new Date(row.oldest) };
+}
