@@ -39,8 +39,15 @@ export function openDatabase(database: Config['database'], options: OpenDatabase
     pool.on('connect', (client) => client.on('error', () => {}));
     return withRequestScope(new PostgresDialect({ pool }));
   }
-  if (database.dataDir !== 'memory://') fs.mkdirSync(database.dataDir, { recursive: true });
+  if (database.dataDir !== 'memory://') return openPgliteDirectory(database.dataDir).db;
   return pgliteDb(createPglite({ dataDir: database.dataDir }));
+}
+
+/** PGlite on a data directory (made if missing) and the database over it; backups need the PGlite itself. */
+export function openPgliteDirectory(dataDir: string): { db: Db; pglite: PGlite } {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const pglite = createPglite({ dataDir });
+  return { db: pgliteDb(pglite), pglite };
 }
 
 /** Every database is opened through the request-scoped driver (request-transaction.ts). */
