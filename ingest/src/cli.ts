@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { backupCommand, restoreCommand } from './backup/commands.js';
+import { BackupFailure, BackupRefusal } from './backup/errors.js';
 import { initOrganization } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { type Db, migrateToLatest, openDatabase } from './db/database.js';
@@ -25,6 +27,10 @@ Commands:
   users create --email E [--role owner|member] [--name NAME] [--org ID]
                                             add a dashboard user; prints their password once
   users list [--org ID]                     list dashboard users
+  backup FILE                               write a consistent backup of the database to FILE (a new
+                                            file), also while the service runs
+  restore FILE                              fill an empty database (or empty SVC_DATA_DIR) from a
+                                            backup, then migrate it
 
 --org may be left out when the database holds exactly one organization.
 Configuration comes from the environment (DATABASE_URL, SVC_DATA_DIR, …); see README.md#configuration.`;
@@ -156,6 +162,13 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
         }
       });
     }
+    case 'backup':
+    case 'restore': {
+      // ingest/docs/backups.md
+      if (!sub || arg) throw new UsageError(`${command} needs exactly one FILE`);
+      out(await (command === 'backup' ? backupCommand : restoreCommand)(config, sub));
+      return;
+    }
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }
@@ -164,10 +177,12 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
 const isMain = Boolean(process.argv[1]) && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
 if (isMain || process.env.SVC_CLI_MAIN === '1') {
   runCli(process.argv.slice(2)).catch((err) => {
-    const known = err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const apiMessage = (err as { type?: string }).type ? (err as Error).message : null;
+    const usage = err instanceof UsageError || err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    // A refused backup or restore is not a usage mistake: its one line says what to do.
+    const known = usage || err instanceof BackupRefusal;
+    const apiMessage = (err as { type?: string }).type || err instanceof BackupFailure ? (err as Error).message : null;
     console.error(known || apiMessage ? `svc: ${(err as Error).message}` : err);
-    if (known) console.error('Run `svc --help` for usage.');
+    if (usage) console.error('Run `svc --help` for usage.');
     process.exit(known ? 2 : 1);
   });
 }

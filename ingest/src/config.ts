@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
-export const MEMORY = 'memory://';
+const MEMORY = 'memory://';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { type Config, MEMORY } from './config.js';
+import { openHeldPglite } from './backup/embedded.js';
+import type { Config } from './config.js';
 import { type Db, migrateToLatest, openDatabase, waitForDatabase } from './db/database.js';
-import { createDataDir, isNewDataDir } from './db/new-data-dir.js';
 import type { AppDeps } from './deps.js';
 import { purgeExpiredRecords } from './http/idempotency-records.js';
 import { createMailer } from './mail/mailer.js';
@@ -39,20 +39,21 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     hashNewPasswordsCheaply();
     logger.warn('test hooks on (SVC_TEST_HOOKS=1): new dashboard passwords are hashed at a test cost; never in production');
   }
-  if (config.database.kind === 'pglite' && config.database.dataDir !== MEMORY && isNewDataDir(config.database.dataDir)) {
-    logger.info({ dataDir: config.database.dataDir }, 'creating the embedded database');
-    await createDataDir(config.database.dataDir);
-  }
-  const db = openDatabase(config.database, {
-    onIdleConnectionError: (err) =>
-      logger.warn({ reason: err.message }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'),
-  });
+  // PGlite on disk is held by this process alone, and answers `svc backup` (ingest/docs/backups.md).
+  const held = await openHeldPglite(config.database, logger);
+  const db =
+    held?.db ??
+    openDatabase(config.database, {
+      onIdleConnectionError: (err) =>
+        logger.warn({ reason: err.message }, 'an idle PostgreSQL connection was lost; the pool opens a new one when needed'),
+    });
   const store = openStore(config.redisUrl);
   try {
     if (config.database.kind === 'postgres') await waitForPostgres(db, config, describeDatabase(config.database.url), logger);
     await migrateToLatest(db);
   } catch (err) {
     await Promise.allSettled([db.destroy(), store.close()]);
+    await held?.release();
     throw err;
   }
   const mailer = createMailer(config, db, logger);
@@ -90,6 +91,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       clearInterval(purge);
       await Promise.all([mailer.close(), approvals.close(), webhooks.close()]);
       await Promise.allSettled([store.close(), db.destroy()]);
+      await held?.release();
     },
   };
 }

@@ -41,7 +41,7 @@ export function openDatabase(database: Config['database'], options: OpenDatabase
     pools.set(db, pool);
     return db;
   }
-  if (database.dataDir !== 'memory://') fs.mkdirSync(database.dataDir, { recursive: true });
+  if (database.dataDir !== 'memory://') return openPgliteDirectory(database.dataDir).db;
   return pgliteDb(createPglite({ dataDir: database.dataDir }));
 }
 
@@ -50,6 +50,13 @@ const pools = new WeakMap<Db, pg.Pool>();
 /** The connection pool under a PostgreSQL database (its counts are metrics); undefined for PGlite, which has none. */
 export function poolOf(db: Db): pg.Pool | undefined {
   return pools.get(db);
+}
+
+/** PGlite on a data directory (made if missing) and the database over it; backups need the PGlite itself. */
+export function openPgliteDirectory(dataDir: string): { db: Db; pglite: PGlite } {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const pglite = createPglite({ dataDir });
+  return { db: pgliteDb(pglite), pglite };
 }
 
 /** Every database is opened through the request-scoped driver (request-transaction.ts). */

@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../bench/processes.js';
 import { type Db, openDatabase } from '../../src/db/database.js';
 import { sha256 } from '../../src/ids.js';
+import { cleanEnv, collect, ROOT, type Run, runSvc, SVC_BIN, TSX_CLI, waitUntilHealthy } from '../support/svc-process.js';
 
 /**
  * The real `svc` CLI and `npm start`, as child processes over an embedded PGlite data directory.
@@ -16,74 +16,9 @@ import { sha256 } from '../../src/ids.js';
  * in the embedded vitest project.
  */
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const SVC_BIN = path.join(ROOT, 'ingest/bin/svc.mjs');
-const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const SLOW = 90_000;
 
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(DATABASE_URL|REDIS_URL|PORT|HOST|LOG_LEVEL|SMTP_.*|SVC_.*|VITEST.*|NODE_OPTIONS)$/.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, LOG_LEVEL: 'silent', ...extra };
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-function collect(child: ChildProcess): Promise<Run> & { output: () => { stdout: string; stderr: string } } {
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<Run>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-  return Object.assign(done, { output: () => ({ stdout, stderr }) });
-}
-
-function svc(dataDir: string, ...args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [SVC_BIN, ...args], {
-    cwd: ROOT,
-    env: cleanEnv({ SVC_DATA_DIR: dataDir }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return collect(child);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitUntilHealthy(base: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited early with code ${child.exitCode}`);
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    // The pause between two probes of a poll with a deadline, not a wait for anything.
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  throw new Error('server did not become healthy in time');
-}
+const svc = (dataDir: string, ...args: string[]): Promise<Run> => runSvc({ SVC_DATA_DIR: dataDir }, ...args);
 
 /** Opens the (stopped) CLI's PGlite data directory in this process, to check what it wrote. */
 async function withDataDir<T>(dataDir: string, work: (db: Db) => Promise<T>): Promise<T> {
