@@ -51,6 +51,9 @@ export async function writeWhole(file: string, write: (tmp: string) => Promise<v
   await refuseExisting(file);
   const tmp = `${file}.partial-${process.pid}`;
   try {
+    // A backup holds every partner's personal data and the keys' hashes: readable by its owner
+    // only, whatever the umask (pg_dump and the writers below keep an existing file's mode).
+    await fs.writeFile(tmp, '', { mode: 0o600, flag: 'wx' });
     await write(tmp);
     await fs.link(tmp, file).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'EEXIST') throw new BackupRefusal(`${file} appeared while the backup ran: it is left as it was`);

@@ -194,6 +194,8 @@ describe('svc backup and restore', () => {
       expect(backup.code).toBe(0);
       expect(backup.stdout).toMatch(ON_POSTGRES ? /pg_dump custom format/ : /through the running service/);
       expect(duringBackup, 'writes went on while the backup ran').toBeGreaterThan(0);
+      // Personal data and the keys' hashes: readable by its owner only.
+      expect((await fs.stat(backupFile)).mode & 0o777).toBe(0o600);
       acknowledgedBefore = before;
 
       const restore = await runSvc(copy.env, 'restore', backupFile);
