@@ -12,6 +12,7 @@ import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { RATE_WINDOW_SECONDS, rateLimit } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
+import { untrustedProxyWarning } from './http/untrusted-proxy-warning.js';
 import { portalRouter } from './portal/portal.routes.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { createClickWriter } from './resources/clicks/click-writer.js';
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', parseQueryString);
   app.set('trust proxy', config.trustProxy);
+  app.use(untrustedProxyWarning(logger));
   // First, so that every response carries them: errors, 404s and early refusals included.
   app.use(securityHeaders(isPublicEndpoint));
   // Access lines are debug-level: below that level the per-request logger is not even built.
