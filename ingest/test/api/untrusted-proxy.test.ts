@@ -10,8 +10,13 @@ import { useTestApp } from '../support/fixture.js';
  * as a proxy on the same machine does.
  */
 
+interface LogLine {
+  msg: string;
+  proxy?: string;
+}
+
 function logLines() {
-  const lines: { msg: string; proxy?: string }[] = [];
+  const lines: LogLine[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
       for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
@@ -21,7 +26,7 @@ function logLines() {
   return { lines, logger: pino(loggerOptions('info'), sink) };
 }
 
-const warnings = (lines: { msg: string }[]) => lines.filter((l) => l.msg.includes('does not trust'));
+const warnings = (lines: LogLine[]) => lines.filter((l) => l.msg.includes('does not trust'));
 
 describe('a proxy svc does not trust', () => {
   const untrusted = logLines();
