@@ -262,6 +262,16 @@ describe.skipIf(!adminUrl)('svc behind Caddy over https', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
   });
 
+  it('systemd-analyze verify finds nothing to say about svc@.service', () => {
+    const verified = spawnSync('systemd-analyze', ['verify', path.join(ROOT, 'ingest/deploy/svc@.service')], { encoding: 'utf8' });
+    if (verified.error) {
+      console.warn(`skipped: no systemd-analyze (${verified.error.message}); install Debian's systemd to check the unit`);
+      return;
+    }
+    expect(`${verified.stdout}${verified.stderr}`).toBe('');
+    expect(verified.status).toBe(0);
+  });
+
   it('nginx -t accepts the nginx server block', () => {
     if (!nginx) {
       console.warn(`skipped: ${missingMessage('nginx')}`);
