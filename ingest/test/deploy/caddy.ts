@@ -3,6 +3,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import { outputOf } from '../../bench/faults/fleet.js';
 import { ROOT } from '../../bench/processes.js';
 
 /**
@@ -23,7 +24,6 @@ export interface RunningCaddy {
   spkiHashes: string[];
   /** The certificate and key Caddy issued for the site (an nginx -t needs real files). */
   certificate: { cert: string; key: string };
-  output(): string;
   stop(): Promise<void>;
 }
 
@@ -57,12 +57,7 @@ export async function startCaddy(options: {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const output = outputOf(child);
   const exited = new Promise((resolve) => child.once('exit', resolve));
 
   const origin = `https://127.0.0.1:${options.httpsPort}`;
@@ -70,7 +65,7 @@ export async function startCaddy(options: {
   const issued = path.join(dataHome, 'caddy/certificates/local/127.0.0.1/127.0.0.1');
   const deadline = Date.now() + 20_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`caddy exited before serving:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`caddy exited before serving:\n${output()}`);
     if (fs.existsSync(`${issued}.crt`)) {
       const rootCa = fs.readFileSync(path.join(authority, 'root.crt'), 'utf8');
       const answered = await new Promise<boolean>((resolve) => {
@@ -87,7 +82,6 @@ export async function startCaddy(options: {
           rootCa,
           spkiHashes: ['root.crt', 'intermediate.crt'].map((f) => spkiHash(fs.readFileSync(path.join(authority, f), 'utf8'))),
           certificate: { cert: `${issued}.crt`, key: `${issued}.key` },
-          output: () => output,
           async stop() {
             if (child.exitCode === null && child.signalCode === null) {
               child.kill('SIGTERM');
@@ -97,7 +91,7 @@ export async function startCaddy(options: {
         };
       }
     }
-    if (Date.now() > deadline) throw new Error(`caddy did not serve ${origin} within 20 s:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`caddy did not serve ${origin} within 20 s:\n${output()}`);
     await sleep(100);
   }
 }
