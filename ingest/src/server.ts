@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import { bootstrapIfEmpty, type InitResult } from './bootstrap.js';
 import type { Config } from './config.js';
+import { closeGracefully } from './http/graceful-close.js';
 import { createLogger } from './logger.js';
 import { anyUser } from './resources/users/users.service.js';
 import { openRuntime } from './runtime.js';
@@ -39,13 +40,12 @@ export async function serve(config: Config): Promise<Server> {
     logger.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    server.close(() => {
+    closeGracefully(server, () => {
       runtime.close().then(
         () => process.exit(0),
         () => process.exit(1),
       );
     });
-    server.closeIdleConnections();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
