@@ -21,7 +21,7 @@ export const missingMessage = (name: Proxy) =>
 
 /** The proxy's executable, or undefined when it is not installed. */
 export function findProxy(name: Proxy, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return onPath(name, [env.PATH, ...SBIN].join(':'));
+  return onPath(name, [env.PATH, ...SBIN].filter(Boolean).join(':'));
 }
 
 /** Each proxy's executable, installing the missing ones with apt-get when this process is root; undefined for one that stays missing. */
