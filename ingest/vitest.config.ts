@@ -21,7 +21,8 @@ const mocking = fs
 
 // Unit and SQL snapshot tests touch no database: once, with the embedded setup, is enough.
 const touchesNoDatabase = (file: string) => /^ingest\/test\/(unit|sql)\//.test(file);
-const FAULTS = 'ingest/test/faults/**';
+// Real processes on PostgreSQL: run by vitest.faults.config.ts.
+const FAULTS = ['ingest/test/faults/**', 'ingest/test/deploy/**'];
 /**
  * The pages' HTTP tests and the fuzz test of every operation run on one setup: PostgreSQL + Redis
  * when it is there (the browser tests drive the pages on the embedded defaults: e2e/README.md),
@@ -37,7 +38,7 @@ function projectsOf(name: 'embedded' | 'postgres') {
   const shared = {
     name: `ingest:${name}`,
     include: ['ingest/test/**/*.test.ts'],
-    exclude: [FAULTS, ...skipped, ...mocking],
+    exclude: [...FAULTS, ...skipped, ...mocking],
     env,
     isolate: false,
   };

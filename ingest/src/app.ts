@@ -12,6 +12,7 @@ import { jsonBody } from './http/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { RATE_WINDOW_SECONDS, rateLimit } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
+import { untrustedProxyWarning } from './http/untrusted-proxy-warning.js';
 import { portalRouter } from './portal/portal.routes.js';
 import { registerApiKeyRoutes } from './resources/api-keys/api-keys.routes.js';
 import { createClickWriter } from './resources/clicks/click-writer.js';
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('trust proxy', config.trustProxy);
   // Before everything else, so that every response is timed: refusals and 404s included.
   if (deps.metrics) app.use(deps.metrics.httpRequests);
+  app.use(untrustedProxyWarning(logger));
   // First, so that every response carries them: errors, 404s and early refusals included.
   app.use(securityHeaders(isPublicEndpoint));
   // Access lines are debug-level: below that level the per-request logger is not even built.

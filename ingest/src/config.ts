@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { isTrustProxySetting, parseTrustProxy, type TrustProxy, unworkableProxySetup } from './proxy-setup.js';
 
 const MEMORY = 'memory://';
 
@@ -27,7 +28,13 @@ const envSchema = z.object({
   SVC_APPROVAL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   SVC_DB_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   SVC_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
-  SVC_TRUST_PROXY: z.string().optional(),
+  SVC_TRUST_PROXY: z
+    .string()
+    .refine(
+      isTrustProxySetting,
+      'must be true, false, a hop count, or addresses and CIDR ranges separated by commas (loopback, linklocal, uniquelocal name ranges)',
+    )
+    .optional(),
   SVC_COUNTRY_HEADER: z
     .string()
     .regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name')
@@ -78,7 +85,7 @@ export type Config = {
   databaseWaitSeconds: number;
   /** Failed secret-key authentications allowed per client address and minute. */
   authFailureLimit: number;
-  trustProxy: boolean | number | string;
+  trustProxy: TrustProxy;
   /** Request header set by a trusted CDN with the visitor's country (e.g. cf-ipcountry); off when unset. */
   countryHeader?: string;
   /** The browser tests' routes under /__test (e.g. aging a click); never in production. */
@@ -114,6 +121,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid configuration: SVC_METRICS_PORT: must differ from PORT (the metrics are never served on the public port)',
     );
   }
+  const unworkable = unworkableProxySetup({
+    publicUrl: e.SVC_PUBLIC_URL,
+    trustProxy: parseTrustProxy(e.SVC_TRUST_PROXY),
+    production: e.NODE_ENV === 'production',
+  });
+  if (unworkable) throw new ConfigError(unworkable);
   const inMemory = e.SVC_DATA_DIR === MEMORY;
   const dataDir = inMemory ? null : path.resolve(e.SVC_DATA_DIR);
   return {
@@ -158,11 +171,4 @@ function isPublicOrigin(value: string): boolean {
     url.search === '' &&
     url.hash === ''
   );
-}
-
-function parseTrustProxy(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === '' || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
 }

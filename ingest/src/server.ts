@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import { bootstrapIfEmpty, type InitResult } from './bootstrap.js';
 import type { Config } from './config.js';
+import { closeGracefully } from './http/graceful-close.js';
 import { createLogger } from './logger.js';
 import { listenForMetrics } from './metrics/metrics-server.js';
 import { anyUser } from './resources/users/users.service.js';
@@ -49,13 +50,12 @@ export async function serve(config: Config): Promise<Server> {
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
     metricsServer?.close();
-    server.close(() => {
+    closeGracefully(server, () => {
       runtime.close().then(
         () => process.exit(0),
         () => process.exit(1),
       );
     });
-    server.closeIdleConnections();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));

@@ -22,8 +22,12 @@ const phase = (name: string, command: string): Phase => ({ name, command });
 
 /** Lanes run side by side; the phases of one lane one after another. Their output is shown per phase. */
 const PRELUDE: Lane[] = [
-  // apt-get takes one lock: the two installs share a lane.
-  [phase('WebKit install', 'tsx e2e/support/ensure-webkit.ts'), phase('Chromium install', 'tsx e2e/support/ensure-chromium.ts')],
+  // apt-get takes one lock: the installs share a lane. Caddy and nginx are for the deployment test, run with the fault tests.
+  [
+    phase('WebKit install', 'tsx e2e/support/ensure-webkit.ts'),
+    phase('Chromium install', 'tsx e2e/support/ensure-chromium.ts'),
+    phase('Caddy and nginx install', 'tsx ingest/test/deploy/ensure-proxies.ts'),
+  ],
   [phase('type check', 'tsc --noEmit')],
   [phase('type check (script)', 'tsc --noEmit -p script'), phase('lint', 'biome check .')],
   [phase('build', 'rollup -c --silent'), phase('script tests', 'vitest run --config script/vitest.config.ts')],

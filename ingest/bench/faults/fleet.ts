@@ -57,6 +57,17 @@ const FLEET_ENV = {
   SVC_APPROVAL_INTERVAL_SECONDS: '3600',
 };
 
+/** What a child process wrote to stdout and stderr, interleaved, its last 20,000 characters (for a failure message). */
+export function outputOf(child: ChildProcess): () => string {
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => output;
+}
+
 /**
  * Starts `npm start`'s entry point as a process of its own. Resolves once it answers
  * `/healthz` (with `waitReady: false`, at once: for a process that waits for its database).
@@ -68,12 +79,7 @@ export async function startIngest(env: IngestEnv, { waitReady = true } = {}): Pr
     env: { ...process.env, ...FLEET_ENV, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const output = outputOf(child);
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const url = `http://127.0.0.1:${port}`;
   const proc: IngestProcess = {
@@ -81,7 +87,7 @@ export async function startIngest(env: IngestEnv, { waitReady = true } = {}): Pr
     child,
     exited,
     alive: () => child.exitCode === null && child.signalCode === null,
-    output: () => output,
+    output,
     async kill(signal = 'SIGTERM') {
       if (!proc.alive()) return;
       child.kill(signal);

@@ -140,7 +140,8 @@ describe('SVC_PUBLIC_URL', () => {
   it('is required where a wrong address would reach people: e-mails through SMTP, or production', () => {
     expect(() => loadConfig({ SMTP_URL: 'smtps://u:p@smtp.example.com' })).toThrow(/Set SVC_PUBLIC_URL .* SMTP_URL/);
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/Set SVC_PUBLIC_URL .* production/);
-    expect(loadConfig({ NODE_ENV: 'production', SVC_PUBLIC_URL: PUBLIC }).publicUrl).toBe(PUBLIC);
+    // Behind the proxy that https needs (ingest/test/unit/proxy-setup.test.ts).
+    expect(loadConfig({ NODE_ENV: 'production', SVC_PUBLIC_URL: PUBLIC, SVC_TRUST_PROXY: '127.0.0.1' }).publicUrl).toBe(PUBLIC);
   });
 
   it('refuses what is not an origin', () => {
