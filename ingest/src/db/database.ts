@@ -121,7 +121,9 @@ async function newerMigrationsApplied(db: Db, known: Record<string, Migration>):
   const exists = await sql<{ found: boolean }>`select to_regclass('kysely_migration') is not null as found`.execute(db);
   if (!exists.rows[0].found) return [];
   const last = Object.keys(known).sort().at(-1) ?? '';
-  const applied = await sql<{ name: string }>`select name from kysely_migration where name collate "C" > ${last} order by name collate "C"`.execute(db);
+  const applied = await sql<{
+    name: string;
+  }>`select name from kysely_migration where name collate "C" > ${last} order by name collate "C"`.execute(db);
   return applied.rows.map((r) => r.name);
 }
 
