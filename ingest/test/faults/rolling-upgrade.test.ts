@@ -100,7 +100,7 @@ describe.skipIf(!ADMIN_URL)('a rolling upgrade from the previous release, under 
       expect(restarted.output()).toContain('the database is ahead of this release');
     } else {
       // A release before the runner accepted newer databases refuses it, clearly, and ends
-      // (ingest/docs/upgrades.md#upgrading-from-a-release-before-this-rule).
+      // (ingest/docs/upgrades.md#restarting-an-older-process).
       expect(await restarted.exited).toBe(1);
       expect(restarted.output()).toContain(`corrupted migrations: previously executed migration ${current.at(-1)} is missing`);
     }
