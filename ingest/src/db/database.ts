@@ -105,8 +105,8 @@ export async function migrateToLatest(db: Db, { onNewerSchema, known = migration
       return result;
     }
     // A newer process may have migrated between that read and the lock: read again, once more
-    // for each migration it added; an unchanged answer means the refusal stands.
-    const again = await newerMigrationsApplied(db, known);
+    // for each migration it added; an unchanged answer (or none) means the refusal stands.
+    const again = await newerMigrationsApplied(db, known).catch(() => newer);
     if (again.length === newer.length) throw result.error;
     newer = again;
   }
