@@ -50,7 +50,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const store = openStore(config.redisUrl);
   try {
     if (config.database.kind === 'postgres') await waitForPostgres(db, config, describeDatabase(config.database.url), logger);
-    await migrateToLatest(db);
+    await migrateToLatest(db, {
+      onNewerSchema: (newer) =>
+        logger.warn({ newer }, `the database is ahead of this release (${newer.join(', ')}): serving on it, as during a rolling upgrade`),
+    });
   } catch (err) {
     await Promise.allSettled([db.destroy(), store.close()]);
     await held?.release();

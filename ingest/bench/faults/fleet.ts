@@ -68,14 +68,18 @@ export function outputOf(child: ChildProcess): () => string {
   return () => output;
 }
 
-/**
- * Starts `npm start`'s entry point as a process of its own. Resolves once it answers
- * `/healthz` (with `waitReady: false`, at once: for a process that waits for its database).
- */
-export async function startIngest(env: IngestEnv, { waitReady = true } = {}): Promise<IngestProcess> {
+export interface StartOptions {
+  /** Resolve once it answers `/healthz` (false: at once, for a process that waits for its database). */
+  waitReady?: boolean;
+  /** The tree whose code runs (another release's, in the rolling upgrade test); default this one. */
+  root?: string;
+}
+
+/** Starts `npm start`'s entry point as a process of its own. */
+export async function startIngest(env: IngestEnv, { waitReady = true, root = ROOT }: StartOptions = {}): Promise<IngestProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'ingest/src/main.ts'], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, ...FLEET_ENV, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -125,11 +129,11 @@ export interface Keys {
  * for a running ingest to close this process's idle keep-alive connections unseen, and the next
  * request on one of them fails with "other side closed".
  */
-export async function initOrganization(env: IngestEnv): Promise<Keys> {
+export async function initOrganization(env: IngestEnv, root = ROOT): Promise<Keys> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', 'tsx', 'ingest/src/cli.ts', 'init', '--org', 'Faults', '--program', 'Faults', '--json'],
-    { cwd: ROOT, env: { ...process.env, ...FLEET_ENV, ...env }, encoding: 'utf8' },
+    { cwd: root, env: { ...process.env, ...FLEET_ENV, ...env }, encoding: 'utf8' },
   );
   return JSON.parse(stdout) as Keys;
 }

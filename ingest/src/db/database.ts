@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
-import { type Dialect, Kysely, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely';
+import { type Dialect, Kysely, type Migration, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import type { Config } from '../config.js';
@@ -91,11 +91,52 @@ export function pgliteDb(pglite: PGlite): Db {
   return withRequestScope(new PGliteDialect(pglite));
 }
 
-export async function migrateToLatest(db: Db): Promise<MigrationResultSet> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
-  const result = await migrator.migrateToLatest();
-  if (result.error) throw result.error;
-  return result;
+export interface MigrateOptions {
+  /** Told once when the database holds migrations of a newer release (ingest/docs/upgrades.md). */
+  onNewerSchema?: (newer: string[]) => void;
+  /** The migrations this release knows; a test passes fewer to play an older release. */
+  known?: Record<string, Migration>;
+}
+
+/**
+ * Migrates to this release's latest schema under kysely's lock (ingest/docs/upgrades.md#how-migrations-run).
+ * A database that a newer release already migrated further is accepted, so that a process of
+ * the previous release can restart during a rolling upgrade.
+ */
+export async function migrateToLatest(db: Db, { onNewerSchema, known = migrations }: MigrateOptions = {}): Promise<MigrationResultSet> {
+  for (let newer = await newerMigrationsApplied(db, known); ; ) {
+    const provider = { getMigrations: async () => ({ ...known, ...appliedElsewhere(newer) }) };
+    const result = await new Migrator({ db, provider }).migrateToLatest();
+    if (!result.error) {
+      if (newer.length > 0) onNewerSchema?.(newer);
+      return result;
+    }
+    // A newer process may have migrated between that read and the lock: read again, once more
+    // for each migration it added; an unchanged answer (or none) means the refusal stands.
+    const again = await newerMigrationsApplied(db, known).catch(() => newer);
+    if (again.length === newer.length) throw result.error;
+    newer = again;
+  }
+}
+
+/**
+ * The migrations the database records that sort after every one this release knows: a newer
+ * release's. An unknown name among this release's own is not one of them: kysely then refuses
+ * the database as corrupted, as it does one that lacks a migration this release knows.
+ */
+async function newerMigrationsApplied(db: Db, known: Record<string, Migration>): Promise<string[]> {
+  const exists = await sql<{ found: boolean }>`select to_regclass('kysely_migration') is not null as found`.execute(db);
+  if (!exists.rows[0].found) return [];
+  const last = Object.keys(known).sort().at(-1) ?? '';
+  const applied = await sql<{
+    name: string;
+  }>`select name from kysely_migration where name collate "C" > ${last} order by name collate "C"`.execute(db);
+  return applied.rows.map((r) => r.name);
+}
+
+/** Stand-ins for migrations another release applied: kysely counts them as run, and never runs them. */
+function appliedElsewhere(names: string[]): Record<string, Migration> {
+  return Object.fromEntries(names.map((name) => [name, { up: async () => {} }]));
 }
 
 export async function pingDatabase(db: Db): Promise<void> {
