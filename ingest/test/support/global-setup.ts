@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { createPglite, migrateToLatest, openDatabase, pgliteDb } from '../../src/db/database.js';
+import { createPglite, migrateToLatest, openDatabase, pgliteDb, waitForDatabase } from '../../src/db/database.js';
 import { randomBase62 } from '../../src/ids.js';
 
 /**
@@ -14,11 +14,20 @@ import { randomBase62 } from '../../src/ids.js';
  * file's throwaway database is created from.
  */
 export default async function setup({ provide }: TestProject) {
-  // The two templates are made side by side: PGlite keeps a core busy while PostgreSQL migrates.
-  const [dir, dropTemplate] = await Promise.all([
-    createPgliteTemplate(provide),
-    process.env.DATABASE_URL ? createPostgresTemplate(process.env.DATABASE_URL, provide) : undefined,
-  ]);
+  let made: [string, (() => Promise<void>) | undefined];
+  try {
+    // The two templates are made side by side: PGlite keeps a core busy while PostgreSQL migrates.
+    made = await Promise.all([
+      createPgliteTemplate(provide),
+      process.env.DATABASE_URL ? createPostgresTemplate(process.env.DATABASE_URL, provide) : undefined,
+    ]);
+  } catch (err) {
+    // vitest 4.1 answers a global setup that throws with "No test files found" and exit code 0:
+    // a run that tested nothing would pass. It ends here, failed, instead.
+    console.error('The API suite could not make its migrated templates:', err);
+    process.exit(1);
+  }
+  const [dir, dropTemplate] = made;
   return async () => {
     await fs.rm(dir, { recursive: true, force: true });
     await dropTemplate?.();
@@ -45,6 +54,8 @@ async function createPostgresTemplate(adminUrl: string, provide: TestProject['pr
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = openDatabase({ kind: 'postgres', url: url.toString() });
+  // A connection is given 2 s (CONNECT_TIMEOUT_MS); a machine busy at the start of a run may need more.
+  await waitForDatabase(db, { timeoutMs: 30_000, onRetry: () => {} });
   await migrateToLatest(db);
   // No connection may stay open on a template while databases are created from it.
   await db.destroy();
