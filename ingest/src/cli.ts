@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { backupCommand, restoreCommand } from './backup/commands.js';
+import { claimDirectory } from './backup/directory-claim.js';
 import { BackupFailure, BackupRefusal } from './backup/errors.js';
 import { initOrganization } from './bootstrap.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -38,12 +39,27 @@ Configuration comes from the environment (DATABASE_URL, SVC_DATA_DIR, …); see 
 class UsageError extends Error {}
 
 async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDatabase(config.database);
+  // An embedded data directory is one process's at a time (backup/directory-claim.ts): a command
+  // beside a running service would write PGlite's files under it.
+  const claim =
+    config.database.kind === 'pglite' && config.database.dataDir !== 'memory://'
+      ? await claimDirectory(config.database.dataDir)
+      : undefined;
+  if (claim === null) {
+    throw new BackupRefusal(
+      'a running svc holds this data directory (PGlite serves one process at a time): stop it first, or make the change through the dashboard or the API',
+    );
+  }
   try {
-    await migrateToLatest(db);
-    return await work(db);
+    const db = openDatabase(config.database);
+    try {
+      await migrateToLatest(db);
+      return await work(db);
+    } finally {
+      await db.destroy();
+    }
   } finally {
-    await db.destroy();
+    await claim?.release();
   }
 }
 

@@ -219,7 +219,7 @@ describe('svc backup and restore', () => {
   );
 
   it(
-    'refuses a non-empty target, a file that is not a backup and an existing file (exit 2, one line), changing nothing',
+    'refuses a non-empty target, a file that is not a backup, an existing file and (embedded) a command beside the running service (exit 2, one line), changing nothing',
     async () => {
       expect(acknowledgedBefore, 'needs the backup of the first test').toBeDefined();
       const empty = await place('empty');
@@ -231,6 +231,17 @@ describe('svc backup and restore', () => {
         { target: copy, running: false, args: ['restore', backupFile], refusal: /not empty|holds|fills an empty/ },
         { target: empty, running: false, args: ['restore', notABackup], refusal: /^svc: .*notes\.txt is not an svc backup/ },
         { target: source, running: true, args: ['backup', backupFile], refusal: /exists: svc backup never overwrites a file/ },
+        // Embedded: another command beside the running service would write PGlite's files under it.
+        ...(ON_POSTGRES
+          ? []
+          : [
+              {
+                target: source,
+                running: true,
+                args: ['keys', 'create', '--name', 'beside'],
+                refusal: /a running svc holds this data directory/,
+              },
+            ]),
       ];
       const before = await Promise.all(cases.map((c) => fingerprint(c.target, c.running)));
       // Side by side: each is a process start, and none changes anything.
