@@ -5,7 +5,7 @@ import { backupCommand, restoreCommand } from './backup/commands.js';
 import { claimDirectory } from './backup/directory-claim.js';
 import { BackupFailure, BackupRefusal } from './backup/errors.js';
 import { initOrganization } from './bootstrap.js';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig, MEMORY } from './config.js';
 import { type Db, migrateToLatest, openDatabase } from './db/database.js';
 import { emailField } from './http/fields.js';
 import { toApiKey } from './resources/api-keys/api-keys.serializer.js';
@@ -42,9 +42,7 @@ async function withDatabase<T>(config: Config, work: (db: Db) => Promise<T>): Pr
   // An embedded data directory is one process's at a time (backup/directory-claim.ts): a command
   // beside a running service would write PGlite's files under it.
   const claim =
-    config.database.kind === 'pglite' && config.database.dataDir !== 'memory://'
-      ? await claimDirectory(config.database.dataDir)
-      : undefined;
+    config.database.kind === 'pglite' && config.database.dataDir !== MEMORY ? await claimDirectory(config.database.dataDir) : undefined;
   if (claim === null) {
     throw new BackupRefusal(
       'a running svc holds this data directory (PGlite serves one process at a time): stop it first, or make the change through the dashboard or the API',

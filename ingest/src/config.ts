@@ -3,7 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { isTrustProxySetting, parseTrustProxy, type TrustProxy, unworkableProxySetup } from './proxy-setup.js';
 
-const MEMORY = 'memory://';
+/** SVC_DATA_DIR for a database in the process's memory only (PGlite's `memory://`): nothing on disk. */
+export const MEMORY = 'memory://';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),

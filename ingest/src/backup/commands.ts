@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Config } from '../config.js';
+import { type Config, MEMORY } from '../config.js';
 import { backupKindOf, writeWhole } from './backup-file.js';
 import { backupEmbedded, restoreEmbedded } from './embedded.js';
 import { BackupRefusal } from './errors.js';
@@ -8,7 +8,7 @@ import { dumpPostgres, restorePostgres } from './postgres.js';
 /** The database svc backup and restore work on, from the configuration (ingest/docs/backups.md). */
 function target(config: Config): { kind: 'postgres'; url: string } | { kind: 'embedded'; dir: string } {
   if (config.database.kind === 'postgres') return { kind: 'postgres', url: config.database.url };
-  if (config.database.dataDir === 'memory://') {
+  if (config.database.dataDir === MEMORY) {
     throw new BackupRefusal(
       'SVC_DATA_DIR is memory://: the data lives in the service’s memory only, and there is nothing on disk to back up or restore',
     );

@@ -1,11 +1,10 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { type Config, MEMORY } from '../config.js';
 import { createPglite, type Db, migrateToLatest, openPgliteDirectory, pgliteDb } from '../db/database.js';
 import { createDataDir, isNewDataDir } from '../db/new-data-dir.js';
 import { hasMigrationTable } from './backup.repository.js';
@@ -39,7 +38,7 @@ export async function dumpEmbedded(db: Db, pglite: PGlite): Promise<{ bytes: Buf
  * through the claim's socket. Null for PostgreSQL and for `SVC_DATA_DIR=memory://`.
  */
 export async function openHeldPglite(database: Config['database'], logger: Logger): Promise<{ db: Db; release(): Promise<void> } | null> {
-  if (database.kind !== 'pglite' || database.dataDir === 'memory://') return null;
+  if (database.kind !== 'pglite' || database.dataDir === MEMORY) return null;
   const claim = await claimDirectory(database.dataDir);
   if (!claim) {
     throw new Error(
@@ -60,15 +59,9 @@ export async function openHeldPglite(database: Config['database'], logger: Logge
   return { db, release: () => claim.release() };
 }
 
-const hasDatabase = (dir: string) =>
-  fs.stat(path.join(dir, 'PG_VERSION')).then(
-    () => true,
-    () => false,
-  );
-
 /** `svc backup` on the embedded setup: through the running service, else from the stopped directory. */
 export async function backupEmbedded(pgliteDir: string, file: string): Promise<'service' | 'directory'> {
-  if (!(await hasDatabase(pgliteDir))) throw new BackupRefusal(`no database in ${pgliteDir}: nothing to back up (is SVC_DATA_DIR right?)`);
+  if (isNewDataDir(pgliteDir)) throw new BackupRefusal(`no database in ${pgliteDir}: nothing to back up (is SVC_DATA_DIR right?)`);
   const claim = await claimDirectory(pgliteDir);
   if (!claim) {
     await backupFromHolder(pgliteDir, file);

@@ -4,7 +4,7 @@ import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { type Dialect, Kysely, type Migration, type MigrationResultSet, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
-import type { Config } from '../config.js';
+import { type Config, MEMORY } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { requestScopedDialect } from './request-transaction.js';
 import type { Database } from './schema.js';
@@ -41,7 +41,7 @@ export function openDatabase(database: Config['database'], options: OpenDatabase
     pools.set(db, pool);
     return db;
   }
-  if (database.dataDir !== 'memory://') return openPgliteDirectory(database.dataDir).db;
+  if (database.dataDir !== MEMORY) return openPgliteDirectory(database.dataDir).db;
   return pgliteDb(createPglite({ dataDir: database.dataDir }));
 }
 
