@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { pngOf, SVG_LOGO } from '../ingest/test/support/images.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { expect, test, unique } from './support/fixtures.js';
@@ -20,6 +20,14 @@ const ACCENT = '#0b7a75';
 async function expectAxeClean(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+/**
+ * The image's decoded size once it has loaded (null before): an <img> with width and height set is
+ * "visible" before its bytes arrive, so its size is polled, not read once.
+ */
+function loadedSize(img: Locator) {
+  return img.evaluate((el: HTMLImageElement) => (el.complete ? [el.naturalWidth, el.naturalHeight] : null));
 }
 
 test("a logo and an accent color set in Settings show on the program's portal, readable", async ({ browser, api, demo }) => {
@@ -47,14 +55,14 @@ test("a logo and an accent color set in Settings show on the program's portal, r
   await expect(page.getByRole('status')).toHaveText('Portal branding saved.');
   const preview = page.getByRole('img', { name: `${program.name} logo` });
   await expect(preview).toBeVisible();
-  expect(await preview.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(160);
+  await expect.poll(() => loadedSize(preview)).toEqual([160, 48]);
 
   // The portal's sign-in page: the logo for the program's name, the accent on its button.
   const portal = await (await browser.newContext()).newPage();
   await portal.goto(`${portalUrl}/sign-in`);
   const logo = portal.getByRole('img', { name: program.name });
   await expect(logo).toBeVisible();
-  expect(await logo.evaluate((img: HTMLImageElement) => [img.complete, img.naturalWidth, img.naturalHeight])).toEqual([true, 160, 48]);
+  await expect.poll(() => loadedSize(logo)).toEqual([160, 48]);
   await expect(portal.getByRole('button', { name: 'Send me a sign-in link' })).toHaveCSS('background-color', 'rgb(11, 122, 117)');
   await expectAxeClean(portal);
 
