@@ -199,6 +199,8 @@ describe('the backlogs behind /metrics', () => {
       expect(await waiting()).toBe(1);
       expect((await read()).get('svc_backlog_read_timestamp_seconds')).toBe(clock / 1000);
     } finally {
+      // The database shut down under the metrics (closing the storage alone may keep it for the next file).
+      await storage.db.destroy();
       await storage.close();
     }
     // SQL is gone: the scrape still answers, with the last values and the failure flagged.

@@ -9,7 +9,7 @@ import { inject } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { type InitResult, initOrganization } from '../../src/bootstrap.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import { createPglite, type Db, migrateToLatest, openDatabase, pgliteDb } from '../../src/db/database.js';
+import { type Db, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import type { AppDeps } from '../../src/deps.js';
 import { randomBase62 } from '../../src/ids.js';
 import { createMailer } from '../../src/mail/mailer.js';
@@ -18,6 +18,7 @@ import { createWebhookWorker, type WebhookWorkerOptions } from '../../src/resour
 import { createMemoryStore } from '../../src/store/memory-store.js';
 import { createRedisStore } from '../../src/store/redis-store.js';
 import type { SharedStore } from '../../src/store/store.js';
+import { takeMigratedPglite } from './pglite-pool.js';
 
 /**
  * Which storage the API tests run on: `embedded` (PGlite in memory + memory store, what
@@ -37,14 +38,14 @@ export interface TestStorage {
 /** A freshly migrated database and a private shared-state namespace for one test file. */
 export async function openTestStorage(): Promise<TestStorage> {
   if (STORAGE === 'embedded') {
-    const db = await openMigratedPglite();
+    const { db, giveBack } = await takeMigratedPglite();
     const store = createMemoryStore();
     return {
       db,
       openStore: () => store,
       close: async () => {
         await store.close();
-        await db.destroy();
+        await giveBack();
       },
     };
   }
@@ -79,14 +80,6 @@ export async function openTestStorage(): Promise<TestStorage> {
       await admin.destroy();
     },
   };
-}
-
-/** In-memory PGlite loaded from the migrated template made by the global setup. */
-async function openMigratedPglite(): Promise<Db> {
-  const template = inject('pgliteTemplate');
-  const db = pgliteDb(createPglite({ loadDataDir: new Blob([await fs.readFile(template)]) }));
-  await migrateToLatest(db);
-  return db;
 }
 
 async function connectionsTo(admin: Kysely<unknown>, database: string): Promise<number> {
