@@ -2,8 +2,20 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { compiled } from '../build.mjs';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The node arguments that run the service (`main`) or the `svc` command (`cli`) of a checkout as
+ * `npm start` and `svc` do: the compiled JavaScript when this checkout's build is as new as its
+ * sources (ingest/build.mjs), else the TypeScript through tsx (always for another checkout, such
+ * as the previous release of the rolling-upgrade test).
+ */
+export function entryArgs(entry: 'main' | 'cli', root = ROOT): string[] {
+  const built = root === ROOT ? compiled(entry) : null;
+  return built ? [built] : ['--import', 'tsx', `ingest/src/${entry}.ts`];
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,15 +38,18 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** Runs a TypeScript entry point in its own node process (no tsx wrapper process, so the pid is the server's). */
+/**
+ * Runs an entry point in its own node process (no tsx wrapper process, so the pid is the server's):
+ * a TypeScript file through tsx, or node arguments as entryArgs gives them.
+ */
 export async function startNode(
-  entry: string,
+  entry: string | string[],
   env: Record<string, string>,
   readyUrl: (port: number) => string,
   nodeArgs: string[] = [],
 ): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...nodeArgs, ...(Array.isArray(entry) ? entry : ['--import', 'tsx', entry])], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

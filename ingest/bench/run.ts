@@ -10,7 +10,7 @@ import { type ApiClient, apiClient } from '../client/api-client.js';
 import { runFaultBench } from './faults/report.js';
 import { type LoadResult, load, timeGets } from './load.js';
 import { payoutFigures } from './payout-figures.js';
-import { ROOT, type Service, startNode } from './processes.js';
+import { entryArgs, ROOT, type Service, startNode } from './processes.js';
 import { scriptFigures } from './script-figures.js';
 import { type ListScale, seedLists } from './seed-lists.js';
 import { webhookFigures } from './webhook-figures.js';
@@ -75,19 +75,7 @@ async function main(): Promise<void> {
     const keys = JSON.parse(
       execFileSync(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          'ingest/src/cli.ts',
-          'init',
-          '--org',
-          'Bench',
-          '--program',
-          'Bench',
-          '--email',
-          'bench@owner.example',
-          '--json',
-        ],
+        [...entryArgs('cli'), 'init', '--org', 'Bench', '--program', 'Bench', '--email', 'bench@owner.example', '--json'],
         {
           cwd: ROOT,
           env: { ...process.env, ...env },
@@ -97,7 +85,7 @@ async function main(): Promise<void> {
     ) as { api_key: string; public_key: string; program_id: string; organization_id: string; owner_email: string; owner_password: string };
 
     const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
-    const ingest = await startNode('ingest/src/main.ts', env, (port) => `http://127.0.0.1:${port}/healthz`, profile);
+    const ingest = await startNode(entryArgs('main'), env, (port) => `http://127.0.0.1:${port}/healthz`, profile);
     cleanups.unshift(ingest.stop);
     const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);

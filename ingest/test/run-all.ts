@@ -30,7 +30,7 @@ const PRELUDE: Lane[] = [
   ],
   [phase('type check', 'tsc --noEmit')],
   [phase('type check (script)', 'tsc --noEmit -p script'), phase('lint', 'biome check .')],
-  [phase('build', 'rollup -c --silent'), phase('script tests', 'vitest run --config script/vitest.config.ts')],
+  [phase('build', 'rollup -c --silent && node ingest/build.mjs'), phase('script tests', 'vitest run --config script/vitest.config.ts')],
 ];
 
 /** Then these, one at a time, with their output as it comes. */

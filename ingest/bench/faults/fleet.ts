@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, ROOT } from '../processes.js';
+import { entryArgs, freePort, ROOT } from '../processes.js';
 
 /** A throwaway database on a PostgreSQL server, dropped by `drop()`. */
 export interface ThrowawayDatabase {
@@ -78,7 +78,7 @@ export interface StartOptions {
 /** Starts `npm start`'s entry point as a process of its own. */
 export async function startIngest(env: IngestEnv, { waitReady = true, root = ROOT }: StartOptions = {}): Promise<IngestProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'ingest/src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('main', root), {
     cwd: root,
     env: { ...process.env, ...FLEET_ENV, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -132,7 +132,7 @@ export interface Keys {
 export async function initOrganization(env: IngestEnv, root = ROOT): Promise<Keys> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', 'ingest/src/cli.ts', 'init', '--org', 'Faults', '--program', 'Faults', '--json'],
+    [...entryArgs('cli', root), 'init', '--org', 'Faults', '--program', 'Faults', '--json'],
     { cwd: root, env: { ...process.env, ...FLEET_ENV, ...env }, encoding: 'utf8' },
   );
   return JSON.parse(stdout) as Keys;

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RUNS_COMPILED } from '../paths.js';
 
 /**
  * A new embedded data directory is created (PGlite's initdb) and migrated in a child process
@@ -14,13 +15,15 @@ import { fileURLToPath } from 'node:url';
 /** Whether PGlite has yet to make its data directory here (initdb writes PG_VERSION). */
 export const isNewDataDir = (dataDir: string): boolean => !fs.existsSync(path.join(dataDir, 'PG_VERSION'));
 
-const CHILD = fileURLToPath(new URL('./new-data-dir.child.ts', import.meta.url));
+// The child runs as this process does: compiled (ingest/build.mjs writes it beside this code), or
+// TypeScript through tsx however this one was started (`tsx`, `node --import tsx`, the `svc` command).
+const CHILD = RUNS_COMPILED
+  ? { file: fileURLToPath(new URL('./new-data-dir.child.mjs', import.meta.url)), execArgv: [] }
+  : { file: fileURLToPath(new URL('./new-data-dir.child.ts', import.meta.url)), execArgv: ['--import', import.meta.resolve('tsx')] };
 
 export async function createDataDir(dataDir: string): Promise<void> {
-  // The child runs TypeScript as this process does, whichever way this one was started
-  // (`tsx`, `node --import tsx`, or the `svc` command's own registration).
-  const child = fork(CHILD, [dataDir], {
-    execArgv: ['--import', import.meta.resolve('tsx')],
+  const child = fork(CHILD.file, [dataDir], {
+    execArgv: CHILD.execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];

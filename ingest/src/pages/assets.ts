@@ -2,16 +2,16 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { RequestHandler } from 'express';
+import { ROOT } from '../paths.js';
 
 /**
  * The static files of the dashboard and the partner portal, read once at start-up and served from memory (gzip-compressed when the browser takes it) under a URL that
  * carries their hash (cached for a year; a new build changes the URL). Its own stylesheet and
  * script, and uPlot (the chart library) straight from node_modules: no CDN, no build step.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = path.join(ROOT, 'ingest/src/pages');
 const uplot = path.dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'));
 
 const FILES = {

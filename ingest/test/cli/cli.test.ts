@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../bench/processes.js';
+import { entryArgs, freePort } from '../../bench/processes.js';
 import { type Db, openDatabase } from '../../src/db/database.js';
 import { sha256 } from '../../src/ids.js';
-import { cleanEnv, collect, ROOT, type Run, runSvc, SVC_BIN, TSX_CLI, waitUntilHealthy } from '../support/svc-process.js';
+import { cleanEnv, collect, ROOT, type Run, runSvc, SVC_BIN, waitUntilHealthy } from '../support/svc-process.js';
 
 /**
  * The real `svc` CLI and `npm start`, as child processes over an embedded PGlite data directory.
@@ -315,7 +315,8 @@ describe.skipIf(process.env.SVC_TEST_STORAGE === 'postgres').concurrent('svc com
     it.sequential(
       'bootstraps once: prints the keys, writes bootstrap.json (0600), the key works, SIGTERM exits 0',
       async () => {
-        const { child, run, base } = await start([TSX_CLI, 'ingest/src/main.ts']);
+        // What `npm start` runs after its build step.
+        const { child, run, base } = await start(entryArgs('main'));
         try {
           const file = path.join(dir, 'bootstrap.json');
           const stat = await fs.stat(file);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium, NO_CHROMIUM_MESSAGE } from '../../../e2e/support/chromium.js';
 import { createThrowawayDatabase, type IngestProcess, outputOf, startIngest, type ThrowawayDatabase } from '../../bench/faults/fleet.js';
 import { type PrivateRedis, startPrivateRedis } from '../../bench/faults/private-servers.js';
-import { freePort, ROOT } from '../../bench/processes.js';
+import { entryArgs, freePort, ROOT } from '../../bench/processes.js';
 import { SCRIPT_FILE } from '../../src/resources/tracking/script-asset.js';
 import { readEml } from '../support/eml.js';
 import { type RunningCaddy, startCaddy } from './caddy.js';
@@ -318,7 +318,7 @@ describe.skipIf(!adminUrl)('svc behind Caddy over https', () => {
 describe('start-up refuses a configuration that cannot work', () => {
   it('exits with status 1 and one line naming the fix: https in production without SVC_TRUST_PROXY', async () => {
     const { DATABASE_URL, REDIS_URL, SVC_TRUST_PROXY, ...rest } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'ingest/src/main.ts'], {
+    const child = spawn(process.execPath, entryArgs('main'), {
       cwd: ROOT,
       env: { ...rest, NODE_ENV: 'production', SVC_PUBLIC_URL: 'https://svc.example.com', SVC_DATA_DIR: 'memory://', PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],

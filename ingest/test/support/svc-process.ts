@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const SVC_BIN = path.join(ROOT, 'ingest/bin/svc.mjs');
-export const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 /**
  * The test process's environment without svc's own keys (nor vitest's), plus `extra`: a child

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import type { Request, RequestHandler, Response } from 'express';
 import Negotiator from 'negotiator';
 import { ApiError } from '../../http/errors.js';
+import { ROOT } from '../../paths.js';
 
 /** The tracking script as `npm run build` writes it (rollup.config.mjs), with svc.js.gz, svc.js.br and svc.json (written last) beside it. */
-export const SCRIPT_FILE = fileURLToPath(new URL('../../../../script/dist/svc.js', import.meta.url));
+export const SCRIPT_FILE = path.join(ROOT, 'script/dist/svc.js');
 
 /**
  * The stable URL: what the script tag points at (README.md#the-script-tag), picked up by browsers
