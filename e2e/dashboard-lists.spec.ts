@@ -1,5 +1,5 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expectAxeClean } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { expect, test, uniqueEmail } from './support/fixtures.js';
 
@@ -9,12 +9,6 @@ import { expect, test, uniqueEmail } from './support/fixtures.js';
  * downloads the filtered list as CSV; axe finds nothing at desktop and phone width. Server-side
  * rules in detail: ingest/test/dashboard/list-filters.test.ts.
  */
-
-/** Every axe rule, every impact: the page has no violation. */
-async function expectAxeClean(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** Screenshots for whoever changes these pages to look at, where SCREENSHOTS_DIR says (none otherwise). */
 async function screenshot(page: Page, name: string) {

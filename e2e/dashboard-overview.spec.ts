@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expectAxeClean } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { expect, test, uniqueEmail } from './support/fixtures.js';
 
@@ -16,12 +16,6 @@ import { expect, test, uniqueEmail } from './support/fixtures.js';
 const usd = (cents: number) => new Intl.NumberFormat('en', { style: 'currency', currency: 'USD' }).format(cents / 100);
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** Every axe rule, every impact: the page has no violation. */
-async function expectAxeClean(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** The legend's rows as [label, value]: the x series ("Showing") first, then one per figure. */
 const legendOf = (page: Page) =>

@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Locator, Page } from '@playwright/test';
+import type { Locator } from '@playwright/test';
 import { pngOf, SVG_LOGO } from '../ingest/test/support/images.js';
+import { expectAxeClean } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { expect, test, unique } from './support/fixtures.js';
 import { signInLinkCausedBy } from './support/outbox.js';
@@ -15,12 +15,6 @@ import { signInLinkCausedBy } from './support/outbox.js';
  */
 
 const ACCENT = '#0b7a75';
-
-/** Every axe rule, every impact: the page has no violation. */
-async function expectAxeClean(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /**
  * The image's decoded size once it has loaded (null before): an <img> with width and height set is

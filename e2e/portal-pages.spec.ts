@@ -1,8 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from '@playwright/test';
 import { pngOf } from '../ingest/test/support/images.js';
+import { expectAxeClean } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 import { signInToPortal } from './support/portal.js';
@@ -18,12 +18,6 @@ import { signInToPortal } from './support/portal.js';
 
 const ACCENT = '#7c3aed';
 const PHONE = { width: 390, height: 844 };
-
-/** Every axe rule, every impact: the page has no violation. */
-async function expectAxeClean(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** A picture of the page, full length, named for the test's storage setup. */
 const shoot = (page: Page, name: string) =>
