@@ -53,7 +53,10 @@ export async function serve(config: Config): Promise<Server> {
     closeGracefully(server, () => {
       runtime.close().then(
         () => process.exit(0),
-        () => process.exit(1),
+        (err) => {
+          logger.error({ err }, 'shutting down failed');
+          process.exit(1);
+        },
       );
     });
   };

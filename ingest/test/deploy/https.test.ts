@@ -271,7 +271,7 @@ describe.skipIf(!adminUrl)('svc behind Caddy over https', () => {
     stopped = true;
     await Promise.all(traffic);
     agent.destroy();
-    expect(await ingest[0].exited).toBe(0);
+    expect(await ingest[0].exited, ingest[0].output()).toBe(0);
     expect(stopMs).toBeLessThan(9_000);
     expect(statuses.length).toBeGreaterThan(4);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
