@@ -23,7 +23,6 @@ let migratedSchema: string | undefined;
 export async function takeMigratedPglite(): Promise<{ db: Db; giveBack(): Promise<void> }> {
   const pglite = idle.pop() ?? (await loadMigrated());
   const db = pgliteDb(pglite);
-  await migrateToLatest(db);
   migratedSchema ??= await schemaOf(db);
   return {
     db,
@@ -35,8 +34,11 @@ export async function takeMigratedPglite(): Promise<{ db: Db; giveBack(): Promis
   };
 }
 
+/** A fresh load of the dump, migrated (a no-op unless a migration landed after the dump was made); a reused one was checked on its way back. */
 async function loadMigrated(): Promise<PGlite> {
-  return createPglite({ loadDataDir: new Blob([await fs.readFile(inject('pgliteTemplate'))]) });
+  const pglite = createPglite({ loadDataDir: new Blob([await fs.readFile(inject('pgliteTemplate'))]) });
+  await migrateToLatest(pgliteDb(pglite));
+  return pglite;
 }
 
 /** Empties the database for the next file; false when it can't be told apart from a fresh one. */
