@@ -28,6 +28,7 @@ import { registerPartnerRoutes } from './resources/partners/partners.routes.js';
 import { registerPayoutRoutes } from './resources/payouts/payouts.routes.js';
 import { registerProgramRoutes } from './resources/programs/programs.routes.js';
 import { registerPromotionCodeRoutes } from './resources/promotion-codes/promotion-codes.routes.js';
+import { registerRiskRoutes } from './resources/risk/risk.routes.js';
 import { registerStatsRoutes } from './resources/stats/stats.routes.js';
 import { registerStripeRoutes } from './resources/stripe/stripe.routes.js';
 import { SCRIPT_PATHS, serveScript } from './resources/tracking/script-asset.js';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerApiKeyRoutes(api, routeDeps);
   registerProgramRoutes(api, routeDeps);
   registerGroupRoutes(api, routeDeps);
+  registerRiskRoutes(api, routeDeps);
   registerPartnerRoutes(api, routeDeps);
   registerLinkRoutes(api, routeDeps);
   registerClickRoutes(api, routeDeps);

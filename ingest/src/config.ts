@@ -27,6 +27,7 @@ const envSchema = z.object({
   SVC_STRIPE_RATE_LIMIT: z.coerce.number().int().min(1).default(100),
   SVC_BOT_FILTER: z.enum(['on', 'off']).default('on'),
   SVC_APPROVAL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  SVC_RISK_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SVC_DB_WAIT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   SVC_AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(20),
   SVC_TRUST_PROXY: z
@@ -82,6 +83,8 @@ export type Config = {
   botFilter: boolean;
   /** How often each process approves the scheduled commissions that are due. */
   approvalIntervalSeconds: number;
+  /** How often each process checks the clicks made since the last check for click flooding (ingest/docs/risk.md). */
+  riskIntervalSeconds: number;
   /** How long start-up waits for PostgreSQL to answer before giving up. */
   databaseWaitSeconds: number;
   /** Failed secret-key authentications allowed per client address and minute. */
@@ -145,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtp: { url: e.SMTP_URL, from: e.SMTP_FROM },
     apiRateLimit: e.SVC_API_RATE_LIMIT,
     approvalIntervalSeconds: e.SVC_APPROVAL_INTERVAL_SECONDS,
+    riskIntervalSeconds: e.SVC_RISK_INTERVAL_SECONDS,
     databaseWaitSeconds: e.SVC_DB_WAIT_SECONDS,
     authFailureLimit: e.SVC_AUTH_FAILURE_LIMIT,
     trackRateLimit: e.SVC_TRACK_RATE_LIMIT,

@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   user: 'usr',
   /** Made in SQL by the delivery worker's fan-out (svc_random_id) and by newId. */
   webhookDelivery: 'wd',
+  riskEvent: 'risk',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -9,6 +9,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { purgeOldEvents } from './resources/events/events.service.js';
 import { purgeExpiredPartnerAccess } from './resources/partner-access/partner-access.service.js';
+import { startRiskJob } from './resources/risk/risk-job.js';
 import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
 import { hashNewPasswordsCheaply } from './resources/users/passwords.js';
 import { purgeExpiredSessions } from './resources/users/users.service.js';
@@ -62,6 +63,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const mailer = createMailer(config, db, logger);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ db, store });
   const approvals = startApprovalJob(db, logger, config.approvalIntervalSeconds, metrics?.approvalRan);
+  const risk = startRiskJob(db, logger, config.riskIntervalSeconds);
   const webhooks = createWebhookWorker(db, logger, {
     allowPrivate: config.webhooksAllowPrivate,
     autoRun: config.webhookDelivery,
@@ -92,7 +94,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     metrics,
     async close() {
       clearInterval(purge);
-      await Promise.all([mailer.close(), approvals.close(), webhooks.close()]);
+      await Promise.all([mailer.close(), approvals.close(), risk.close(), webhooks.close()]);
       await Promise.allSettled([store.close(), db.destroy()]);
       await held?.release();
     },

@@ -1,5 +1,7 @@
 /** Reading the referral from a URL, and what of the page and referrer leaves the browser. */
 
+import { AD_CLICK_IDS } from './ad-click-ids';
+
 /** The tracking parameter found in the URL and its value, e.g. ['ref', 'alice']. */
 export type Referral = [param: string, value: string];
 
@@ -30,4 +32,15 @@ export function trimPage(url: URL, ref: Referral): string {
  */
 export function trimReferrer(referrer: string): string | undefined {
   return referrer.match(/^https?:[^?#]*/)?.[0];
+}
+
+/**
+ * The names, never the values, of the ad click ids (AD_CLICK_IDS) in the URL's query string, in
+ * that list's order, for the server's paid-ad traffic rule. A name counts when present with any
+ * value, an empty one included (`?gclid=`): the ad network put it there, and its value is never
+ * sent anyway. Undefined when there is none, so an ordinary click's body is unchanged.
+ */
+export function findAdClickIds(url: URL): string[] | undefined {
+  const names = AD_CLICK_IDS.filter((name) => url.searchParams.has(name));
+  if (names[0]) return names;
 }

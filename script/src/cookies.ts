@@ -28,8 +28,8 @@ export function openJar(domain: string | undefined): Jar {
 
 /** A cookie's decoded value (the first of that name, as document.cookie lists them); throws on a broken encoding. */
 export function readCookie(name: string): string | null {
-  const found = document.cookie.match('(?:^|; )' + name + '=([^;]*)');
-  return found && decodeURIComponent(found[1]);
+  const found = document.cookie.match('(^|; )' + name + '=([^;]*)');
+  return found && decodeURIComponent(found[2]);
 }
 
 /**
@@ -44,7 +44,8 @@ export function probeDomain(host: string): string | undefined {
   // reads such a host as IPv4); an IPv6 host ([::1], [::ffff:7f00:1]) has no dot to cut at.
   if (/^[\d.]+$/.test(host)) return;
   const labels = host.split('.');
-  for (let i = labels.length - 2; i >= 0; i--) {
+  // From the shortest candidate (the last two labels) to the whole host.
+  for (let i = labels.length - 1; i--; ) {
     const domain = labels.slice(i).join('.');
     const jar = openJar(domain);
     jar(PROBE, '1');
@@ -64,10 +65,12 @@ export function probeDomain(host: string): string | undefined {
 export function readData(): SvcData | null {
   try {
     const data = JSON.parse(readCookie(DATA)!); // no cookie, not JSON, or JSON null (at .click_id): null
-    return typeof data.click_id == 'string' && /^clk_\w{1,60}$/.test(data.click_id) ? data : null;
+    // Only a string has match(): a number, array or object has none (or one that is not a function, which throws).
+    if (data.click_id.match?.(/^clk_\w{1,60}$/)) return data;
   } catch {
-    return null;
+    // Not JSON, a broken encoding, or no click_id at all: untrusted too.
   }
+  return null;
 }
 
 /**

@@ -1,5 +1,5 @@
-import { findReferralOrInFragment, type Referral, trimPage, trimReferrer } from './attribution';
-import { findTag, readConfig } from './config';
+import { findAdClickIds, findReferralOrInFragment, type Referral, trimPage, trimReferrer } from './attribution';
+import { type Config, findTag, readConfig } from './config';
 import { EXPIRED, openJar, PENDING, probeDomain, readCookie, readData, writeData } from './cookies';
 import { post } from './transport';
 
@@ -10,7 +10,6 @@ import { post } from './transport';
  */
 
 const w = window;
-const doc = document;
 
 const noop = () => {};
 
@@ -31,14 +30,16 @@ function start(): void {
   // not a queue of calls, stays as it is, and this copy does nothing.
   const queued = w.svc || [];
   if (!Array.isArray(queued)) return;
-  const cfg = readConfig(findTag());
-  if (!cfg) return;
   // needsConsent: data-consent="required" until svc.consent(); domain: data-cookie-domain, else probed once.
-  let [key, api, params, domain, needsConsent, stripe] = cfg;
-  let tracked = '';
-  let inflight: Promise<unknown> = Promise.resolve();
+  // No config (no public key): the empty tuple leaves `key` undefined.
+  let [key, api, params, domain, needsConsent, stripe] = readConfig(findTag()) || ([] as unknown as Config);
+  if (!key) return;
+  // The referral last sent, as "param,value".
+  let tracked: string | undefined;
+  // A settled promise (shorter than Promise.resolve() in the build): no click in flight.
+  let inflight: Promise<unknown> = (async () => {})();
   // True until the page's first History navigation: until then the page's referral may also be in
-  // its landing URL or in a click an earlier page had no time to finish (see pageReferral).
+  // its landing URL or in a click an earlier page had no time to finish (see track).
   let landing = true;
 
   // A referral cookie from an earlier visit shows that consent was given then: it may be updated.
@@ -64,45 +65,41 @@ function start(): void {
   function decorateAll(): void {
     const id = w.svc_data?.click_id;
     if (stripe && id) {
-      doc.querySelectorAll<HTMLAnchorElement>(STRIPE).forEach((el) => {
+      document.querySelectorAll<HTMLAnchorElement>(STRIPE).forEach((el) => {
         if (el.href) {
           const url = new URL(el.href);
           url.searchParams.set('client_reference_id', id);
-          el.href = url.href;
+          el.href = url as any; // serialized by the setter
         } else el.setAttribute('client-reference-id', id);
       });
     }
   }
 
   /**
-   * The referral this page brings, and the URL it was found in: the current URL; else, until the
-   * first History navigation, the landing URL (an inline script may have removed ?ref= with
-   * replaceState before this async tag ran; the navigation entry keeps the URL as loaded), or the
-   * landing page of a click an earlier page sent but left before it was answered (svc_pending).
-   */
-  function pageReferral(): [URL, Referral] | undefined {
-    const urls: (string | null | undefined)[] = [location.href];
-    if (landing) urls.push((performance.getEntriesByType('navigation')[0] as PerformanceEntry | undefined)?.name, readCookie(PENDING));
-    for (const href of urls) {
-      const url = href && new URL(href);
-      const ref = url && findReferralOrInFragment(url, params);
-      if (ref) return [url, ref];
-    }
-  }
-
-  /**
-   * Records the page's referral, once per param=value, when consent allows; never throws. Until
-   * the answer is in, svc_pending holds the landing page: a visitor who leaves at once (the click
-   * is still delivered, keepalive) loses no referral, since the next page sends it again and the
-   * API answers a repeat within the hour with the same click.
+   * Records the page's referral, once per param=value, when consent allows; never throws.
+   *
+   * The referral is the first found in: the current URL; else, until the first History navigation,
+   * the landing URL (an inline script may have removed ?ref= with replaceState before this async
+   * tag ran; the navigation entry keeps the URL as loaded), or the landing page of a click an
+   * earlier page sent but left before it was answered (svc_pending). The click reports that URL:
+   * its page, and the names of the ad click ids in its query (`ads`, for the paid-ad traffic rule).
+   *
+   * Until the answer is in, svc_pending holds the landing page: a visitor who leaves at once (the
+   * click is still delivered, keepalive) loses no referral, since the next page sends it again and
+   * the API answers a repeat within the hour with the same click.
    */
   const track = () =>
     guard(() => {
-      const found = pageReferral();
-      const seen = String(found?.[1]);
-      if (!found || needsConsent || seen == tracked) return;
-      tracked = seen;
-      const [url, ref] = found;
+      let url!: URL;
+      let ref: Referral | undefined;
+      // The first URL with a referral (the later ones are not parsed).
+      [
+        location.href,
+        landing && (performance.getEntriesByType('navigation')[0] as PerformanceEntry | undefined)?.name,
+        landing && readCookie(PENDING),
+      ].find((href) => href && (ref = findReferralOrInFragment((url = new URL(href)), params)));
+      // `${ref}` is "param,value": the same referral is not sent twice (nor noted while consent is pending).
+      if (!ref || needsConsent || tracked == (tracked = ref + '')) return;
       const page = trimPage(url, ref);
       jar()(PENDING, page);
       inflight = post(api, '/v1/track/click', {
@@ -110,9 +107,10 @@ function start(): void {
         param: ref[0],
         value: ref[1],
         page,
-        referrer: trimReferrer(doc.referrer),
+        referrer: trimReferrer(document.referrer),
         click_id: latest()?.click_id,
         cookie_domain: cookieDomain(),
+        ads: findAdClickIds(url),
       })
         .then(([, body]) => {
           jar()(PENDING, '', EXPIRED);
@@ -161,17 +159,14 @@ function start(): void {
   // Single-page apps: a History API navigation that adds a tracking parameter is a new arrival.
   (['pushState', 'replaceState'] as const).forEach((name) => {
     const original = history[name];
-    history[name] = (...args: Parameters<History['pushState']>) => {
-      const result = original.apply(history, args);
-      navigated();
-      return result;
-    };
+    // The call's result (undefined, as the spec says), once navigated() has run.
+    history[name] = (...args: Parameters<History['pushState']>) => [original.apply(history, args), navigated()][0];
   });
   addEventListener('popstate', navigated);
 
   if (stripe) {
     // Links and buttons added later: a change that adds nodes (not one that only removes some) looks again.
-    new MutationObserver((records) => records.some((record) => record.addedNodes[0]) && guard(decorateAll)).observe(doc, {
+    new MutationObserver((records) => records.some((record) => record.addedNodes[0]) && guard(decorateAll)).observe(document, {
       childList: true,
       subtree: true,
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findReferral, findReferralOrInFragment, trimPage, trimReferrer } from '../src/attribution';
+import { AD_CLICK_IDS } from '../src/ad-click-ids';
+import { findAdClickIds, findReferral, findReferralOrInFragment, trimPage, trimReferrer } from '../src/attribution';
 
 const u = (s: string) => new URL(s);
 
@@ -115,5 +116,47 @@ describe('trimReferrer', () => {
     'about:blank',
   ])('undefined for a referrer that is not a web page: %s', (referrer) => {
     expect(trimReferrer(referrer)).toBeUndefined();
+  });
+});
+
+describe('AD_CLICK_IDS / findAdClickIds (paid-ad traffic)', () => {
+  it('is the list the server flags paid-ad clicks by, in its order', () => {
+    expect(AD_CLICK_IDS).toEqual(['gclid', 'gbraid', 'wbraid', 'fbclid', 'msclkid', 'ttclid', 'li_fat_id', 'twclid']);
+  });
+
+  it('the names present in the query, in the list order whatever the URL order, never the values', () => {
+    const url = u('https://shop.test/p?twclid=tw-1&ref=alice&msclkid=ms-2&gclid=Cj0KCQ-3&li_fat_id=li-4');
+    expect(findAdClickIds(url)).toEqual(['gclid', 'msclkid', 'li_fat_id', 'twclid']);
+    expect(findAdClickIds(u('https://shop.test/?fbclid=a&gclid=b'))).toEqual(['gclid', 'fbclid']);
+  });
+
+  it('every name of the list is found', () => {
+    const all = u(
+      `https://shop.test/?${[...AD_CLICK_IDS]
+        .reverse()
+        .map((name, i) => `${name}=v${i}`)
+        .join('&')}`,
+    );
+    expect(findAdClickIds(all)).toEqual([...AD_CLICK_IDS]);
+    for (const name of AD_CLICK_IDS) expect(findAdClickIds(u(`https://shop.test/?ref=alice&${name}=x`))).toEqual([name]);
+  });
+
+  it('a name counts when present with any value, an empty one or none included; a repeated one once', () => {
+    expect(findAdClickIds(u('https://shop.test/?gclid=&fbclid'))).toEqual(['gclid', 'fbclid']);
+    expect(findAdClickIds(u('https://shop.test/?wbraid=1&wbraid=2'))).toEqual(['wbraid']);
+  });
+
+  it('undefined without one: no other parameter, no other case, nothing in the fragment', () => {
+    for (const url of [
+      'https://shop.test/',
+      'https://shop.test/?ref=alice',
+      'https://shop.test/?utm_source=google&utm_medium=cpc&gclsrc=aw.ds&dclid=1&_gl=1*abc&xgclid=1&gclid_x=1',
+      'https://shop.test/?GCLID=1&FbClId=2',
+      'https://shop.test/?ref=gclid&q=fbclid%3D1',
+      'https://shop.test/#gclid=1',
+      'https://shop.test/#/pricing?ref=alice&gclid=1',
+    ]) {
+      expect(findAdClickIds(u(url)), url).toBeUndefined();
+    }
   });
 });

@@ -4,6 +4,7 @@
  * first), so a minifier change that breaks the bundle fails here too.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AD_CLICK_IDS } from '../src/ad-click-ids';
 import { openJar, PENDING, writeData } from '../src/cookies';
 import { cookieMap, parseCookieString, setURL } from './support/dom';
 import { closePage, deferred, fakeApi, type Loader, loadDist, loadSource, openPage, type Reply, settle, VERSION } from './support/page';
@@ -713,6 +714,92 @@ describe.each([
       await openPage(load, { url: 'https://www.shop.test/signup', attrs: attrs() });
       await expect(w.svc.signup('ann@example.com')).rejects.toMatchObject({ status: 400 });
       expect(api.fetch).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('ad click ids (paid-ad traffic)', () => {
+    /** The click body as an ordinary click sends it: the fields in the script's order, without undefined ones. */
+    const ordinary = (ads?: string[]) =>
+      JSON.stringify({
+        key: KEY,
+        param: 'ref',
+        value: 'alice',
+        page: 'https://www.shop.test/pricing?ref=alice',
+        cookie_domain: 'shop.test',
+        ads,
+        v: VERSION,
+      });
+
+    it('sends the names present in the landing URL, in the list order, and never their values', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, {
+        url: 'https://www.shop.test/pricing?twclid=TW-VALUE-1&ref=alice&msclkid=MS-VALUE-2&utm_source=google&gclid=Cj0KCQ-VALUE-3',
+        attrs: attrs(),
+      });
+      await page.ready;
+      expect(api.calls).toHaveLength(1);
+      const [{ init, body }] = api.calls;
+      expect(body.ads).toEqual(['gclid', 'msclkid', 'twclid']);
+      expect(init.body).toBe(ordinary(['gclid', 'msclkid', 'twclid']));
+      expect(String(init.body)).not.toMatch(/VALUE/);
+      expect(w.svc_data).toEqual(CLICK);
+    });
+
+    it('every name of the list, each present with any value (an empty one or none included)', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const query = [...AD_CLICK_IDS].reverse().map((name, i) => (i % 3 === 0 ? name : i % 3 === 1 ? `${name}=` : `${name}=secret${i}`));
+      const page = await openPage(load, { url: `https://www.shop.test/pricing?${query.join('&')}&ref=alice`, attrs: attrs() });
+      await page.ready;
+      expect(api.calls[0].body.ads).toEqual([...AD_CLICK_IDS]);
+      expect(String(api.calls[0].init.body)).not.toMatch(/secret/);
+    });
+
+    it('none present: no ads field, and the request is byte for byte that of an ordinary click', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/pricing?utm_source=news&ref=alice#plans', attrs: attrs() });
+      await page.ready;
+      expect('ads' in api.calls[0].body).toBe(false);
+      expect(api.calls[0].init.body).toBe(ordinary());
+    });
+
+    it('an unrelated parameter is not reported, nor a name in another case, nor one in the fragment', async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, {
+        url: 'https://www.shop.test/pricing?utm_source=google&utm_medium=cpc&gclsrc=aw.ds&dclid=1&xgclid=2&GCLID=3&ref=alice#gclid=4',
+        attrs: attrs(),
+      });
+      await page.ready;
+      expect('ads' in api.calls[0].body).toBe(false);
+      expect(api.calls[0].init.body).toBe(ordinary());
+    });
+
+    it('the landing URL of the navigation entry, when the page removed its query before the script ran', async () => {
+      vi.spyOn(performance, 'getEntriesByType').mockImplementation(
+        (type: string) =>
+          (type === 'navigation' ? [{ name: 'https://www.shop.test/pricing?gclid=G-VALUE&ref=alice' }] : []) as PerformanceEntryList,
+      );
+      try {
+        const api = fakeApi({ '/v1/track/click': () => clickOk() });
+        const page = await openPage(load, { url: 'https://www.shop.test/pricing', attrs: attrs() });
+        await page.ready;
+        expect(api.calls[0].init.body).toBe(ordinary(['gclid']));
+      } finally {
+        vi.restoreAllMocks();
+      }
+    });
+
+    it("a History navigation's click reports the names of the URL it arrives at", async () => {
+      const api = fakeApi({ '/v1/track/click': () => clickOk() });
+      const page = await openPage(load, { url: 'https://www.shop.test/?ref=alice&gclid=1', attrs: attrs() });
+      await page.ready;
+      history.pushState({}, '', '/pricing?via=bob&fbclid=2&ttclid');
+      history.pushState({}, '', '/pricing?ref=carol');
+      await settle();
+      expect(api.calls.map((c) => [c.body.value, c.body.ads])).toEqual([
+        ['alice', ['gclid']],
+        ['bob', ['fbclid', 'ttclid']],
+        ['carol', undefined],
+      ]);
     });
   });
 

@@ -47,6 +47,10 @@ export interface ProgramsTable {
   partner_terms: string | null;
   /** The merchant's site: the base of the portal's link builder. */
   website_url: string | null;
+  /** The rules' settings the program changed (migration 0017); the defaults are in resources/risk/risk-rules.ts. */
+  risk_rules: ColumnType<Record<string, unknown>, string | undefined, string>;
+  /** The key of the program's visitor fingerprints (migration 0017); never shown. */
+  risk_salt: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -103,6 +107,8 @@ export interface PartnersTable {
   first_customer_email_active: boolean;
   new_customer_email_active: boolean;
   payout_paid_email_active: boolean;
+  /** The payout account, normalised, for the shared payout account rule (migration 0017); written by the partners service. */
+  payout_account: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   deleted_at: Timestamp | null;
@@ -154,6 +160,10 @@ export interface ClicksTable {
   page: string | null;
   browser: string | null;
   referrer: string | null;
+  /** The fingerprint of the browser that made it through the script (migration 0017); null for a server's click. */
+  visitor_hash: string | null;
+  /** The names of the ad click parameters its landing URL carried (migration 0017). */
+  ad_click_ids: string[] | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -499,10 +509,51 @@ export interface DailyStatsTable {
   commission: number;
 }
 
+/** A fingerprint a partner's portal session came from (migration 0017). */
+export interface PartnerBrowsersTable {
+  partner_id: string;
+  visitor_hash: string;
+  program_id: string;
+  last_seen_at: Timestamp;
+}
+
+/** One flag of a risk rule (migration 0017, ingest/docs/risk.md). */
+export interface RiskEventsTable {
+  id: string;
+  organization_id: string;
+  program_id: string;
+  partner_id: string;
+  rule: string;
+  status: 'open' | 'resolved';
+  /** Which commissions it holds while open: its customer's, its fingerprint's customers', or all of its partner's. */
+  holds: 'customer' | 'visitor' | 'partner';
+  click_id: string | null;
+  customer_id: string | null;
+  transaction_id: string | null;
+  other_partner_id: string | null;
+  visitor_hash: string | null;
+  evidence: Json<Record<string, unknown>>;
+  dedupe_key: string;
+  resolution: string | null;
+  resolution_reason: string | null;
+  resolved_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** How far the windowed risk rules have checked a program's clicks (migration 0017). */
+export interface RiskChecksTable {
+  program_id: string;
+  clicks_checked_until: Timestamp;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
   programs: ProgramsTable;
+  partner_browsers: PartnerBrowsersTable;
+  risk_events: RiskEventsTable;
+  risk_checks: RiskChecksTable;
   groups: GroupsTable;
   flows: FlowsTable;
   partners: PartnersTable;
@@ -554,3 +605,4 @@ export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type PayoutRow = Selectable<PayoutsTable>;
 export type UserRow = Selectable<UsersTable>;
+export type RiskEventRow = Selectable<RiskEventsTable>;

@@ -7,6 +7,8 @@ import { fromThisOrigin, sameToken } from '../pages/form-origin.js';
 import type { BrandedProgram } from '../resources/branding/branding.service.js';
 import { type OpenedPartnerSession, type PartnerSession, readPartnerSession } from '../resources/partner-access/partner-access.service.js';
 import { requirePartner } from '../resources/partners/partners.service.js';
+import { rememberPortalBrowser } from '../resources/risk/risk-flags.js';
+import { visitorHash } from '../resources/risk/risk-identity.js';
 
 /**
  * Who is signed in to a program's portal (ingest/docs/partner-portal.md).
@@ -77,6 +79,14 @@ async function signedInPartner(db: Db, session: PartnerSession | null): Promise<
 }
 
 /**
+ * The browser a signed-in partner uses, as a fingerprint of the program (never the address): the
+ * self-referral rule finds a customer who signs up from it (ingest/docs/risk.md).
+ */
+function rememberBrowser(db: Db, req: Request, program: ProgramRow, partner: PartnerRow): Promise<void> {
+  return rememberPortalBrowser(db, partner, visitorHash(program.risk_salt, req.ip ?? '', req.get('user-agent')));
+}
+
+/**
  * A cookie session of this program's portal into res.locals.portal; without one, GETs go to the
  * sign-in page and a form sent meanwhile gets `signedOut` (nothing it asked is done).
  */
@@ -91,6 +101,7 @@ export function requirePortalCookie(db: Db, signedOut: RequestHandler): RequestH
       return signedOut(req, res, next);
     }
     if (session.renewed) setPortalCookie(req, res, program, { token: token!, expiresAt: new Date(session.expires_at) });
+    await rememberBrowser(db, req, program, partner);
     res.locals.portal = { program, partner, session, base: `/p/${program.subdomain}`, embedded: false } satisfies PortalSession;
     next();
   };
@@ -104,6 +115,7 @@ export function requireEmbedToken(db: Db, expired: RequestHandler): RequestHandl
     const session = TOKEN.test(token) ? await readPartnerSession(db, token, program.id, 'embed') : null;
     const partner = await signedInPartner(db, session);
     if (!session || !partner) return expired(req, res, next);
+    await rememberBrowser(db, req, program, partner);
     res.locals.portal = {
       program,
       partner,

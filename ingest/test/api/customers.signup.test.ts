@@ -26,7 +26,7 @@ describe('convertClickToLead', () => {
   const newClick = (partner: ApiObject, who: TestOrg = org) => clickOf(t, who, partner);
 
   const convert = (clickId: string, identifier: string, who: TestOrg = org) =>
-    convertClickToLead(t.storage.db, { organizationId: who.organization_id, clickId, identifier });
+    convertClickToLead(t.storage.db, { organizationId: who.organization_id, clickId, identifier }, {});
 
   /** Live customers of a program with this identifier (any case), from SQL. */
   const rowsWithIdentifier = (programId: string, identifier: string) =>

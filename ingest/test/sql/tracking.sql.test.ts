@@ -34,6 +34,8 @@ const program: ProgramRow = {
   auto_approve_partners: false,
   partner_terms: null,
   website_url: null,
+  risk_rules: {},
+  risk_salt: 'salt',
   created_at: AT,
   updated_at: AT,
 };

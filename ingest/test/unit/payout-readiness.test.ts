@@ -42,6 +42,10 @@ describe('payoutReadiness', () => {
         { ready: false, reason: 'nothing_owed', amount: 0 },
       ],
       [
+        { ...paypal, amount: 0, held: 2500 },
+        { ready: false, reason: 'on_hold', amount: 0, held: 2500 },
+      ],
+      [
         { ...paypal, payoutMethod: 'none', payoutDetails: {} },
         { ready: false, reason: 'no_payout_method', amount: 6000 },
       ],

@@ -124,6 +124,7 @@ function skipReason(s: GenerateResultObject['skipped'][number], method: string |
     negative_balance: 'Owes money after refunds: carried forward, so their next payout is smaller.',
     nothing_owed: 'Nothing owed: their refunds equal what they earned.',
     partner_deleted: 'The partner was deleted.',
+    on_hold: `${formatMoney(s.amount, s.currency)} held by open risk events: review them on the Risk page.`,
   };
   return reasons[s.reason];
 }

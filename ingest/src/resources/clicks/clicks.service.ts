@@ -104,6 +104,10 @@ export interface NewClick extends Attribution {
   device?: string;
   page?: string;
   referrer?: string;
+  /** The fingerprint of the visitor's browser, for clicks the script makes (the risk rules). */
+  visitorHash?: string | null;
+  /** The names of the ad click parameters of the landing URL (the paid-ad traffic rule). */
+  adClickIds?: string[];
 }
 
 /** Writes a click; browser and, unless given, device come from the User-Agent, country from the body or the CDN header. */
@@ -127,6 +131,8 @@ export async function insertClick(
     page: click.page ?? null,
     browser: ua.browser,
     referrer: click.referrer ?? null,
+    visitor_hash: click.visitorHash ?? null,
+    ad_click_ids: click.adClickIds && click.adClickIds.length > 0 ? click.adClickIds : null,
     created_at: now,
     updated_at: now,
   };

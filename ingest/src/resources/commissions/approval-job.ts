@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
+import { type PeriodicJob, startPeriodicJob } from '../../periodic-job.js';
 import { addApprovedEntriesToPayouts } from '../payouts/payouts.service.js';
 import { approveDueBatch } from './commissions.repository.js';
 
@@ -30,36 +31,18 @@ export async function approveDueCommissions(db: Db, now: Date = new Date()): Pro
   }
 }
 
-export interface ApprovalJob {
-  /** Runs once now (joining a run in progress); resolves to the number approved. */
-  runNow(): Promise<number>;
-  close(): Promise<void>;
-}
+export type ApprovalJob = PeriodicJob<number>;
 
 /** Runs `approveDueCommissions` now and then every `intervalSeconds`, one run at a time in this process. */
 export function startApprovalJob(db: Db, logger: Logger, intervalSeconds: number, onRun?: (approved: number) => void): ApprovalJob {
-  let running: Promise<number> | null = null;
-  const runNow = () => {
-    running ??= approveDueCommissions(db)
-      .then((n) => {
-        if (n > 0) logger.info({ approved: n }, 'approved due commissions');
-        onRun?.(n);
-        return n;
-      })
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const tick = () => runNow().catch((err) => logger.error({ err }, 'commission approval run failed'));
-  const timer = setInterval(tick, intervalSeconds * 1000);
-  timer.unref();
-  void tick();
-  return {
-    runNow,
-    async close() {
-      clearInterval(timer);
-      await running?.catch(() => {});
+  return startPeriodicJob(
+    async () => {
+      const n = await approveDueCommissions(db);
+      if (n > 0) logger.info({ approved: n }, 'approved due commissions');
+      onRun?.(n);
+      return n;
     },
-  };
+    intervalSeconds,
+    (err) => logger.error({ err }, 'commission approval run failed'),
+  );
 }

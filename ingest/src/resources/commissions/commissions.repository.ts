@@ -1,6 +1,7 @@
 import { sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { CommissionRow, CustomerRow, Database, NewCommission } from '../../db/schema.js';
+import { isHeld } from '../risk/risk.repository.js';
 import type { CommissionStatus } from './commissions.schema.js';
 import { type EngineFlow, factsRead } from './engine.js';
 import { FOLLOWING_STATUSES } from './refund-plan.js';
@@ -151,7 +152,8 @@ export async function restoreRefundEntries(db: Db, rewardIds: string[], now: Dat
 }
 
 /**
- * Approves up to `limit` scheduled commissions due at `now`, and answers which. Safe on any
+ * Approves up to `limit` scheduled commissions due at `now`, and answers which; a commission an
+ * open risk event holds waits (ingest/docs/risk.md#held-money). Safe on any
  * number of processes at once: the batch is claimed with `FOR UPDATE SKIP LOCKED` and the update
  * re-checks `pending`, so a commission is approved exactly once. The claim is a materialized CTE
  * so it runs once, before the update, whatever plan the planner picks.
@@ -161,7 +163,7 @@ export async function approveDueBatch(db: Db, now: Date, limit: number): Promise
       with due as materialized (
         select id from commissions
          where status = 'pending' and approval_type = 'scheduled' and deleted_at is null
-           and scheduled_approval_date <= ${now}
+           and scheduled_approval_date <= ${now} and not ${isHeld('commissions')}
          order by scheduled_approval_date
          limit ${limit}
          for update skip locked)

@@ -223,6 +223,20 @@ export async function updateCommissions(
   return results.map((r) => r.updated);
 }
 
+/**
+ * Rejects these commissions with `reason`, in the caller's SQL transaction, each as a single
+ * change would (its refund entries with it): a risk event's resolution. Locked in id order, as a
+ * bulk change locks them. True when a partner e-mail was queued.
+ */
+export async function rejectCommissionsLocked(trx: Db, organizationId: string, ids: string[], reason: string): Promise<boolean> {
+  let queued = false;
+  for (const id of [...new Set(ids)].sort()) {
+    const done = await updateLocked(trx, organizationId, id, { status: 'rejected', rejection_reason: reason });
+    queued ||= done.queued;
+  }
+  return queued;
+}
+
 async function updateLocked(
   trx: Db,
   organizationId: string,

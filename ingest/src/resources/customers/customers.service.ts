@@ -16,6 +16,7 @@ import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import { findPromotionCodes } from '../promotion-codes/promotion-codes.repository.js';
 import { codeAppliesTo } from '../promotion-codes/promotion-codes.service.js';
+import { flagCustomer, type SignupSignals } from '../risk/risk-flags.js';
 import {
   findCustomer,
   findExistingCustomer,
@@ -134,6 +135,7 @@ async function insertWithSignupCommissions(
   row: Omit<CustomerRow, 'deleted_at'>,
   partner: PartnerRow,
   onEmailQueued?: OnEmailQueued,
+  signals: SignupSignals = {},
 ): Promise<CustomerRow> {
   const existing = await findExistingCustomer(db, row.program_id, { identifier: row.identifier, customerId: row.customer_id });
   if (existing) throw customerExists(existing);
@@ -144,6 +146,8 @@ async function insertWithSignupCommissions(
     inTransaction(db, async (trx) => {
       const current = notify ? await lockPartner(trx, partner.id) : undefined;
       const inserted = await insertCustomer(trx, row);
+      // The risk rules flag the customer with its creation: its commissions are held from the start.
+      await flagCustomer(trx, inserted, partner, signals);
       await awardSignupCommissions(trx, inserted);
       queued = current ? await queueCustomerEmail(trx, current, inserted) : false;
       return inserted;
@@ -319,16 +323,22 @@ export async function updateCustomer(db: Db, organizationId: string, id: string,
 
   // active_at records the first time the customer became active, unless given.
   const becomesActive = input.status === 'active' && current.active_at === null && input.active_at === undefined;
+  const emailChanged = input.email !== undefined && input.email !== current.email;
   const customer = await conflictOnUnique(
     ['customers_program_customer_id'],
     customerTaken(db, current.program_id, { customerId: input.customer_id }),
     () =>
-      updateCustomerRow(db, current.id, {
-        ...plain,
-        ...(click_id !== undefined ? { click_id } : {}),
-        ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
-        ...(becomesActive ? { active_at: new Date() } : {}),
-        updated_at: new Date(),
+      inTransaction(db, async (trx) => {
+        const updated = await updateCustomerRow(trx, current.id, {
+          ...plain,
+          ...(click_id !== undefined ? { click_id } : {}),
+          ...(promotionCodeId ? { promotion_code_id: promotionCodeId } : {}),
+          ...(becomesActive ? { active_at: new Date() } : {}),
+          updated_at: new Date(),
+        });
+        // A new e-mail is looked at by the risk rules as a new customer's is.
+        if (emailChanged && partner) await flagCustomer(trx, updated, partner);
+        return updated;
       }),
   );
   return { customer, warnings };
@@ -349,6 +359,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function convertClickToLead(
   db: Db,
   q: { organizationId: string; clickId: string; identifier: string },
+  signals: SignupSignals,
   onEmailQueued?: OnEmailQueued,
 ): Promise<CustomerRow> {
   const click = await requireClick(db, q.organizationId, q.clickId, 'click_id');
@@ -377,5 +388,6 @@ export async function convertClickToLead(
     },
     partner,
     onEmailQueued,
+    signals,
   );
 }

@@ -1,10 +1,11 @@
-import type { CommissionRow, CustomerRow, LinkRow, PartnerRow, PayoutRow, TransactionRow } from '../../db/schema.js';
+import type { CommissionRow, CustomerRow, LinkRow, PartnerRow, PayoutRow, RiskEventRow, TransactionRow } from '../../db/schema.js';
 import { COMMISSION_INCLUDES } from '../commissions/commissions.schema.js';
 import { includedFields, toFullCommission } from '../commissions/commissions.serializer.js';
 import { toCustomerWithIdentifier } from '../customers/customers.serializer.js';
 import { toLink } from '../links/links.serializer.js';
 import { toPartner } from '../partners/partners.serializer.js';
 import { toPayout } from '../payouts/payouts.serializer.js';
+import { toRiskEvent } from '../risk/risk.serializer.js';
 import { toTransaction } from '../transactions/transactions.serializer.js';
 
 /**
@@ -29,6 +30,8 @@ export const EVENT_RESOURCES = {
   },
   // Migration 0010: a status a payout reaches names its event; any other change is an update.
   payout: { actions: ['created', 'updated', 'paid', 'failed', 'canceled'], present: (row: PayoutRow) => toPayout(row) },
+  // Migration 0017: a risk event is created and resolved; what it holds is read when it is retrieved, not sent.
+  risk_event: { actions: ['created', 'resolved'], present: (row: RiskEventRow) => toRiskEvent(row) },
 } as const;
 
 export type EventResource = keyof typeof EVENT_RESOURCES;

@@ -17,6 +17,8 @@ import { invalidateLinkLookups } from '../links/link-cache.js';
 import { softDeletePartnerLinks } from '../links/links.repository.js';
 import { findProgram } from '../programs/programs.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
+import { flagSharedPayoutAccount } from '../risk/risk-flags.js';
+import { payoutAccountOf } from '../risk/risk-identity.js';
 import { welcomeEmail } from './partner-emails.js';
 import {
   countPartnerList,
@@ -171,6 +173,7 @@ export async function createPartner(
         country_code: input.country_code ?? null,
         payout_method: payoutMethod,
         payout_details: JSON.stringify(payoutDetails),
+        payout_account: payoutAccountOf(payoutMethod, payoutDetails) ?? '',
         completed_onboarding: input.completed_onboarding ?? true,
         rejection_note: input.rejection_note ?? null,
         internal_note: input.internal_note ?? null,
@@ -182,6 +185,7 @@ export async function createPartner(
         updated_at: now,
       });
       if (input.send_welcome_email) await queueEmail(trx, welcomeEmail(row, program));
+      await flagSharedPayoutAccount(trx, row);
       return row;
     }),
   );
@@ -203,16 +207,19 @@ export async function updatePartner(db: Db, organizationId: string, partnerId: s
   const details = input.payout_details !== undefined || methodChanged ? checkPayoutDetails(method, input.payout_details ?? {}) : undefined;
 
   const { payout_details: _ignored, ...plain } = input;
-  return conflictOnUnique(['partners_program_email'], emailTaken(db, current.program_id, input.email ?? current.email), async () => {
-    const updated = await updatePartnerRow(db, current.id, {
-      ...plain,
-      ...(details ? { payout_details: JSON.stringify(details) } : {}),
-      updated_at: new Date(),
-    });
-    // Partners are only soft deleted, so the row read above is still there.
-    if (!updated) throw notFound('partner', partnerId);
-    return updated;
-  });
+  return conflictOnUnique(['partners_program_email'], emailTaken(db, current.program_id, input.email ?? current.email), () =>
+    inTransaction(db, async (trx) => {
+      const updated = await updatePartnerRow(trx, current.id, {
+        ...plain,
+        ...(details ? { payout_details: JSON.stringify(details), payout_account: payoutAccountOf(method, details) ?? '' } : {}),
+        updated_at: new Date(),
+      });
+      // Partners are only soft deleted, so the row read above is still there.
+      if (!updated) throw notFound('partner', partnerId);
+      if (details) await flagSharedPayoutAccount(trx, updated);
+      return updated;
+    }),
+  );
 }
 
 /** What a status change did: the partners it changed, and those already as asked (left untouched). */

@@ -20,6 +20,8 @@ export interface ReadinessFacts {
   payoutMethod: string;
   payoutDetails: Readonly<Record<string, string>> | null;
   partnerDeleted: boolean;
+  /** What open risk events hold of it besides `amount` (ingest/docs/risk.md); left out, none. */
+  held?: number;
 }
 
 /** The methods whose batch file pays the e-mail address of the payout details (payout-exports.ts). */
@@ -34,7 +36,8 @@ export type PayoutReadiness =
   | { ready: true; amount: number }
   | { ready: false; reason: 'below_minimum'; amount: number; minimum: number }
   | { ready: false; reason: 'missing_payout_details'; amount: number; method: MethodPaidByEmail }
-  | { ready: false; reason: Exclude<NotReadyReason, 'below_minimum' | 'missing_payout_details'>; amount: number };
+  | { ready: false; reason: 'on_hold'; amount: number; held: number }
+  | { ready: false; reason: Exclude<NotReadyReason, 'below_minimum' | 'missing_payout_details' | 'on_hold'>; amount: number };
 
 /** No method chosen, or a method paid by e-mail (PayPal, Wise) without the e-mail in the details; null when neither. */
 export function payoutMethodProblem(method: string, details: Readonly<Record<string, string>> | null): PayoutMethodProblem | null {
@@ -45,7 +48,8 @@ export function payoutMethodProblem(method: string, details: Readonly<Record<str
 
 /**
  * The verdict, checked in this order, the first that holds deciding: a deleted partner is never
- * paid; owing (below 0) is carried forward; nothing owed makes no payout; then the payout method
+ * paid; owing (below 0) is carried forward; nothing owed makes no payout (on hold, when risk
+ * events hold what they are owed); then the payout method
  * and its details; then the minimum. A live partner is paid whatever their status
  * (ingest/docs/payouts.md#a-partner-is-paid-whatever-their-status).
  */
@@ -53,7 +57,10 @@ export function payoutReadiness(facts: ReadinessFacts): PayoutReadiness {
   const { amount } = facts;
   if (facts.partnerDeleted) return { ready: false, reason: 'partner_deleted', amount };
   if (amount < 0) return { ready: false, reason: 'negative_balance', amount };
-  if (amount === 0) return { ready: false, reason: 'nothing_owed', amount };
+  if (amount === 0) {
+    const held = facts.held ?? 0;
+    return held > 0 ? { ready: false, reason: 'on_hold', amount, held } : { ready: false, reason: 'nothing_owed', amount };
+  }
   const problem = payoutMethodProblem(facts.payoutMethod, facts.payoutDetails);
   if (problem) return { ready: false, amount, ...problem };
   if (amount < facts.minimum) return { ready: false, reason: 'below_minimum', amount, minimum: facts.minimum };

@@ -2,6 +2,7 @@ import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PayoutRow, PayoutsTable } from '../../db/schema.js';
 import { advisoryLockId } from '../../ids.js';
+import { isHeld } from '../risk/risk.repository.js';
 
 /** The SQL of payouts, and of the commissions in unpaid payouts (`payout_commissions`). */
 
@@ -149,6 +150,7 @@ export async function takePayableSums(
        where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null
          and c.created_at <= ${g.upTo} ${ofPartners('c')}
          and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
+         and not ${isHeld('c')}
          for update of c
     ), late_entries as (
       select e.id, e.partner_id, coalesce(e.currency, ${g.programCurrency}) as currency, e.amount, e.created_at
@@ -157,8 +159,10 @@ export async function takePayableSums(
          and e.status = 'approved' and e.deleted_at is null ${ofPartners('e')}
          and exists (select 1 from commissions r
                       where r.id = e.refund_of and r.status = 'approved' and r.deleted_at is null and r.created_at <= ${g.upTo}
-                        and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id))
+                        and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id)
+                        and not ${isHeld('r')})
          and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
+         and not ${isHeld('e')}
          for update of e
     ), candidates as materialized (
       select * from taken union all select * from late_entries
@@ -396,22 +400,50 @@ export interface BalanceRow {
   payable: number;
   in_payouts: number;
   paid: number;
+  on_hold: number;
 }
 
-/** What these partners are owed, per partner and currency, from their commissions. */
+/**
+ * What these partners are owed, per partner and currency, from their commissions. What an open
+ * risk event holds (pending, or approved in no unpaid payout) is `on_hold`, apart from `pending`
+ * and `payable`, as generation leaves it apart.
+ */
 export async function partnerBalances(db: Db, partnerIds: string[], programCurrency: string): Promise<BalanceRow[]> {
   if (partnerIds.length === 0) return [];
   const { rows } = await sql<BalanceRow>`
     select c.partner_id, coalesce(c.currency, ${programCurrency}) as currency,
-           coalesce(sum(c.amount) filter (where c.status = 'pending'), 0)::int8 as pending,
-           coalesce(sum(c.amount) filter (where c.status = 'approved' and pc.commission_id is null), 0)::int8 as payable,
+           coalesce(sum(c.amount) filter (where c.status = 'pending' and not h.held), 0)::int8 as pending,
+           coalesce(sum(c.amount) filter (where c.status = 'approved' and pc.commission_id is null and not h.held), 0)::int8 as payable,
            coalesce(sum(c.amount) filter (where pc.commission_id is not null), 0)::int8 as in_payouts,
-           coalesce(sum(c.amount) filter (where c.status = 'paid'), 0)::int8 as paid
+           coalesce(sum(c.amount) filter (where c.status = 'paid'), 0)::int8 as paid,
+           coalesce(sum(c.amount) filter (where c.status in ('pending', 'approved') and pc.commission_id is null and h.held), 0)::int8 as on_hold
       from commissions c left join payout_commissions pc on pc.commission_id = c.id
+           cross join lateral (select ${isHeld('c')} as held) h
      where c.partner_id = any(${partnerIds}::text[]) and c.deleted_at is null
      group by 1, 2
      order by 1, 2`.execute(db);
   return rows;
+}
+
+/**
+ * Per partner and currency, the approved commissions in no unpaid payout, created up to `upTo`,
+ * that open risk events hold: what a generation leaves (its `on_hold` partners).
+ */
+export async function heldPayableSums(
+  db: Db,
+  g: { programId: string; programCurrency: string; upTo: Date; partnerIds?: string[] },
+): Promise<{ partner_id: string; currency: string; amount: number }[]> {
+  const { rows } = await sql<{ partner_id: string; currency: string; amount: string }>`
+    select c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, sum(c.amount)::int8 as amount
+      from commissions c
+     where c.partner_id in (select o.partner_id from risk_events o where o.program_id = ${g.programId} and o.status = 'open')
+       and c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null and c.created_at <= ${g.upTo}
+       ${g.partnerIds ? sql`and c.partner_id = any(${g.partnerIds}::text[])` : sql``}
+       and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
+       and ${isHeld('c')}
+     group by 1, 2
+     order by 1, 2`.execute(db);
+  return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
 }
 
 /** A program's live partners with their payout minimum (their group's, else `programMinimum`), for `paginate` (balances). */

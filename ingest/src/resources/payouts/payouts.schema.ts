@@ -15,6 +15,7 @@ export const SKIP_REASONS = [
   'negative_balance',
   'nothing_owed',
   'partner_deleted',
+  'on_hold',
 ] as const;
 
 export const EXPORT_FORMATS = ['paypal', 'wise', 'csv'] as const;
@@ -149,7 +150,7 @@ export const GenerateResult = z
         minimum_payout: z.number().int(),
         reason: z.enum(SKIP_REASONS).meta({
           description:
-            'below_minimum; no_payout_method; missing_payout_details (PayPal or Wise without the e-mail the batch file needs); negative_balance (owing after refunds: carried forward, their next payout is smaller); nothing_owed; partner_deleted',
+            'below_minimum; no_payout_method; missing_payout_details (PayPal or Wise without the e-mail the batch file needs); negative_balance (owing after refunds: carried forward, their next payout is smaller); nothing_owed; partner_deleted; on_hold (everything the partner is owed is held by open risk events until they are resolved: ingest/docs/risk.md)',
         }),
       }),
     ),
@@ -165,6 +166,10 @@ const Amounts = z.object({
   }),
   in_payouts: z.number().int().meta({ description: 'Cents in payouts not paid yet' }),
   paid: z.number().int().meta({ description: 'Cents paid' }),
+  on_hold: z.number().int().meta({
+    description:
+      'Cents an open risk event holds (pending, or approved in no unpaid payout): counted neither in `pending` nor in `payable` until the event is resolved',
+  }),
 });
 
 export const Balance = z

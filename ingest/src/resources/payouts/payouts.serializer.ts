@@ -49,6 +49,13 @@ export function toBalance(partner: { id: string; payout_method: string; minimum_
     partner_id: partner.id,
     payout_method: partner.payout_method as BalanceObject['payout_method'],
     minimum_payout: partner.minimum_payout,
-    amounts: amounts.map(({ currency, pending, payable, in_payouts, paid }) => ({ currency, pending, payable, in_payouts, paid })),
+    amounts: amounts.map(({ currency, pending, payable, in_payouts, paid, on_hold }) => ({
+      currency,
+      pending,
+      payable,
+      in_payouts,
+      paid,
+      on_hold,
+    })),
   };
 }

@@ -18,6 +18,7 @@ import {
   exportBatch,
   findPayout,
   findPayoutOfCommission,
+  heldPayableSums,
   insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
@@ -117,7 +118,19 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
       upTo,
       partnerIds: input.partner_ids,
     });
-    const judged = sums.map((sum) => ({ sum, readiness: payoutReadiness(readinessFactsOf(sum)) }));
+    const held = await heldPayableSums(trx, {
+      programId: program.id,
+      programCurrency: program.currency_code,
+      upTo,
+      partnerIds: input.partner_ids,
+    });
+    const judged = [
+      ...sums.map((sum) => ({ sum, readiness: payoutReadiness(readinessFactsOf(sum)) })),
+      // A partner whose every payable commission is held gets no sum above: they are reported on hold.
+      ...held
+        .filter((h) => !sums.some((s) => s.partner_id === h.partner_id && s.currency === h.currency))
+        .map((h) => ({ sum: heldOnly(h), readiness: payoutReadiness({ ...readinessFactsOf(heldOnly(h)), held: h.amount }) })),
+    ];
     const ready = judged.filter((j) => j.readiness.ready).map((j) => j.sum);
     const made = await insertPayouts(trx, { organizationId, programId: program.id, now: new Date() }, ready);
     return { judged, made };
@@ -145,7 +158,7 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
             {
               partner_id: sum.partner_id,
               currency: sum.currency,
-              amount: sum.amount,
+              amount: readiness.reason === 'on_hold' ? readiness.held : sum.amount,
               minimum_payout: sum.minimum_payout,
               reason: readiness.reason,
             },
@@ -153,6 +166,20 @@ export async function generateProgramPayouts(db: Db, organizationId: string, inp
     ),
   };
 }
+
+/** A partner and currency of which a generation took nothing but found money held. */
+const heldOnly = (h: { partner_id: string; currency: string }): PayableSum => ({
+  partner_id: h.partner_id,
+  currency: h.currency,
+  amount: 0,
+  commission_count: 0,
+  period_start: new Date(0),
+  period_end: new Date(0),
+  minimum_payout: 0,
+  payout_method: 'none',
+  payout_details: {},
+  partner_deleted: false,
+});
 
 /** A sum a generation took, as the facts payoutReadiness reads. */
 const readinessFactsOf = (sum: PayableSum): ReadinessFacts => ({
@@ -329,15 +356,16 @@ export async function nextPayoutOf(
   const page = await listBalances(db, organizationId, partner.program_id, { partner_id: partner.id, limit: 1 });
   const balance = page.rows[0];
   if (!balance) return { balance: null, currencies: [] };
-  const verdict = (payable: number) =>
+  const verdict = (amounts: BalanceObject['amounts'][number]) =>
     payoutReadiness({
-      amount: payable,
+      amount: amounts.payable,
+      held: amounts.on_hold,
       minimum: balance.minimum_payout,
       payoutMethod: partner.payout_method,
       payoutDetails: partner.payout_details,
       partnerDeleted: false,
     });
-  return { balance, currencies: balance.amounts.map((amounts) => ({ amounts, readiness: verdict(amounts.payable) })) };
+  return { balance, currencies: balance.amounts.map((amounts) => ({ amounts, readiness: verdict(amounts) })) };
 }
 
 export interface PayoutExport {

@@ -66,7 +66,7 @@ export function registerTrackingRoutes(api: ApiBuilder, { db, store, writeClick,
     status: 201,
     errors: [401, 404, 409],
     handler: async ({ req, res, body }) => {
-      const tracked = await trackSignup(db, programs, body, mailer.kick);
+      const tracked = await trackSignup(db, programs, body, visitorOf(req), mailer.kick);
       const cookie = setReferralCookies(req, res, tracked.svcData, tracked.maxAge, body.cookie_domain);
       return { success: true, data: tracked.data, max_age: tracked.maxAge, cookie };
     },

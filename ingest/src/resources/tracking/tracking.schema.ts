@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AD_CLICK_IDS } from '../../../../script/src/ad-click-ids.js';
 import { idField, urlField } from '../../http/fields.js';
 
 /** The program's public key, as the script tag's data-key holds it; a missing or wrong one is a 401, like a wrong secret key. */
@@ -47,6 +48,20 @@ const clickHint = z
   .optional()
   .meta({ description: 'The click in the visitor’s svc_data cookie, if any; a value that is not a click id is ignored' });
 
+const AD_CLICK_ID_NAMES: ReadonlySet<string> = new Set(AD_CLICK_IDS);
+
+/**
+ * The names (never the values) of the ad click parameters the landing URL carried, for the
+ * paid-ad traffic rule (ingest/docs/risk.md). A name svc does not know is dropped, so a newer
+ * script is never refused.
+ */
+const adClickIds = z
+  .array(z.string().max(32))
+  .max(16)
+  .transform((names) => [...new Set(names.filter((n) => AD_CLICK_ID_NAMES.has(n)))])
+  .optional()
+  .meta({ description: `Names of the ad click parameters in the landing URL (${AD_CLICK_IDS.join(', ')}); never their values` });
+
 export const TrackClick = z
   .strictObject({
     key: publicKey,
@@ -55,6 +70,7 @@ export const TrackClick = z
     page: reportedUrl('The landing page (the script sends it without its query string, except the tracking parameter)'),
     referrer: reportedUrl('The referrer’s origin and path'),
     click_id: clickHint,
+    ads: adClickIds,
     cookie_domain: cookieDomain,
     v: scriptVersion,
   })

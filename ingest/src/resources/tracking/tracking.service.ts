@@ -11,6 +11,7 @@ import { findCustomerOfClick } from '../customers/customers.repository.js';
 import { convertClickToLead, type OnEmailQueued } from '../customers/customers.service.js';
 import type { ResolvedLink } from '../links/link-cache.js';
 import { resolveLinks } from '../links/links.service.js';
+import { visitorHash } from '../risk/risk-identity.js';
 import type { SignupResultObject, SvcDataObject, TrackClickInput, TrackSignupInput } from './tracking.schema.js';
 import { type Remembered, visitMemory } from './visit-memory.js';
 
@@ -87,6 +88,8 @@ async function recordVisit(
         linkId: link.id,
         page: input.page,
         referrer: input.referrer,
+        visitorHash: visitorHash(program.risk_salt, visitor.ip, visitor.userAgent),
+        adClickIds: input.ads,
       },
       visitor,
       id,
@@ -193,6 +196,7 @@ export async function trackSignup(
   db: Db,
   programs: ProgramLookup,
   input: TrackSignupInput,
+  visitor: Visitor,
   onEmailQueued?: OnEmailQueued,
 ): Promise<Tracked<SignupResultObject>> {
   const program = await programByPublicKey(programs, input.key);
@@ -202,6 +206,7 @@ export async function trackSignup(
     const customer = await convertClickToLead(
       db,
       { organizationId: program.organization_id, clickId: click.id, identifier: input.identifier },
+      { visitorHash: visitorHash(program.risk_salt, visitor.ip, visitor.userAgent) },
       onEmailQueued,
     );
     return {

@@ -20,6 +20,7 @@ import { describeRefundPlan, type RewardEffect } from '../commissions/refund-pla
 import type { FlowSource } from '../flows/flow-cache.js';
 import { shareProgramPayouts } from '../payouts/payouts.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
+import { flagRefundRate } from '../risk/risk-flags.js';
 import {
   findTransaction,
   findTransactionByCharge,
@@ -305,6 +306,7 @@ function refundLocked(db: Db, organizationId: string, id: string, refundOf: (cur
     if (refund <= 0) return current;
     const transaction = await updateTransactionRow(trx, current.id, refundedChanges(current, refund, new Date()));
     await applyRefund(trx, transaction, refund, commissions);
+    await flagRefundRate(trx, transaction);
     return transaction;
   });
 }

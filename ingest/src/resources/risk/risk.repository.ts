@@ -1,0 +1,294 @@
+import { type Insertable, type RawBuilder, type SqlBool, sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { RiskEventRow, RiskEventsTable } from '../../db/schema.js';
+
+/**
+ * Every SQL statement on risk_events, partner_browsers and risk_checks, and the one rule of what
+ * an open risk event holds (ingest/docs/risk.md#held-money).
+ */
+
+const ref = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
+
+/**
+ * Whether risk event `e` concerns commission `c`: a commission of its partner, and of its
+ * customer (`holds = 'customer'`), of a customer whose click came from its fingerprint
+ * (`'visitor'`), or any (`'partner'`). Refund entries go with their customer, as their reward does.
+ */
+function concerns(e: string, c: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${ref(e, 'partner_id')} = ${ref(c, 'partner_id')} and (
+      ${ref(e, 'holds')} = 'partner'
+      or (${ref(e, 'holds')} = 'customer' and ${ref(e, 'customer_id')} = ${ref(c, 'customer_id')})
+      or (${ref(e, 'holds')} = 'visitor' and exists (
+            select 1 from customers hc join clicks hk on hk.id = hc.click_id
+             where hc.id = ${ref(c, 'customer_id')} and hk.visitor_hash = ${ref(e, 'visitor_hash')}))))`;
+}
+
+/**
+ * Whether commission `alias` is held: an open risk event concerns it. The approval job, payout
+ * generation and balances read this, so a held commission is never approved by the job and
+ * never paid while its event is open. The partner's open events come first (an index of open
+ * events by partner), so a partner with none costs one index probe.
+ */
+export function isHeld(alias: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from risk_events held_by
+                               where held_by.partner_id = ${ref(alias, 'partner_id')} and held_by.status = 'open'
+                                 and ${concerns('held_by', alias)})`;
+}
+
+/** What the rules read of a program: its settings and its fingerprint key. */
+export function findProgramRisk(db: Db, programId: string) {
+  return db.selectFrom('programs').select(['id', 'risk_rules', 'risk_salt']).where('id', '=', programId).executeTakeFirst();
+}
+
+/** Stores a program's risk rules (every field: what it shows from now on). */
+export async function saveProgramRules(db: Db, programId: string, rules: unknown): Promise<void> {
+  await db
+    .updateTable('programs')
+    .set({ risk_rules: JSON.stringify(rules), updated_at: new Date() })
+    .where('id', '=', programId)
+    .execute();
+}
+
+/** New risk events; one whose (program, dedupe_key) was flagged before is not made again. Answers the ones made. */
+export async function insertRiskEvents(db: Db, rows: Insertable<RiskEventsTable>[]): Promise<RiskEventRow[]> {
+  if (rows.length === 0) return [];
+  return db
+    .insertInto('risk_events')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['program_id', 'dedupe_key']).doNothing())
+    .returningAll()
+    .execute();
+}
+
+export interface RiskEventFilters {
+  programId?: string;
+  partnerId?: string;
+  rule?: string;
+  status?: string;
+}
+
+/** Risk events of an organization, filtered. */
+export function selectRiskEventList(db: Db, organizationId: string, f: RiskEventFilters) {
+  let query = db.selectFrom('risk_events').selectAll().where('organization_id', '=', organizationId);
+  if (f.programId) query = query.where('program_id', '=', f.programId);
+  if (f.partnerId) query = query.where('partner_id', '=', f.partnerId);
+  if (f.rule) query = query.where('rule', '=', f.rule);
+  if (f.status) query = query.where('status', '=', f.status as RiskEventRow['status']);
+  return query;
+}
+
+export function findRiskEvent(db: Db, organizationId: string, id: string, forUpdate = false): Promise<RiskEventRow | undefined> {
+  let query = db.selectFrom('risk_events').selectAll().where('organization_id', '=', organizationId).where('id', '=', id);
+  if (forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/** The open events of a partner, locked (a ban resolves them all). */
+export function lockOpenEventsOfPartner(db: Db, partnerId: string): Promise<RiskEventRow[]> {
+  return db
+    .selectFrom('risk_events')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('status', '=', 'open')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
+export function resolveRiskEventRows(
+  db: Db,
+  ids: string[],
+  r: { resolution: string; reason: string | null; now: Date },
+): Promise<RiskEventRow[]> {
+  return db
+    .updateTable('risk_events')
+    .set({ status: 'resolved', resolution: r.resolution, resolution_reason: r.reason, resolved_at: r.now, updated_at: r.now })
+    .where('id', 'in', ids)
+    .where('status', '=', 'open')
+    .returningAll()
+    .execute();
+}
+
+/**
+ * The reward commissions an event concerns that a rejection may still take back: pending or
+ * approved, live, and in no payout. Refund entries follow their reward.
+ */
+export async function heldRewardIds(db: Db, event: RiskEventRow): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select c.id from commissions c, (select ${event.partner_id}::text as partner_id, ${event.holds}::text as holds,
+                                            ${event.customer_id}::text as customer_id, ${event.visitor_hash}::text as visitor_hash) e
+     where c.partner_id = ${event.partner_id} and c.type = 'reward' and c.status in ('pending', 'approved') and c.deleted_at is null
+       and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
+       and ${concerns('e', 'c')}
+     order by c.id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** The partner's pending reward commissions (a ban rejects them all). */
+export async function pendingRewardIds(db: Db, partnerId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select id from commissions
+     where partner_id = ${partnerId} and type = 'reward' and status = 'pending' and deleted_at is null
+     order by id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** Per partner and currency, what open risk events hold: pending, and approved in no payout (refund entries netting). */
+export async function heldSums(
+  db: Db,
+  partnerIds: string[],
+  programCurrency: string,
+): Promise<{ partner_id: string; currency: string; on_hold: number }[]> {
+  if (partnerIds.length === 0) return [];
+  const { rows } = await sql<{ partner_id: string; currency: string; on_hold: number }>`
+    select c.partner_id, coalesce(c.currency, ${programCurrency}) as currency, sum(c.amount)::int8 as on_hold
+      from commissions c
+     where c.partner_id = any(${partnerIds}::text[]) and c.deleted_at is null and c.status in ('pending', 'approved')
+       and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
+       and ${isHeld('c')}
+     group by 1, 2
+     order by 1, 2`.execute(db);
+  return rows.map((r) => ({ ...r, on_hold: Number(r.on_hold) }));
+}
+
+/** Per open event, the money it holds now (pending, or approved in no unpaid payout), per currency. */
+export async function moneyHeldByEvents(
+  db: Db,
+  eventIds: string[],
+): Promise<{ event_id: string; currency: string; amount: number; commissions: number }[]> {
+  if (eventIds.length === 0) return [];
+  const { rows } = await sql<{ event_id: string; currency: string; amount: string; commissions: number }>`
+    select e.id as event_id, coalesce(c.currency, p.currency_code) as currency, sum(c.amount)::int8 as amount, count(*)::int as commissions
+      from risk_events e join programs p on p.id = e.program_id join commissions c on c.partner_id = e.partner_id
+     where e.id = any(${eventIds}::text[]) and e.status = 'open'
+       and c.deleted_at is null and c.status in ('pending', 'approved')
+       and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
+       and ${concerns('e', 'c')}
+     group by 1, 2
+     order by 1, 2`.execute(db);
+  return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
+}
+
+/** Live partners of the program other than this one paid into `account`. */
+export async function findPartnersPaidInto(db: Db, programId: string, account: string, exceptPartnerId: string) {
+  return db
+    .selectFrom('partners')
+    .select(['id', 'email'])
+    .where('program_id', '=', programId)
+    .where('payout_account', '=', account)
+    .where('deleted_at', 'is', null)
+    .where('id', '!=', exceptPartnerId)
+    .orderBy('id')
+    .execute();
+}
+
+/** Whether the partner's portal sessions came from any of these fingerprints. */
+export async function partnerBrowserMatches(db: Db, partnerId: string, hashes: string[]): Promise<boolean> {
+  if (hashes.length === 0) return false;
+  const found = await db
+    .selectFrom('partner_browsers')
+    .select('visitor_hash')
+    .where('partner_id', '=', partnerId)
+    .where('visitor_hash', 'in', hashes)
+    .executeTakeFirst();
+  return found !== undefined;
+}
+
+/** Remembers a browser the partner's portal session came from; a known one is touched at most hourly. */
+export async function rememberPartnerBrowser(db: Db, b: { partnerId: string; programId: string; visitorHash: string; now: Date }) {
+  await sql`
+    insert into partner_browsers (partner_id, visitor_hash, program_id, last_seen_at)
+    values (${b.partnerId}, ${b.visitorHash}, ${b.programId}, ${b.now})
+    on conflict (partner_id, visitor_hash) do update set last_seen_at = excluded.last_seen_at
+     where partner_browsers.last_seen_at < excluded.last_seen_at - interval '1 hour'`.execute(db);
+}
+
+/** A click's fingerprint, ad click ids and referrer, as the customer rules read them. */
+export function findClickSignals(db: Db, clickId: string) {
+  return db.selectFrom('clicks').select(['id', 'visitor_hash', 'ad_click_ids', 'referrer']).where('id', '=', clickId).executeTakeFirst();
+}
+
+/** A partner's revenue, refunded revenue and payments made since `since` (their transactions_partner_created index). */
+export async function refundFigures(db: Db, partnerId: string, since: Date) {
+  const { rows } = await sql<{ payments: number; revenue: string; refunded: string; currency: string }>`
+    select count(*)::int as payments, coalesce(sum(amount), 0)::int8 as revenue, coalesce(sum(refunded_amount), 0)::int8 as refunded, currency
+      from transactions
+     where partner_id = ${partnerId} and created_at > ${since} and deleted_at is null
+     group by currency`.execute(db);
+  return rows.map((r) => ({ currency: r.currency, payments: r.payments, revenue: Number(r.revenue), refunded: Number(r.refunded) }));
+}
+
+/** Every program, with what the click check reads of it. */
+export function programsToCheck(db: Db) {
+  return db.selectFrom('programs').select(['id', 'organization_id', 'risk_rules']).orderBy('id').execute();
+}
+
+/** Partners whose payout account was never normalised (saved before migration 0017), locked. */
+export function partnersWithoutPayoutAccount(db: Db, limit: number) {
+  return db
+    .selectFrom('partners')
+    .select(['id', 'payout_method', 'payout_details'])
+    .where('payout_account', 'is', null)
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+/** Sets a partner's normalised payout account ('' for none); answers the partner. */
+export function setPayoutAccount(db: Db, partnerId: string, account: string) {
+  return db.updateTable('partners').set({ payout_account: account }).where('id', '=', partnerId).returningAll().executeTakeFirst();
+}
+
+/** Claims the program's click check for this run (another process's run skips it), and says how far it got. */
+export async function claimClickCheck(db: Db, programId: string, now: Date): Promise<Date | undefined> {
+  await sql`insert into risk_checks (program_id, clicks_checked_until) values (${programId}, ${now}) on conflict do nothing`.execute(db);
+  const row = await sql<{ clicks_checked_until: Date }>`
+    select clicks_checked_until from risk_checks where program_id = ${programId} for update skip locked`.execute(db);
+  return row.rows[0] ? new Date(row.rows[0].clicks_checked_until) : undefined;
+}
+
+export async function setClickCheck(db: Db, programId: string, until: Date): Promise<void> {
+  await sql`update risk_checks set clicks_checked_until = ${until} where program_id = ${programId}`.execute(db);
+}
+
+/** One browser that clicked one partner's links more than `limit` times within an hour. */
+export interface FloodedVisitor {
+  partner_id: string;
+  visitor_hash: string;
+  /** The most clicks of the pair in any hour ending at one of its new clicks. */
+  clicks_in_hour: number;
+  /** The first new click that went over the limit. */
+  first_click_id: string;
+  first_click_at: Date;
+  /** How many of the new clicks were over the limit. */
+  extra_clicks: number;
+}
+
+/**
+ * The browsers that clicked one partner's links more than `limit` times in an hour, among the
+ * program's clicks made in (from, to]: each such click is counted with the pair's clicks of the
+ * hour before it (clicks_program_created, then clicks_partner_created).
+ */
+export async function floodedVisitors(db: Db, programId: string, from: Date, to: Date, limit: number): Promise<FloodedVisitor[]> {
+  const { rows } = await sql<FloodedVisitor>`
+    with pairs as (
+      select distinct partner_id, visitor_hash from clicks
+       where program_id = ${programId} and created_at > ${from} and created_at <= ${to} and visitor_hash is not null
+    ), counted as (
+      select k.partner_id, k.visitor_hash, k.id, k.created_at,
+             count(*) over (partition by k.partner_id, k.visitor_hash order by k.created_at
+                            range between interval '1 hour' preceding and current row) as in_hour
+        from clicks k join pairs p on p.partner_id = k.partner_id and p.visitor_hash = k.visitor_hash
+       where k.created_at > ${from}::timestamptz - interval '1 hour' and k.created_at <= ${to}
+    )
+    select partner_id, visitor_hash, max(in_hour)::int as clicks_in_hour,
+           (array_agg(id order by created_at, id))[1] as first_click_id, min(created_at) as first_click_at,
+           count(*)::int as extra_clicks
+      from counted
+     where created_at > ${from} and in_hour > ${limit}
+     group by partner_id, visitor_hash
+     order by partner_id, visitor_hash`.execute(db);
+  return rows.map((r) => ({ ...r, first_click_at: new Date(r.first_click_at) }));
+}
