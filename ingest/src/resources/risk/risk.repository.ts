@@ -243,7 +243,9 @@ export function setPayoutAccount(db: Db, partnerId: string, account: string) {
 
 /** Claims the program's click check for this run (another process's run skips it), and says how far it got. */
 export async function claimClickCheck(db: Db, programId: string, now: Date): Promise<Date | undefined> {
-  await sql`insert into risk_checks (program_id, clicks_checked_until) values (${programId}, ${now}) on conflict do nothing`.execute(db);
+  // A program checked for the first time looks back one hour: the window of the rule.
+  await sql`insert into risk_checks (program_id, clicks_checked_until)
+            values (${programId}, ${now}::timestamptz - interval '1 hour') on conflict do nothing`.execute(db);
   const row = await sql<{ clicks_checked_until: Date }>`
     select clicks_checked_until from risk_checks where program_id = ${programId} for update skip locked`.execute(db);
   return row.rows[0] ? new Date(row.rows[0].clicks_checked_until) : undefined;

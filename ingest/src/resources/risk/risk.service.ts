@@ -115,7 +115,7 @@ export async function resolveRiskEvent(db: Db, organizationId: string, id: strin
 
 /** A program's risk rules, every field (defaults filled in). */
 export async function programRules(db: Db, organizationId: string, programId: string): Promise<RiskRuleSettings> {
-  const program = await requireProgram(db, organizationId, programId, 'program_id');
+  const program = await requireProgram(db, organizationId, programId);
   return rulesOf(program);
 }
 
@@ -126,7 +126,7 @@ export async function changeProgramRules(
   programId: string,
   changes: RiskRuleChanges,
 ): Promise<RiskRuleSettings> {
-  const program = await requireProgram(db, organizationId, programId, 'program_id');
+  const program = await requireProgram(db, organizationId, programId);
   const next = changedRules(rulesOf(program), changes);
   await saveProgramRules(db, program.id, next);
   return next;

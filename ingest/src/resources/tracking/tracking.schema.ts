@@ -48,17 +48,15 @@ const clickHint = z
   .optional()
   .meta({ description: 'The click in the visitor’s svc_data cookie, if any; a value that is not a click id is ignored' });
 
-const AD_CLICK_ID_NAMES: ReadonlySet<string> = new Set(AD_CLICK_IDS);
-
 /**
  * The names (never the values) of the ad click parameters the landing URL carried, for the
- * paid-ad traffic rule (ingest/docs/risk.md). A name svc does not know is dropped, so a newer
- * script is never refused.
+ * paid-ad traffic rule (ingest/docs/risk.md), kept in the list's order. A name svc does not know
+ * is dropped, so a newer script is never refused.
  */
 const adClickIds = z
   .array(z.string().max(32))
   .max(16)
-  .transform((names) => [...new Set(names.filter((n) => AD_CLICK_ID_NAMES.has(n)))])
+  .transform((names) => AD_CLICK_IDS.filter((known) => names.includes(known)))
   .optional()
   .meta({ description: `Names of the ad click parameters in the landing URL (${AD_CLICK_IDS.join(', ')}); never their values` });
 
