@@ -98,6 +98,7 @@ type Kind =
   | 'webhookEndpoint'
   | 'event'
   | 'payout'
+  | 'riskEvent'
   | 'publicKey';
 
 /** The id prefixes the service gives out (ids.ts), and the public key's. */
@@ -141,6 +142,11 @@ async function makeGraph(t: TestApp): Promise<Graph> {
   expect(approved.status, JSON.stringify(approved.body)).toBe(201);
   const generated = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: org.program_id });
   expect(generated.status, JSON.stringify(generated.body)).toBe(201);
+  // A risk event: a customer signed up with the e-mail of a partner of their own (self-referral).
+  const flagged = await createPartner(t, org);
+  await createCustomer(t, org, flagged, { email: flagged.email });
+  const risk = await t.request.get('/v1/risk-events').set(org.auth).query({ partner_id: flagged.id });
+  expect(risk.body.data, 'the risk event of the graph').toHaveLength(1);
   const endpoint = await t.request.post('/v1/webhook-endpoints').set(org.auth).send({ url: 'https://hooks.example.com/fuzz' });
   expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
   const events = await t.request.get('/v1/events').set(org.auth).query({ type: 'partner.created', limit: 100 });
@@ -168,6 +174,7 @@ async function makeGraph(t: TestApp): Promise<Graph> {
     webhookEndpoint: endpoint.body.data[0].id,
     event: partnerCreated.id,
     payout: generated.body.data.payouts[0].id,
+    riskEvent: risk.body.data[0].id,
     publicKey: org.public_key,
   };
   const kindOf = new Map<string, Kind>(Object.entries(ids).map(([k, v]) => [v, k as Kind]));
@@ -201,6 +208,14 @@ const BASELINES: Record<string, (g: Graph) => Baseline> = {
   'PUT /v1/programs/{id}': (g) => ({
     params: { id: g.ids.program },
     body: { product_name: 'Renamed', payout_methods: ['paypal'], cookie_duration: 60 },
+  }),
+  'GET /v1/risk-events': (g) => ({ query: { program_id: g.ids.program, status: 'open', rule: 'self_referral' } }),
+  'GET /v1/risk-events/{id}': (g) => ({ params: { id: g.ids.riskEvent } }),
+  'POST /v1/risk-events/{id}/resolve': (g) => ({ params: { id: g.ids.riskEvent }, body: { action: 'dismiss', reason: 'Checked' } }),
+  'GET /v1/programs/{id}/risk-rules': (g) => ({ params: { id: g.ids.program } }),
+  'PUT /v1/programs/{id}/risk-rules': (g) => ({
+    params: { id: g.ids.program },
+    body: { click_flooding: { max_clicks_per_hour: 30 }, banned_referral_source: { hosts: ['coupons.example'] } },
   }),
   'GET /v1/groups': (g) => ({ query: { program_id: g.ids.program } }),
   'POST /v1/groups': (g) => ({ body: { program_id: g.ids.program, name: 'Gold', description: 'Top partners' } }),

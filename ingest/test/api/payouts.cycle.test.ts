@@ -62,7 +62,7 @@ describe('the money cycle: clicks → customers → payments → approvals → p
     // A refund after payout: the paid commission keeps its status and gets an approved refund entry.
     expect((await api.put(`/v1/transactions/${payments[0].id}/refund`).set(org.auth).send({})).status).toBe(200);
     const balance = (await api.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: alice.id })).body.data[0];
-    expect(balance.amounts).toEqual([{ currency: 'USD', pending: 0, payable: -1000, in_payouts: 0, paid: 3000 }]);
+    expect(balance.amounts).toEqual([{ currency: 'USD', pending: 0, payable: -1000, in_payouts: 0, paid: 3000, on_hold: 0 }]);
 
     // The next payment's commission, less the refund entry, is the next payout.
     await createTransaction(t, org, customer, { amount: 10_000 });

@@ -135,7 +135,7 @@ describe('payouts', () => {
       partner_id: alice.id,
       payout_method: 'paypal',
       minimum_payout: 0,
-      amounts: [{ currency: 'USD', pending: 700, payable: 1000, in_payouts: 0, paid: 2000 }],
+      amounts: [{ currency: 'USD', pending: 700, payable: 1000, in_payouts: 0, paid: 2000, on_hold: 0 }],
     });
     expect((await balanceOf(idle)).amounts).toEqual([]);
 

