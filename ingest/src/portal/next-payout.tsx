@@ -7,7 +7,9 @@ import { payoutLabel } from './partner-fields.js';
 /**
  * A partner's next payout in one currency, in words, on the portal's home and referrals pages:
  * the verdict of payoutReadiness (payouts/payout-readiness.ts, the rule generation follows), then
- * what is already on its way and what waits for approval. Words only: no rule is decided here.
+ * what is already on its way, what waits for approval and what is under review (held: the
+ * balance's `on_hold`, ingest/docs/partner-portal.md#earnings-under-review). Words only: no rule is
+ * decided here.
  */
 export function NextPayoutLine({
   ctx,
@@ -24,6 +26,9 @@ export function NextPayoutLine({
       <Verdict ctx={ctx} currency={amounts.currency} readiness={readiness} />
       {amounts.in_payouts > 0 ? ` ${m(amounts.in_payouts)} is in a payout on its way to you.` : null}
       {amounts.pending > 0 ? ` ${m(amounts.pending)} is waiting for approval.` : null}
+      {amounts.on_hold > 0 && !(!readiness.ready && readiness.reason === 'on_hold')
+        ? ` ${m(amounts.on_hold)} is under review: it is paid once the review is done.`
+        : null}
     </>
   );
 }
@@ -60,7 +65,17 @@ function Verdict({ ctx, currency, readiness }: { ctx: PortalContext; currency: s
       );
     case 'nothing_owed':
       return <>Nothing to pay for now.</>;
+    case 'on_hold':
+      // The partner learns that a review holds the money, never why (no rule, no evidence).
+      return <>Your earnings of {m(readiness.held)} are under review: they will be paid after the review.</>;
     case 'partner_deleted':
       return <>You are no longer a partner of {ctx.program.name}: no payout is made.</>;
+    default:
+      return unsaid(readiness);
   }
+}
+
+/** A reason without words here fails the type check (a new reason of payoutReadiness must be said). */
+function unsaid(readiness: never): never {
+  throw new Error(`No words for the payout readiness ${JSON.stringify(readiness)}`);
 }

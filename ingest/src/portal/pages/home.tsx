@@ -19,12 +19,14 @@ import { statsOf } from '../../resources/stats/stats.service.js';
 import type { PortalContext, PortalContextOf } from '../context.js';
 import { PortalCsrf, PortalLayout } from '../layout.js';
 import { NextPayoutLine } from '../next-payout.js';
+import { UnderReviewNote } from '../under-review.js';
 
 /**
  * The partner's home in the portal (ingest/docs/partner-portal.md): their links with copy buttons,
  * a link builder for any page of the merchant's site (a GET form: it works without JavaScript),
  * their first link when they have none, their figures for a period (the stats API's, narrowed to
- * them) with the chart, and their balance with what the next payout will bring.
+ * them) with the chart, and their balance with what the next payout will bring and what is under
+ * review.
  */
 
 export const homeNotices: Record<string, string> = {
@@ -484,8 +486,10 @@ function ResultsSection({
 function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }) {
   const { balance } = next;
   const amounts = balance?.amounts ?? [];
-  const money = (field: 'pending' | 'payable' | 'in_payouts' | 'paid') => (a: (typeof amounts)[number]) =>
+  const money = (field: 'pending' | 'payable' | 'in_payouts' | 'paid' | 'on_hold') => (a: (typeof amounts)[number]) =>
     formatMoney(a[field], a.currency);
+  // Held money is apart from pending and approved (the balance's on_hold): a column of its own, while there is some.
+  const reviewed = amounts.some((a) => a.on_hold > 0);
   return (
     <section aria-labelledby="earnings-title">
       <h2 id="earnings-title">Your earnings</h2>
@@ -496,6 +500,7 @@ function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }
         </p>
       ) : (
         <>
+          <UnderReviewNote amounts={amounts} currency={ctx.program.currency_code} />
           <p class="hint">All time, per currency.</p>
           <DataTable
             caption="Your commissions by status"
@@ -505,12 +510,14 @@ function EarningsSection({ ctx, next }: { ctx: PortalContext; next: NextPayout }
               { head: 'Currency', cell: (a) => a.currency },
               { head: 'Pending', numeric: true, cell: money('pending') },
               { head: 'Approved', numeric: true, cell: money('payable') },
+              ...(reviewed ? [{ head: 'Under review', numeric: true, cell: money('on_hold') }] : []),
               { head: 'In payouts', numeric: true, cell: money('in_payouts') },
               { head: 'Paid', numeric: true, cell: money('paid') },
             ]}
           />
           <p class="hint">
-            Pending: not approved yet (a refund can still cancel it). Approved: ready for the next payout. In payouts: on its way to you.
+            Pending: not approved yet (a refund can still cancel it). Approved: ready for the next payout.
+            {reviewed ? ' Under review: paid once the review is done.' : ''} In payouts: on its way to you.
           </p>
           <h3>Next payout</h3>
           <ul class="next-payout">

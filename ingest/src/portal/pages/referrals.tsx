@@ -30,6 +30,7 @@ import { notFoundPage, type PortalContext, type PortalContextOf } from '../conte
 import { PortalLayout } from '../layout.js';
 import { NextPayoutLine } from '../next-payout.js';
 import { detailLabel, payoutLabel } from '../partner-fields.js';
+import { UnderReviewNote } from '../under-review.js';
 
 /**
  * The partner's referrals (ingest/docs/partner-portal.md): what they are owed next, their customers
@@ -212,6 +213,7 @@ function ReferralsPage(props: {
 
       <section aria-labelledby="commissions-title" id="commissions">
         <h2 id="commissions-title">Commissions</h2>
+        <UnderReviewNote amounts={next.balance?.amounts ?? []} currency={program.currency_code} />
         <CommissionsTable
           ctx={ctx}
           caption="Your commissions, newest first"
@@ -343,6 +345,7 @@ function NextPayoutSection({ ctx, next }: { ctx: PortalContext; next: NextPayout
               <Figures>
                 <Figure label="Payable" value={m(a.payable)} hint={minimum > 0 ? `payouts start at ${m(minimum)}` : 'no minimum'} />
                 <Figure label="Waiting for approval" value={m(a.pending)} />
+                {a.on_hold > 0 ? <Figure label="Under review" value={m(a.on_hold)} hint="paid once the review is done" /> : null}
                 <Figure label="In payouts on their way" value={m(a.in_payouts)} />
                 <Figure label="Paid to you" value={m(a.paid)} />
               </Figures>
