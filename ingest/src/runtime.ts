@@ -9,6 +9,7 @@ import { createMetrics } from './metrics/metrics.js';
 import { startApprovalJob } from './resources/commissions/approval-job.js';
 import { purgeOldEvents } from './resources/events/events.service.js';
 import { purgeExpiredPartnerAccess } from './resources/partner-access/partner-access.service.js';
+import { forgetOldPartnerBrowsers } from './resources/risk/risk-flags.js';
 import { startRiskJob } from './resources/risk/risk-job.js';
 import { forgetStaleWaitingEvents } from './resources/stripe/stripe.service.js';
 import { hashNewPasswordsCheaply } from './resources/users/passwords.js';
@@ -79,7 +80,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     Promise.all([purgeOldDeliveries(db), purgeOldEvents(db)]).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging old events and webhook deliveries failed; will retry'),
     );
-    Promise.all([purgeExpiredSessions(db), purgeExpiredPartnerAccess(db)]).catch((err) =>
+    Promise.all([purgeExpiredSessions(db), purgeExpiredPartnerAccess(db), forgetOldPartnerBrowsers(db)]).catch((err) =>
       logger.warn({ reason: (err as Error).message }, 'purging expired dashboard and portal sessions failed; will retry'),
     );
   }, PURGE_INTERVAL_MS);

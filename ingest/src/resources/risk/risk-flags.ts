@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { CustomerRow, PartnerRow, RiskEventRow, RiskEventsTable, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
 import {
+  deleteOldPartnerBrowsers,
   findClickSignals,
   findPartnersPaidInto,
   findProgramRisk,
@@ -189,6 +190,12 @@ export async function flagRefundRate(trx: Db, transaction: TransactionRow): Prom
     ),
   ]);
 }
+
+/** How long the browser of a partner's portal session is remembered after its last use. */
+const PARTNER_BROWSER_DAYS = 90;
+
+/** Forgets the browsers partners have not used their portal from for PARTNER_BROWSER_DAYS. */
+export const forgetOldPartnerBrowsers = (db: Db) => deleteOldPartnerBrowsers(db, new Date(Date.now() - PARTNER_BROWSER_DAYS * 86_400_000));
 
 /** Remembers the browser of a partner's portal session (its fingerprint only), for the self-referral rule. */
 export async function rememberPortalBrowser(db: Db, partner: Pick<PartnerRow, 'id' | 'program_id'>, visitorHash: string | null) {

@@ -203,6 +203,11 @@ export async function rememberPartnerBrowser(db: Db, b: { partnerId: string; pro
      where partner_browsers.last_seen_at < excluded.last_seen_at - interval '1 hour'`.execute(db);
 }
 
+/** Forgets the browsers of portal sessions not seen since `before`. */
+export async function deleteOldPartnerBrowsers(db: Db, before: Date): Promise<void> {
+  await db.deleteFrom('partner_browsers').where('last_seen_at', '<', before).execute();
+}
+
 /** A click's fingerprint, ad click ids and referrer, as the customer rules read them. */
 export function findClickSignals(db: Db, clickId: string) {
   return db.selectFrom('clicks').select(['id', 'visitor_hash', 'ad_click_ids', 'referrer']).where('id', '=', clickId).executeTakeFirst();
