@@ -390,6 +390,7 @@ function resourceKind(path: string): Kind {
     'webhook-endpoints': 'webhookEndpoint',
     events: 'event',
     payouts: 'payout',
+    'risk-events': 'riskEvent',
   };
   return kinds[segment];
 }
