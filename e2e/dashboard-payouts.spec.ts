@@ -50,9 +50,9 @@ test('generates payouts, downloads the PayPal file and marks the payout paid', a
   // What the partner is owed, as the balances API says.
   await page.getByRole('navigation', { name: 'Payouts views' }).getByRole('link', { name: 'Balances' }).click();
   const [balance] = await listOf<Balance>(api, `/v1/programs/${program.id}/balances`);
-  expect(balance.amounts).toEqual([{ currency: 'USD', pending: 0, payable: 4000, in_payouts: 0, paid: 0 }]);
+  expect(balance.amounts).toEqual([{ currency: 'USD', pending: 0, payable: 4000, in_payouts: 0, paid: 0, on_hold: 0 }]);
   const row = page.getByRole('row', { name: new RegExp(name) });
-  await expect(row.getByRole('cell')).toHaveText(['paypal', '$0.00', 'USD', '$0.00', '$40.00', '$0.00', '$0.00']);
+  await expect(row.getByRole('cell')).toHaveText(['paypal', '$0.00', 'USD', '$0.00', '$40.00', '$0.00', '$0.00', '$0.00']);
 
   // Generate: one payout, nobody left out.
   await page.locator('summary', { hasText: 'Generate payouts' }).click();

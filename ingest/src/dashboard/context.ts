@@ -7,7 +7,16 @@ import type { SignedInUser } from '../resources/users/users.service.js';
  * that registers them, so that no page module imports its own importer (ingest/README.md#how-to-add-a-dashboard-or-portal-page).
  */
 
-export type Section = 'overview' | 'partners' | 'customers' | 'transactions' | 'commissions' | 'payouts' | 'settings' | 'integrations';
+export type Section =
+  | 'overview'
+  | 'partners'
+  | 'customers'
+  | 'transactions'
+  | 'commissions'
+  | 'payouts'
+  | 'risk'
+  | 'settings'
+  | 'integrations';
 
 /** What every signed-in page knows: who is looking, their programs, which one and which section. */
 export interface PageContext {
@@ -22,6 +31,8 @@ export interface PageContext {
   publicUrl: string;
   /** How many partners of each program wait for review, for the navigation's count. */
   pendingPartners?: ReadonlyMap<string, number>;
+  /** How many open risk events the program of the URL has, for the navigation's count (ingest/docs/dashboard.md#risk). */
+  openRiskEvents?: number;
 }
 
 /** A page of one program (`/dashboard/programs/:programId/…`): its program is always there. */

@@ -9,6 +9,7 @@ import { fromThisOrigin } from '../pages/form-origin.js';
 import { pagePolicy, sendPage } from '../pages/render.js';
 import { partnersAwaitingReview } from '../resources/partners/partners.service.js';
 import { listPrograms } from '../resources/programs/programs.service.js';
+import { openRiskEventCount } from '../resources/risk/risk.service.js';
 import { checkCredentials, closeSession, openSession } from '../resources/users/users.service.js';
 import type { RateLimiter } from '../store/index.js';
 import { type ContextOf, type PageContext, programPath, type Section } from './context.js';
@@ -22,11 +23,13 @@ import { registerWebhookPages, webhookNotices } from './pages/integrations-webho
 import { registerOverviewPages } from './pages/overview.js';
 import { partnerNotices, registerPartnerPages } from './pages/partners.js';
 import { payoutNotices, registerPayoutsPages } from './pages/payouts.js';
+import { registerRiskPages, riskNotices } from './pages/risk.js';
 import { registerSettingsPages, settingsNotices } from './pages/settings.js';
 import { BRANDING_PATH, brandingFormBody, brandingNotices, registerBrandingPages } from './pages/settings-branding.js';
 import { codeNotices, registerCodePages } from './pages/settings-codes.js';
 import { flowNotices, registerFlowPages } from './pages/settings-flows.js';
 import { groupNotices, registerGroupPages } from './pages/settings-groups.js';
+import { registerRiskRulePages, riskRuleNotices } from './pages/settings-risk.js';
 import { SignInPage } from './pages/sign-in.js';
 import { registerTransactionsPages, transactionNotices } from './pages/transactions.js';
 import {
@@ -62,11 +65,13 @@ const NOTICES: Record<string, string> = {
   ...transactionNotices,
   ...commissionNotices,
   ...payoutNotices,
+  ...riskNotices,
   ...settingsNotices,
   ...flowNotices,
   ...groupNotices,
   ...codeNotices,
   ...brandingNotices,
+  ...riskRuleNotices,
   ...integrationNotices,
   ...stripeNotices,
   ...webhookNotices,
@@ -153,18 +158,20 @@ export function dashboardRouter(deps: AppDeps): Router {
 
   async function pageContext(res: Response, section: Section | null, programId?: string): Promise<PageContext> {
     const user = userOf(res);
-    // A program's page counts its partners awaiting review for the navigation, in one query beside
-    // the programs' (ingest/docs/dashboard.md#pending-partners-in-the-navigation).
-    const [{ rows: programs }, pendingPartners] = await Promise.all([
+    // A program's page counts its partners awaiting review and its open risk events for the
+    // navigation, one query each beside the programs' (ingest/docs/dashboard.md#pending-partners-in-the-navigation,
+    // ingest/docs/dashboard.md#risk).
+    const [{ rows: programs }, pendingPartners, openRiskEvents] = await Promise.all([
       listPrograms(db, user.organization_id, { limit: 100, order: 'asc' }),
       programId === undefined ? undefined : partnersAwaitingReview(db, user.organization_id),
+      programId === undefined ? undefined : openRiskEventCount(db, user.organization_id, programId),
     ]);
     // A page of the organization (integrations) keeps the first program's links in the header.
     const program = programId === undefined ? (programs[0] ?? null) : (programs.find((p) => p.id === programId) ?? null);
     if (programId !== undefined && !program) throw notFoundPage();
     const code = res.req.query.notice;
     const notice = typeof code === 'string' && Object.hasOwn(NOTICES, code) ? NOTICES[code] : null;
-    return { user, programs, program, section, notice, publicUrl: deps.config.publicUrl, pendingPartners };
+    return { user, programs, program, section, notice, publicUrl: deps.config.publicUrl, pendingPartners, openRiskEvents };
   }
   const contextOf = pageContext as ContextOf;
 
@@ -181,11 +188,13 @@ export function dashboardRouter(deps: AppDeps): Router {
   registerTransactionsPages(signedIn, deps, contextOf);
   registerCommissionPages(signedIn, deps, contextOf);
   registerPayoutsPages(signedIn, deps, contextOf);
+  registerRiskPages(signedIn, deps, contextOf);
   registerSettingsPages(signedIn, deps, contextOf);
   registerFlowPages(signedIn, deps, contextOf);
   registerGroupPages(signedIn, deps, contextOf);
   registerCodePages(signedIn, deps, contextOf);
   registerBrandingPages(signedIn, deps, contextOf);
+  registerRiskRulePages(signedIn, deps, contextOf);
   registerIntegrationPages(signedIn, deps, contextOf);
   registerStripePages(signedIn, deps, contextOf);
   registerWebhookPages(signedIn, deps, contextOf);

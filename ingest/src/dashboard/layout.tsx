@@ -51,7 +51,7 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
               </NavLink>
               <NavLink href={programPath(program, '/partners')} current={section === 'partners'}>
                 Partners
-                <AwaitingReview count={ctx.pendingPartners?.get(program.id) ?? 0} />
+                <NavCount count={ctx.pendingPartners?.get(program.id) ?? 0} words={(n) => `partner${n === 1 ? '' : 's'} awaiting review`} />
               </NavLink>
               <NavLink href={programPath(program, '/customers')} current={section === 'customers'}>
                 Customers
@@ -64,6 +64,10 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
               </NavLink>
               <NavLink href={programPath(program, '/payouts')} current={section === 'payouts'}>
                 Payouts
+              </NavLink>
+              <NavLink href={programPath(program, '/risk')} current={section === 'risk'}>
+                Risk
+                <NavCount count={ctx.openRiskEvents ?? 0} words={(n) => `open risk event${n === 1 ? '' : 's'}`} />
               </NavLink>
               <NavLink href={programPath(program, '/settings')} current={section === 'settings'}>
                 Settings
@@ -92,11 +96,13 @@ export function Layout({ ctx, title, children }: { ctx: PageContext; title: stri
 }
 
 /**
- * The partners awaiting review as a badge beside "Partners" (partnersAwaitingReview, counted for
- * program pages by the router's contextOf: ingest/docs/dashboard.md#pending-partners-in-the-navigation);
- * read by screen readers as words, not as a bare number.
+ * A count beside a section's name in the navigation, read by screen readers as words, not as a
+ * bare number: the partners awaiting review beside "Partners" (partnersAwaitingReview:
+ * ingest/docs/dashboard.md#pending-partners-in-the-navigation) and the open risk events beside
+ * "Risk" (openRiskEventCount: ingest/docs/dashboard.md#risk), both counted for program pages by
+ * the router's contextOf.
  */
-function AwaitingReview({ count: n }: { count: number }) {
+function NavCount({ count: n, words }: { count: number; words: (n: number) => string }) {
   if (n <= 0) return null;
   return (
     <>
@@ -104,7 +110,7 @@ function AwaitingReview({ count: n }: { count: number }) {
       <span class="nav-count" aria-hidden="true">
         {count(n)}
       </span>
-      <span class="visually-hidden">{`(${count(n)} partner${n === 1 ? '' : 's'} awaiting review)`}</span>
+      <span class="visually-hidden">{`(${count(n)} ${words(n)})`}</span>
     </>
   );
 }

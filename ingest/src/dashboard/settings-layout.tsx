@@ -40,6 +40,7 @@ const SETTINGS_TABS = [
   { path: '/groups', label: 'Groups' },
   { path: '/promotion-codes', label: 'Promotion codes' },
   { path: '/branding', label: 'Portal branding' },
+  { path: '/risk-rules', label: 'Risk rules' },
 ] as const;
 
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['path'];

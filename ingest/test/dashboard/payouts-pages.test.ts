@@ -95,12 +95,13 @@ describe('dashboard payouts', () => {
         expect(rows[0][0]).toContain('No commissions yet');
         continue;
       }
-      expect(rows.map((r) => r.slice(-6))).toEqual(
+      expect(rows.map((r) => r.slice(-7))).toEqual(
         balance.amounts.map((a: ApiObject) => [
           formatMoney(balance.minimum_payout, a.currency),
           a.currency,
           formatMoney(a.pending, a.currency),
           formatMoney(a.payable, a.currency),
+          formatMoney(a.on_hold, a.currency),
           formatMoney(a.in_payouts, a.currency),
           formatMoney(a.paid, a.currency),
         ]),
@@ -108,7 +109,9 @@ describe('dashboard payouts', () => {
     }
     // What the API says, so that the comparison above compared something.
     const byId = new Map((api.body.data as ApiObject[]).map((b) => [b.partner_id, b]));
-    expect(byId.get(alice.id)!.amounts).toEqual([{ currency: 'USD', pending: 700, payable: 450, in_payouts: 3000, paid: 2000, on_hold: 0 }]);
+    expect(byId.get(alice.id)!.amounts).toEqual([
+      { currency: 'USD', pending: 700, payable: 450, in_payouts: 3000, paid: 2000, on_hold: 0 },
+    ]);
     expect(byId.get(idle.id)!.amounts).toEqual([]);
     expect(balanceRows(page.text, bob.id)[0]).toContain('none yet');
   });

@@ -42,10 +42,12 @@ import {
 } from '../../resources/partners/partners.service.js';
 import type { PayoutObject } from '../../resources/payouts/payouts.schema.js';
 import { listPayouts } from '../../resources/payouts/payouts.service.js';
+import { openRiskEventsOfPartners } from '../../resources/risk/risk.service.js';
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
 import { csvPath, partnersCsvQuery } from '../list-filters.js';
+import { RiskBadge } from '../risk-words.js';
 
 /**
  * The program's partners (ingest/docs/dashboard.md): the list with its filters, bulk status
@@ -178,10 +180,12 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
             limit: PAGE_SIZE,
             include: ['stats'],
           });
+    // The page's partners with open risk events wear a badge: one query for the page (ingest/docs/dashboard.md#risk).
+    const flagged = await openRiskEventsOfPartners(db, ctx.user.organization_id, page?.rows.map((p) => p.id) ?? []);
     const shown = { ...ctx, notice: bulkNotice(query) ?? ctx.notice };
     sendPage(
       res,
-      <PartnerListPage ctx={shown} view={view} page={page} refused={refused} />,
+      <PartnerListPage ctx={shown} view={view} page={page} flagged={flagged} refused={refused} />,
       refused?.refusal.status ?? view.refusal?.status,
     );
   }
@@ -233,11 +237,12 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
   async function showPartner(res: Response, ctx: ProgramPageContext, partner: PartnerObject, refused?: RefusedForm) {
     const org = ctx.user.organization_id;
     const scope = { program_id: ctx.program.id, partner_id: partner.id, limit: 10 };
-    const [links, customers, commissions, payouts] = await Promise.all([
+    const [links, customers, commissions, payouts, flagged] = await Promise.all([
       listLinks(db, org, { ...scope, limit: 100 }),
       listCustomers(db, org, scope),
       listCommissions(db, org, { ...scope, expand: ['customer'] }).then((page) => withStoredFields(db, page)),
       listPayouts(db, org, scope),
+      openRiskEventsOfPartners(db, org, [partner.id]),
     ]);
     sendPage(
       res,
@@ -248,6 +253,7 @@ export function registerPartnerPages(router: Router, deps: AppDeps, contextOf: C
         customers={customers}
         commissions={commissions}
         payouts={payouts}
+        openRiskEvents={flagged.get(partner.id) ?? 0}
         refused={refused}
       />,
       refused?.refusal.status,
@@ -409,11 +415,14 @@ function PartnerListPage({
   ctx,
   view,
   page,
+  flagged,
   refused,
 }: {
   ctx: ProgramPageContext;
   view: ListFilters<Filters>;
   page: Page<PartnerObject> | null;
+  /** Open risk events by partner (none: absent). */
+  flagged: ReadonlyMap<string, number>;
   refused?: RefusedForm;
 }) {
   const program = ctx.program;
@@ -477,7 +486,8 @@ function PartnerListPage({
                 head: 'Partner',
                 cell: (p) => (
                   <>
-                    <a href={programPath(program, `/partners/${p.id}`)}>{partnerName(p)}</a>
+                    <a href={programPath(program, `/partners/${p.id}`)}>{partnerName(p)}</a>{' '}
+                    <RiskBadge program={program} partnerId={p.id} open={flagged.get(p.id)} />
                     <span class="sub">{p.email}</span>
                   </>
                 ),
@@ -594,9 +604,11 @@ function PartnerPage(props: {
   customers: Page<CustomerObject>;
   commissions: Page<ShownCommission>;
   payouts: Page<PayoutObject>;
+  /** The partner's open risk events: a badge linking to them on the Risk page. */
+  openRiskEvents: number;
   refused?: RefusedForm;
 }) {
-  const { ctx, partner, links, customers, commissions, payouts, refused } = props;
+  const { ctx, partner, links, customers, commissions, payouts, openRiskEvents, refused } = props;
   const program = ctx.program;
   const base = programPath(program, `/partners/${partner.id}`);
   const currency = program.currency_code;
@@ -609,7 +621,8 @@ function PartnerPage(props: {
       </p>
       <div class="page-head">
         <h1>
-          {partnerName(partner)} <StatusBadge status={partner.status} />
+          {partnerName(partner)} <StatusBadge status={partner.status} />{' '}
+          <RiskBadge program={program} partnerId={partner.id} open={openRiskEvents} />
         </h1>
       </div>
       <p class="sub">

@@ -24,7 +24,7 @@ import { fromFields } from '../../pages/forms.js';
 import { type Cursor, Pager } from '../../pages/pager.js';
 import { RecordId } from '../../pages/record-id.js';
 import { type FieldLabels, type Refusal, refusalOf } from '../../pages/refusal.js';
-import { sendPage } from '../../pages/render.js';
+import { type Children, sendPage } from '../../pages/render.js';
 import { DataTable } from '../../pages/table.js';
 import { Tabs } from '../../pages/tabs.js';
 import { type ShownCommission, withStoredFields } from '../../resources/commissions/commissions.service.js';
@@ -57,6 +57,7 @@ import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
 import { csvPath, listPickers, payoutsCsvQuery } from '../list-filters.js';
+import { riskPath } from '../risk-words.js';
 
 /**
  * The program's payouts (ingest/docs/payouts.md): who is owed what, generating a batch, the payouts
@@ -115,16 +116,26 @@ interface RefusedForm<Form extends string> {
 }
 type ListForm = RefusedForm<'generate' | 'export'>;
 
-/** Why a generation left a partner out, in words: the reason payoutReadiness gave (payouts/payout-readiness.ts). */
-function skipReason(s: GenerateResultObject['skipped'][number], method: string | undefined): string {
-  const reasons: Record<NotReadyReason, string> = {
+/**
+ * Why a generation left a partner out, in words: the reason payoutReadiness gave (payouts/payout-readiness.ts).
+ * Money held by open risk events links to those events (ingest/docs/dashboard.md#risk).
+ */
+function skipReason(s: GenerateResultObject['skipped'][number], method: string | undefined, program: { id: string }): Children {
+  if (s.reason === 'on_hold') {
+    return (
+      <>
+        {`${formatMoney(s.amount, s.currency)} held by open risk events until you resolve them: `}
+        <a href={riskPath(program, { partner_id: s.partner_id })}>review them on the Risk page</a>.
+      </>
+    );
+  }
+  const reasons: Record<Exclude<NotReadyReason, 'on_hold'>, string> = {
     below_minimum: `Below the minimum payout of ${formatMoney(s.minimum_payout, s.currency)}: stays payable for a later payout.`,
     no_payout_method: 'No payout method yet: ask the partner to choose one (PayPal, Wise, bank …).',
     missing_payout_details: `Paid by ${method ?? 'PayPal or Wise'} but without the e-mail address the batch file needs: ask the partner for it.`,
     negative_balance: 'Owes money after refunds: carried forward, so their next payout is smaller.',
     nothing_owed: 'Nothing owed: their refunds equal what they earned.',
     partner_deleted: 'The partner was deleted.',
-    on_hold: `${formatMoney(s.amount, s.currency)} held by open risk events: review them on the Risk page.`,
   };
   return reasons[s.reason];
 }
@@ -483,7 +494,8 @@ function BalancesPage({ ctx, page, cursor }: { ctx: ProgramPageContext; page: Pa
       <h2>Balances</h2>
       <p class="muted">
         Per partner and currency: pending (not yet approved), payable (approved, in no payout: what the next payout pays, net of refunds),
-        in payouts (not paid yet) and paid.
+        on hold (held by open <a href={riskPath(program)}>risk events</a> until you resolve them, in neither of those), in payouts (not paid
+        yet) and paid.
       </p>
       {page.rows.length === 0 ? (
         <p class="empty">
@@ -520,6 +532,7 @@ function BalancesPage({ ctx, page, cursor }: { ctx: ProgramPageContext; page: Pa
               { head: 'Currency', cell: ({ amounts }) => amounts?.currency ?? '—' },
               { head: 'Pending', numeric: true, cell: money((a) => a.pending) },
               { head: 'Payable', numeric: true, cell: money((a) => a.payable) },
+              { head: 'On hold', numeric: true, cell: money((a) => a.on_hold) },
               { head: 'In payouts', numeric: true, cell: money((a) => a.in_payouts) },
               { head: 'Paid', numeric: true, cell: money((a) => a.paid) },
             ]}
@@ -589,7 +602,7 @@ function GeneratedPage({
             columns={[
               { head: 'Partner', cell: (s) => <a href={programPath(program, `/partners/${s.partner_id}`)}>{nameOf(s.partner_id)}</a> },
               { head: 'Owed', numeric: true, cell: (s) => formatMoney(s.amount, s.currency) },
-              { head: 'Why', cell: (s) => skipReason(s, partners.get(s.partner_id)?.payout_method) },
+              { head: 'Why', cell: (s) => skipReason(s, partners.get(s.partner_id)?.payout_method, program) },
             ]}
           />
         </section>

@@ -299,3 +299,33 @@ export async function floodedVisitors(db: Db, programId: string, from: Date, to:
      order by partner_id, visitor_hash`.execute(db);
   return rows.map((r) => ({ ...r, first_click_at: new Date(r.first_click_at) }));
 }
+
+/**
+ * How many open risk events each of these partners has, with the partner's organization for the
+ * caller to check (the dashboard's badge on partner rows): the partial index of open events by
+ * partner (risk_events_open_partner) answers it, so a page of partners costs one probe per
+ * partner, whatever the partners' resolved events. (The organization is not in the condition: the
+ * planner would take the organization's index and read all its events.)
+ */
+export function countOpenRiskEventsOfPartners(db: Db, partnerIds: readonly string[]) {
+  return db
+    .selectFrom('risk_events')
+    .select(['partner_id', 'organization_id', sql<number>`count(*)::int`.as('n')])
+    .where('partner_id', 'in', partnerIds.length > 0 ? [...partnerIds] : [''])
+    .where('status', '=', sql.lit('open'))
+    .groupBy(['partner_id', 'organization_id']);
+}
+
+/**
+ * How many open risk events the program has (the dashboard's navigation count): the open events
+ * alone, from the partial index of open events (risk_events_open_partner) where the planner takes
+ * it, else the program's events through risk_events_dedupe.
+ */
+export function countOpenRiskEventsOfProgram(db: Db, organizationId: string, programId: string) {
+  return db
+    .selectFrom('risk_events')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('program_id', '=', programId)
+    .where('status', '=', sql.lit('open'))
+    .where('organization_id', '=', organizationId);
+}

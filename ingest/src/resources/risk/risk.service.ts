@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
-import type { RiskEventRow } from '../../db/schema.js';
+import { loadByIds } from '../../db/load-by-ids.js';
+import type { CustomerRow, RiskEventRow } from '../../db/schema.js';
 import { inTransaction } from '../../db/transaction.js';
 import { ApiError, badRequest, notFound } from '../../http/errors.js';
 import { type Page, paginate } from '../../http/list.js';
@@ -7,6 +8,8 @@ import { rejectCommissionsLocked } from '../commissions/commissions.service.js';
 import { lockPartner, updatePartnerRows } from '../partners/partners.repository.js';
 import { requireProgram } from '../programs/programs.service.js';
 import {
+  countOpenRiskEventsOfPartners,
+  countOpenRiskEventsOfProgram,
   findRiskEvent,
   heldRewardIds,
   lockOpenEventsOfPartner,
@@ -130,4 +133,38 @@ export async function changeProgramRules(
   const next = changedRules(rulesOf(program), changes);
   await saveProgramRules(db, program.id, next);
   return next;
+}
+
+/**
+ * How many open risk events the program has: the dashboard's count beside "Risk" in the
+ * navigation (ingest/docs/dashboard.md#risk), one query per program page.
+ */
+export async function openRiskEventCount(db: Db, organizationId: string, programId: string): Promise<number> {
+  const row = await countOpenRiskEventsOfProgram(db, organizationId, programId).executeTakeFirst();
+  return row?.n ?? 0;
+}
+
+/**
+ * How many open risk events each of these partners has, in one query (a partner with none is
+ * absent): the dashboard's badge on a page of partners (ingest/docs/dashboard.md#risk).
+ */
+export async function openRiskEventsOfPartners(db: Db, organizationId: string, partnerIds: Iterable<string>): Promise<Map<string, number>> {
+  const ids = [...new Set(partnerIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await countOpenRiskEventsOfPartners(db, ids).execute();
+  return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.partner_id, r.n]));
+}
+
+/** The organization's live customers that these risk events concern, in one query, for a page that names them. */
+export async function customersOfRiskEvents(
+  db: Db,
+  organizationId: string,
+  events: readonly Pick<RiskEventObject, 'customer_id'>[],
+): Promise<Map<string, CustomerRow>> {
+  const found = await loadByIds(
+    db,
+    'customers',
+    events.flatMap((e) => (e.customer_id ? [e.customer_id] : [])),
+  );
+  return new Map([...found].filter(([, c]) => c.organization_id === organizationId));
 }
