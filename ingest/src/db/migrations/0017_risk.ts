@@ -90,6 +90,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create unique index risk_events_dedupe on risk_events (program_id, dedupe_key)`.execute(db);
   // What holds money: a partner's open events, read wherever money moves.
   await sql`create index risk_events_open_partner on risk_events (partner_id) where status = 'open'`.execute(db);
+  // The dashboard's count of a program's open events, on every page.
+  await sql`create index risk_events_open_program on risk_events (program_id) where status = 'open'`.execute(db);
   await db.schema
     .createIndex('risk_events_organization_created')
     .on('risk_events')

@@ -133,24 +133,6 @@ export async function pendingRewardIds(db: Db, partnerId: string): Promise<strin
   return rows.map((r) => r.id);
 }
 
-/** Per partner and currency, what open risk events hold: pending, and approved in no payout (refund entries netting). */
-export async function heldSums(
-  db: Db,
-  partnerIds: string[],
-  programCurrency: string,
-): Promise<{ partner_id: string; currency: string; on_hold: number }[]> {
-  if (partnerIds.length === 0) return [];
-  const { rows } = await sql<{ partner_id: string; currency: string; on_hold: number }>`
-    select c.partner_id, coalesce(c.currency, ${programCurrency}) as currency, sum(c.amount)::int8 as on_hold
-      from commissions c
-     where c.partner_id = any(${partnerIds}::text[]) and c.deleted_at is null and c.status in ('pending', 'approved')
-       and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
-       and ${isHeld('c')}
-     group by 1, 2
-     order by 1, 2`.execute(db);
-  return rows.map((r) => ({ ...r, on_hold: Number(r.on_hold) }));
-}
-
 /** Per open event, the money it holds now (pending, or approved in no unpaid payout), per currency. */
 export async function moneyHeldByEvents(
   db: Db,
@@ -317,9 +299,8 @@ export function countOpenRiskEventsOfPartners(db: Db, partnerIds: readonly strin
 }
 
 /**
- * How many open risk events the program has (the dashboard's navigation count): the open events
- * alone, from the partial index of open events (risk_events_open_partner) where the planner takes
- * it, else the program's events through risk_events_dedupe.
+ * How many open risk events the program has (the dashboard's navigation count, on every page):
+ * the partial index of a program's open events (risk_events_open_program) answers it.
  */
 export function countOpenRiskEventsOfProgram(db: Db, organizationId: string, programId: string) {
   return db
