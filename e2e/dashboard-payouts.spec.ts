@@ -89,6 +89,6 @@ test('generates payouts, downloads the PayPal file and marks the payout paid', a
   const paid = await listOf<{ status: string }>(api, `/v1/payouts/${payout.id}/commissions`);
   expect(paid.map((c) => c.status)).toEqual(['paid', 'paid']);
   expect((await listOf<Balance>(api, `/v1/programs/${program.id}/balances`))[0].amounts).toEqual([
-    { currency: 'USD', pending: 0, payable: 0, in_payouts: 0, paid: 4000 },
+    { currency: 'USD', pending: 0, payable: 0, in_payouts: 0, paid: 4000, on_hold: 0 },
   ]);
 });
