@@ -10,6 +10,7 @@ import {
   createLink,
   createPartner,
   createTransaction,
+  partnerInput,
   quietProgram,
   uniqueEmail,
   uniqueSuffix,
@@ -399,6 +400,24 @@ describe('fraud and risk', () => {
 describe.skipIf(STORAGE === 'embedded')('resolutions and payout generation at once on two processes', () => {
   const first = useTestApp({ orgs: 1 });
   const second = useTestApp({ sharesStorageWith: first.t });
+
+  it('two partners saved at once with one payout account are both flagged', async () => {
+    const [org] = first.orgs;
+    const program = await quietProgram(first.t, org);
+    const email = uniqueEmail('twin');
+    const create = (app: typeof first.t) =>
+      app.request
+        .post('/v1/partners')
+        .set(org.auth)
+        .send({ ...partnerInput(org, { program_id: program.id }), payout_method: 'paypal', payout_details: { email } });
+    const made = await Promise.all([create(first.t), create(second.t)]);
+    expect(made.map((r) => r.status)).toEqual([201, 201]);
+    const events = await first.t.request
+      .get('/v1/risk-events')
+      .set(org.auth)
+      .query({ program_id: program.id, rule: 'shared_payout_account' });
+    expect(events.body.data.map((e: ApiObject) => e.partner_id).sort()).toEqual(made.map((r) => r.body.data[0].id).sort());
+  });
 
   it('never pays a held commission: rejected ones are in no payout, released ones are paid once', async () => {
     const { t } = first;

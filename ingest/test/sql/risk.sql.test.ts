@@ -13,6 +13,7 @@ import {
   heldRewardIds,
   insertRiskEvents,
   lockOpenEventsOfPartner,
+  lockPayoutAccount,
   moneyHeldByEvents,
   partnerBrowserMatches,
   partnersWithoutPayoutAccount,
@@ -73,6 +74,7 @@ describe('risk repository SQL', () => {
   it('what the rules read and write', async () => {
     expect(await sqlOf((db) => findProgramRisk(db, 'prg_1'))).toMatchSnapshot();
     expect(await sqlOf((db) => saveProgramRules(db, 'prg_1', { click_flooding: { enabled: false } }))).toMatchSnapshot();
+    expect(await sqlOf((db) => lockPayoutAccount(db, 'prg_1', 'email:pay@example.com'))).toMatchSnapshot();
     expect(await sqlOf((db) => findPartnersPaidInto(db, 'prg_1', 'email:pay@example.com', 'part_1'))).toMatchSnapshot();
     expect(await sqlOf((db) => partnerBrowserMatches(db, 'part_1', ['hash_1', 'hash_2']))).toMatchSnapshot();
     expect(await sqlOf((db) => partnerBrowserMatches(db, 'part_1', []))).toBe('');

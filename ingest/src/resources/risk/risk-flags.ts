@@ -8,6 +8,7 @@ import {
   findPartnersPaidInto,
   findProgramRisk,
   insertRiskEvents,
+  lockPayoutAccount,
   partnerBrowserMatches,
   refundFigures,
   rememberPartnerBrowser,
@@ -122,6 +123,7 @@ export async function flagSharedPayoutAccount(trx: Db, partner: PartnerRow): Pro
   if (!partner.payout_account || partner.deleted_at) return [];
   const program = await findProgramRisk(trx, partner.program_id);
   if (!program || !rulesOf(program).shared_payout_account.enabled) return [];
+  await lockPayoutAccount(trx, partner.program_id, partner.payout_account);
   const others = await findPartnersPaidInto(trx, partner.program_id, partner.payout_account, partner.id);
   const kind = partner.payout_account.slice(0, partner.payout_account.indexOf(':'));
   const now = new Date();

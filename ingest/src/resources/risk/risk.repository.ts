@@ -1,6 +1,7 @@
 import { type Insertable, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { RiskEventRow, RiskEventsTable } from '../../db/schema.js';
+import { advisoryLockId } from '../../ids.js';
 
 /**
  * Every SQL statement on risk_events, partner_browsers and risk_checks, and the one rule of what
@@ -149,6 +150,15 @@ export async function moneyHeldByEvents(
      group by 1, 2
      order by 1, 2`.execute(db);
   return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
+}
+
+/**
+ * Holds the program's payout account until the caller's SQL transaction ends: two partners saved
+ * at once with one account then take turns, and the second, reading after the first committed,
+ * finds it (under READ COMMITTED each statement sees what committed before it).
+ */
+export async function lockPayoutAccount(db: Db, programId: string, account: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${advisoryLockId(`payout_account\n${programId}\n${account}`).toString()}::bigint)`.execute(db);
 }
 
 /** Live partners of the program other than this one paid into `account`. */
