@@ -8,6 +8,7 @@ import { type Config, MEMORY } from '../config.js';
 import { migrations } from './migrations/index.js';
 import { requestScopedDialect } from './request-transaction.js';
 import type { Database } from './schema.js';
+import { isDeadlock } from './transaction.js';
 
 export type Db = Kysely<Database>;
 
@@ -104,12 +105,19 @@ export interface MigrateOptions {
  * the previous release can restart during a rolling upgrade.
  */
 export async function migrateToLatest(db: Db, { onNewerSchema, known = migrations }: MigrateOptions = {}): Promise<MigrationResultSet> {
-  for (let newer = await newerMigrationsApplied(db, known); ; ) {
-    const provider = { getMigrations: async () => ({ ...known, ...appliedElsewhere(newer) }) };
+  for (let newer = await newerMigrationsApplied(db, known), attempt = 1; ; attempt++) {
+    const timeoutMs = Math.min(MAX_LOCK_WAIT_MS, FIRST_LOCK_WAIT_MS * 2 ** (attempt - 1));
+    const provider = { getMigrations: async () => ({ ...waitingAtMost(known, timeoutMs), ...appliedElsewhere(newer) }) };
     const result = await new Migrator({ db, provider }).migrateToLatest();
     if (!result.error) {
       if (newer.length > 0) onNewerSchema?.(newer);
       return result;
+    }
+    // A table lock the running traffic held too long, or a deadlock with it: the whole
+    // transaction was rolled back, so it runs again after a pause.
+    if (isLockConflict(result.error) && attempt < MIGRATION_ATTEMPTS) {
+      await new Promise((resolve) => setTimeout(resolve, timeoutMs));
+      continue;
     }
     // A newer process may have migrated between that read and the lock: read again, once more
     // for each migration it added; an unchanged answer (or none) means the refusal stands.
@@ -117,6 +125,36 @@ export async function migrateToLatest(db: Db, { onNewerSchema, known = migration
     if (again.length === newer.length) throw result.error;
     newer = again;
   }
+}
+
+/**
+ * How long a migration waits for each table lock (its `lock_timeout`), doubled at each attempt up
+ * to the most: always under PostgreSQL's `deadlock_timeout` (1 s by default), so in a deadlock
+ * with the running processes' traffic the migration gives up first and the traffic is served
+ * (ingest/docs/upgrades.md#how-migrations-run).
+ */
+const FIRST_LOCK_WAIT_MS = 50;
+const MAX_LOCK_WAIT_MS = 800;
+/** How many times a migration that could not take its locks is run (about 20 s in all). */
+const MIGRATION_ATTEMPTS = 30;
+
+const LOCK_NOT_AVAILABLE = '55P03';
+const isLockConflict = (err: unknown) => isDeadlock(err) || (err as { code?: string } | null)?.code === LOCK_NOT_AVAILABLE;
+
+/** The migrations, each waiting at most `timeoutMs` for a lock (`set local`: until the migration transaction ends). */
+function waitingAtMost(known: Record<string, Migration>, timeoutMs: number): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(known).map(([name, m]) => [
+      name,
+      {
+        ...m,
+        up: async (trx) => {
+          await sql`select set_config('lock_timeout', ${`${timeoutMs}ms`}, true)`.execute(trx);
+          await m.up(trx);
+        },
+      },
+    ]),
+  );
 }
 
 /**

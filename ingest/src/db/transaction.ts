@@ -2,6 +2,9 @@ import type { Db } from './database.js';
 import { inRequestTransaction } from './request-transaction.js';
 
 const DEADLOCK_DETECTED = '40P01';
+
+/** Whether PostgreSQL aborted the work to break a deadlock (its transaction was rolled back whole). */
+export const isDeadlock = (err: unknown): boolean => (err as { code?: string } | null)?.code === DEADLOCK_DETECTED;
 const ATTEMPTS = 3;
 
 /**
@@ -26,7 +29,7 @@ async function retrying<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
-      if (attempt >= ATTEMPTS || (err as { code?: string } | null)?.code !== DEADLOCK_DETECTED) throw err;
+      if (attempt >= ATTEMPTS || !isDeadlock(err)) throw err;
     }
   }
 }

@@ -26,18 +26,9 @@ import { type Kysely, sql } from 'kysely';
  *   (`risk_event.created`, `risk_event.resolved`), by the trigger below.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .alterTable('programs')
-    .addColumn('risk_rules', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
-    .execute();
-  // A volatile default is evaluated for each existing row: every program gets its own salt.
-  await db.schema
-    .alterTable('programs')
-    .addColumn('risk_salt', 'text', (c) =>
-      c.notNull().defaultTo(sql`encode(sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())), 'hex')`),
-    )
-    .execute();
-
+  // Tables are altered children first, programs last: a running process's insert into clicks
+  // holds its row lock there and then checks its program (a foreign key), so a migration that
+  // locked programs first and clicks second would meet it in the opposite order.
   await db.schema.alterTable('clicks').addColumn('visitor_hash', 'text').execute();
   await db.schema.alterTable('clicks').addColumn('ad_click_ids', sql`text[]`).execute();
 
@@ -103,6 +94,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('risk_checks')
     .addColumn('program_id', 'text', (c) => c.primaryKey().references('programs.id'))
     .addColumn('clicks_checked_until', sql`timestamptz(3)`, (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .alterTable('programs')
+    .addColumn('risk_rules', 'jsonb', (c) => c.notNull().defaultTo(sql`'{}'::jsonb`))
+    .execute();
+  // A volatile default is evaluated for each existing row: every program gets its own salt.
+  await db.schema
+    .alterTable('programs')
+    .addColumn('risk_salt', 'text', (c) =>
+      c.notNull().defaultTo(sql`encode(sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())), 'hex')`),
+    )
     .execute();
 
   // risk_event.created when a row is inserted, risk_event.resolved when its status becomes
