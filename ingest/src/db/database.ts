@@ -5,10 +5,10 @@ import { type Dialect, Kysely, type Migration, type MigrationResultSet, Migrator
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { type Config, MEMORY } from '../config.js';
+import { isDeadlock } from './errors.js';
 import { migrations } from './migrations/index.js';
 import { requestScopedDialect } from './request-transaction.js';
 import type { Database } from './schema.js';
-import { isDeadlock } from './transaction.js';
 
 export type Db = Kysely<Database>;
 

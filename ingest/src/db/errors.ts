@@ -6,6 +6,9 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return !constraint || e.constraint === constraint || (e.message ?? '').includes(constraint);
 }
 
+/** Whether PostgreSQL aborted the work to break a deadlock (its transaction was rolled back whole). */
+export const isDeadlock = (err: unknown): boolean => (err as { code?: string } | null)?.code === '40P01';
+
 // Class 08 (connection exception), and the server going away or refusing new sessions:
 // admin_shutdown (what pg_terminate_backend and a fast shutdown send), crash_shutdown,
 // cannot_connect_now (starting up or shutting down), too_many_connections; and query_canceled

@@ -1,10 +1,7 @@
 import type { Db } from './database.js';
+import { isDeadlock } from './errors.js';
 import { inRequestTransaction } from './request-transaction.js';
 
-const DEADLOCK_DETECTED = '40P01';
-
-/** Whether PostgreSQL aborted the work to break a deadlock (its transaction was rolled back whole). */
-export const isDeadlock = (err: unknown): boolean => (err as { code?: string } | null)?.code === DEADLOCK_DETECTED;
 const ATTEMPTS = 3;
 
 /**
