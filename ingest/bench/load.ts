@@ -7,6 +7,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Answers by HTTP status. */
+  statuses: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -18,6 +20,10 @@ export interface LoadOptions {
   headers: Record<string, string>;
   /** The body of the n-th request (each may differ: charge ids…). */
   body: (n: number) => string;
+  /** POST unless told. */
+  method?: 'POST' | 'PUT';
+  /** The path of the n-th request, when it is not the url's. */
+  path?: (n: number) => string;
   /** Headers of the n-th request, on top of `headers`. */
   vary?: (n: number) => Record<string, string>;
 }
@@ -27,7 +33,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
   let n = 0;
   const result = await autocannon({
     url: o.url,
-    method: 'POST',
+    method: o.method ?? 'POST',
     connections: o.connections,
     ...(o.amount ? { amount: o.amount } : { duration: o.duration }),
     headers: o.headers,
@@ -35,7 +41,12 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
       {
         setupRequest: (req: any) => {
           const i = n++;
-          return { ...req, body: o.body(i), headers: { ...req.headers, ...o.headers, ...(o.vary?.(i) ?? {}) } };
+          return {
+            ...req,
+            ...(o.path ? { path: o.path(i) } : {}),
+            body: o.body(i),
+            headers: { ...req.headers, ...o.headers, ...(o.vary?.(i) ?? {}) },
+          };
         },
       },
     ],
@@ -48,6 +59,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
+    statuses: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s?.count ?? 0])),
   };
 }
 

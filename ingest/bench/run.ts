@@ -6,11 +6,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { GZIP_BUDGET_BYTES } from '../../script/src/budget.js';
+import { compiled, DIST } from '../build.mjs';
 import { type ApiClient, apiClient } from '../client/api-client.js';
 import { runFaultBench } from './faults/report.js';
 import { type LoadResult, load, timeGets } from './load.js';
 import { payoutFigures } from './payout-figures.js';
 import { entryArgs, ROOT, type Service, startNode } from './processes.js';
+import { riskFigures, riskReport } from './risk-figures.js';
 import { scriptFigures } from './script-figures.js';
 import { type ListScale, seedLists } from './seed-lists.js';
 import { webhookFigures } from './webhook-figures.js';
@@ -19,7 +21,8 @@ import { webhookFigures } from './webhook-figures.js';
  * `npm run bench [-- --embedded] [-- --json out.json] [-- --profile DIR]`: starts ingest (PostgreSQL + Redis, or
  * the embedded defaults) and a bare Express baseline as processes of their own, drives them
  * with autocannon from this process, and prints a Markdown table (see ingest/bench/README.md).
- * `npm run bench -- --faults [--only-webhooks]` runs the fault scenarios instead (faults/report.ts).
+ * `npm run bench -- --faults [--only-webhooks]` runs the fault scenarios instead (faults/report.ts);
+ * `npm run bench -- --risk [--rounds N]` the fraud and risk rules' cost (risk-figures.ts).
  */
 const { values: args } = parseArgs({
   options: {
@@ -35,6 +38,17 @@ const { values: args } = parseArgs({
     'skip-script': { type: 'boolean', default: false },
     'skip-payouts': { type: 'boolean', default: false },
     'payout-commissions': { type: 'string', default: '1000000' },
+    /** The fraud and risk rules' cost instead (risk-figures.ts): every rule on against every rule off. */
+    risk: { type: 'boolean', default: false },
+    /** With --risk: off/on rounds (ABBA order), and each click run's seconds (default: the job's interval and 5, 35). */
+    rounds: { type: 'string', default: '2' },
+    'click-duration': { type: 'string' },
+    /** With --risk: links of each partner, so clicks per browser in a run. */
+    links: { type: 'string', default: '32' },
+    /** With --risk: how long the service's click check may run on after a click run before it is cancelled. */
+    'drain-seconds': { type: 'string', default: '240' },
+    /** With --risk: clicks a second of the steady-state program (an hour of them is seeded). */
+    'steady-pace': { type: 'string', default: '100' },
     /** Writes a V8 CPU profile of ingest into this directory when it stops. */
     profile: { type: 'string' },
   },
@@ -58,35 +72,64 @@ const figures: Record<string, unknown> = {
   connections,
 };
 
-async function main(): Promise<void> {
-  const storage = await openStorage();
-  const cleanups: (() => Promise<void>)[] = [storage.close];
-  try {
-    const env = {
-      ...storage.env,
-      LOG_LEVEL: 'warn',
-      SVC_API_RATE_LIMIT: '1000000',
-      SVC_TRACK_RATE_LIMIT: '1000000',
-      SVC_APPROVAL_INTERVAL_SECONDS: '3600',
-      // The webhook figures deliver to a receiver on this machine.
-      SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
-    };
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
-    const keys = JSON.parse(
-      execFileSync(
-        process.execPath,
-        [...entryArgs('cli'), 'init', '--org', 'Bench', '--program', 'Bench', '--email', 'bench@owner.example', '--json'],
-        {
-          cwd: ROOT,
-          env: { ...process.env, ...env },
-          encoding: 'utf8',
-        },
-      ),
-    ) as { api_key: string; public_key: string; program_id: string; organization_id: string; owner_email: string; owner_password: string };
+interface BenchKeys {
+  api_key: string;
+  public_key: string;
+  program_id: string;
+  organization_id: string;
+  owner_email: string;
+  owner_password: string;
+}
 
-    const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
-    const ingest = await startNode(entryArgs('main'), env, (port) => `http://127.0.0.1:${port}/healthz`, profile);
-    cleanups.unshift(ingest.stop);
+/**
+ * The storage, the service built (`npm run build`) and started as its own process (the compiled
+ * entry when the build is current), with an organization and program made by `svc init`. Each
+ * cleanup is added to `cleanups`, the service's first.
+ */
+async function startService(
+  cleanups: (() => Promise<void>)[],
+): Promise<{ storage: Awaited<ReturnType<typeof openStorage>>; env: Record<string, string>; keys: BenchKeys; ingest: Service }> {
+  const storage = await openStorage();
+  cleanups.push(storage.close);
+  const env = {
+    ...storage.env,
+    LOG_LEVEL: 'warn',
+    SVC_API_RATE_LIMIT: '1000000',
+    SVC_TRACK_RATE_LIMIT: '1000000',
+    SVC_APPROVAL_INTERVAL_SECONDS: '3600',
+    // The webhook figures deliver to a receiver on this machine.
+    SVC_WEBHOOKS_ALLOW_PRIVATE: 'true',
+  };
+  // Built again while a source file changed under the build (others at work in the same tree).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
+    if (compiled('main')) break;
+  }
+  const keys = JSON.parse(
+    execFileSync(
+      process.execPath,
+      [...entryArgs('cli'), 'init', '--org', 'Bench', '--program', 'Bench', '--email', 'bench@owner.example', '--json'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      },
+    ),
+  ) as BenchKeys;
+
+  const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
+  // The compiled service, even when a source changed since this build (its time is then recorded).
+  const entry = compiled('main') ? entryArgs('main') : [path.join(DIST, 'main.mjs')];
+  figures.service = `${path.relative(ROOT, entry.at(-1)!)}${compiled('main') ? '' : `, built ${fs.readFileSync(path.join(DIST, '.built'), 'utf8').trim()} (a source changed since)`}`;
+  const ingest = await startNode(entry, env, (port) => `http://127.0.0.1:${port}/healthz`, profile);
+  cleanups.unshift(ingest.stop);
+  return { storage, env, keys, ingest };
+}
+
+async function main(): Promise<void> {
+  const cleanups: (() => Promise<void>)[] = [];
+  try {
+    const { storage, keys, ingest } = await startService(cleanups);
     const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);
     // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
@@ -453,6 +496,77 @@ async function openStorage(): Promise<{ env: Record<string, string>; databaseUrl
   };
 }
 
+/**
+ * `--risk`: the service started as for the main figures (PostgreSQL + Redis, compiled), the
+ * baseline's pace once for the record, then every rule on against every rule off
+ * (risk-figures.ts), printed as Markdown.
+ */
+async function riskMain(): Promise<void> {
+  if (args.embedded) throw new Error('--risk runs on PostgreSQL + Redis only (it reads and times SQL from this process)');
+  const cleanups: (() => Promise<void>)[] = [];
+  // An interrupted run (it is long) still stops the service and drops its database.
+  const interrupted = async () => {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  let text = '';
+  try {
+    const { storage, keys, ingest } = await startService(cleanups);
+    const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
+    cleanups.unshift(baseline.stop);
+    const base = await load({
+      url: `${baseline.url}/echo`,
+      connections,
+      duration,
+      headers: { 'content-type': 'text/plain' },
+      body: () => JSON.stringify({ key: keys.public_key, param: 'ref', value: 'echo', page: 'https://acme.example/?ref=echo' }),
+    });
+    await baseline.stop();
+    figures.baseline = base;
+    const loadBefore = os.loadavg().map((l) => Number(l.toFixed(2)));
+    const riskIntervalSeconds = Number(process.env.SVC_RISK_INTERVAL_SECONDS || 30);
+    // Longer than the job's interval, so that every click run holds at least one of its runs.
+    const clickSeconds = Number(args['click-duration'] ?? Math.max(duration, riskIntervalSeconds + 5));
+    const risk = await riskFigures({
+      api: apiClient(ingest.url, keys.api_key, { idempotencyKeys: true }),
+      ingestUrl: ingest.url,
+      apiKey: keys.api_key,
+      databaseUrl: storage.databaseUrl!,
+      organizationId: keys.organization_id,
+      ingestPid: ingest.child.pid!,
+      otherClicks: Number(args['list-clicks']),
+      steadyPace: Number(args['steady-pace']),
+      connections,
+      clickSeconds,
+      seconds: duration,
+      rounds: Number(args.rounds),
+      links: Number(args.links),
+      drainSeconds: Number(args['drain-seconds']),
+      userAgent: CHROME_UA,
+      riskIntervalSeconds,
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    figures.risk = risk;
+    figures.load_average = { before: loadBefore, after: os.loadavg().map((l) => Number(l.toFixed(2))) };
+    figures.peak_rss_mb = ingest.peakRssMb();
+    text = [
+      `svc benchmark, fraud and risk rules — ${figures.storage}, service ${figures.service}, ${connections} connections, clicks ${clickSeconds} s and the other paths ${duration} s per run, ${args.rounds} rounds (off, on, on, off…), job interval ${riskIntervalSeconds} s, ${os.cpus().length} CPUs, Node ${process.version}`,
+      `baseline (bare Express 5 echo, before the rounds): ${base.rps} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms; ingest peak RSS ${figures.peak_rss_mb} MB; load average (1, 5, 15 min) ${loadBefore.join(', ')} before the rounds, ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', ')} after`,
+      '',
+      riskReport(risk),
+    ].join('\n');
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+  }
+  process.stdout.write(`${text}\n`);
+  if (args.json) fs.writeFileSync(args.json, `${JSON.stringify(figures, null, 2)}\n`);
+}
+
 function report(): void {
   const lines = [
     `svc benchmark — ${figures.storage}, ${connections} connections, ${duration} s per run, ${os.cpus().length} CPUs, Node ${process.version}`,
@@ -474,7 +588,9 @@ const run = args.faults
         json: args.json,
         onlyWebhooks: args['only-webhooks'],
       })
-  : main;
+  : args.risk
+    ? riskMain
+    : main;
 run().catch((err) => {
   process.stderr.write(`bench: ${err instanceof Error ? err.stack : err}\n`);
   process.exit(1);
