@@ -19,11 +19,15 @@ import { type LoadResult, load } from './load.js';
  * machine over the run weighs on both alike; each program's own data grow alike too.
  *
  * One program's run: script clicks (each carrying `ads` and a banned referrer; few browsers,
- * each clicking every one of the partner's links, so the flood rule has floods to find), then one
- * click check timed from here once the late-click window has passed, then customers made on those
- * clicks (the customer rules), payments on 64 of them, and partial refunds of those payments (the
- * refund rate rule). Afterwards: the flood query at two windows with its plan, and what reads the
- * holds (the approval job's scan a month on, the balances page).
+ * each clicking every one of the partner's links, so the flood rule has floods to find); a wait
+ * while the service's own check of those clicks still runs, then one check timed from here once
+ * the late-click window has passed; then customers made on those clicks (the customer rules),
+ * payments on 64 of them, and partial refunds of those payments (the refund rate rule). Each load
+ * reports, besides req/s and latency, the CPU time the service and its PostgreSQL backends spent
+ * per answered request, which other work on the machine barely moves. Afterwards: the flood query
+ * over several windows (and at the steady state, an hour of a program's clicks) with its plans,
+ * and what reads the holds (the approval job's scan a month on, the balances page) and the refund
+ * rule's sum.
  */
 
 export type Mode = 'off' | 'on';
