@@ -50,6 +50,12 @@ export function jsonParser(types: string | string[]): RequestHandler {
   return (req, res, next) => {
     parse(req, res, (err?: unknown) => {
       if (err !== undefined) return next(fromDecompression(err));
+      // A request whose client went away while it waited (in the key check, the rate limit) has
+      // ended before its body was read: body-parser then passes it on without a body. It must
+      // not run as if it had sent none (a refund of part would refund everything).
+      if (req.body === undefined && declaresBody(req) && req.is(types)) {
+        return next(badRequest('The request body was not received whole; send the request again'));
+      }
       if (req.body !== undefined && nestedDeeperThan(req.body, MAX_BODY_DEPTH)) {
         return next(badRequest(`Request body is nested more than ${MAX_BODY_DEPTH} levels deep`));
       }
@@ -60,10 +66,13 @@ export function jsonParser(types: string | string[]): RequestHandler {
 
 const parseJson = jsonParser('application/json');
 
+/** Whether the request's headers announce a body. */
+const declaresBody = (req: express.Request): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
 /** JSON bodies only: a body sent with another Content-Type is refused instead of silently ignored. */
 export const jsonBody: RequestHandler = (req, res, next) => {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  if (hasBody && !req.is('application/json')) {
+  if (declaresBody(req) && !req.is('application/json')) {
     throw badRequest('Request bodies must be JSON, sent with Content-Type: application/json');
   }
   parseJson(req, res, next);
