@@ -77,3 +77,14 @@ export async function timeGets(url: string, headers: Record<string, string>, cou
   const at = (q: number) => Number(times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(2));
   return { p50: at(0.5), p99: at(0.99) };
 }
+
+/** A count once the requests still in flight when a load stopped have landed: the same answer twice, 300 ms apart. */
+export async function settled(read: () => Promise<number>): Promise<number> {
+  let last = await read();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 300));
+    const now = await read();
+    if (now === last) return now;
+    last = now;
+  }
+}

@@ -8,7 +8,7 @@ import { partnerBalances } from '../src/resources/payouts/payouts.repository.js'
 import { floodedVisitors, isHeld, refundFigures } from '../src/resources/risk/risk.repository.js';
 import { visitorHash } from '../src/resources/risk/risk-identity.js';
 import { checkClickFlooding } from '../src/resources/risk/risk-job.js';
-import { type LoadResult, load } from './load.js';
+import { type LoadResult, load, settled } from './load.js';
 
 /**
  * `npm run bench -- --risk`: what the fraud and risk rules cost on the click path and the payment
@@ -759,16 +759,6 @@ async function scalar(client: pg.Client, text: string, values: unknown[]): Promi
   return Number((await client.query<{ n: number }>(text, values)).rows[0].n);
 }
 
-/** A count once the requests still in flight when the load stopped have landed: the same answer twice, 300 ms apart. */
-async function settled(read: () => Promise<number>): Promise<number> {
-  let last = await read();
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await read();
-    if (now === last) return now;
-    last = now;
-  }
-}
 
 /** Rows ≥ answers, and no more than the requests that may still have been in flight. */
 function everyAnswerStored(rows: number, r: LoadResult, connections: number): boolean {

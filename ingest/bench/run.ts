@@ -9,7 +9,7 @@ import { GZIP_BUDGET_BYTES } from '../../script/src/budget.js';
 import { compiled, DIST } from '../build.mjs';
 import { type ApiClient, apiClient } from '../client/api-client.js';
 import { runFaultBench } from './faults/report.js';
-import { type LoadResult, load, timeGets } from './load.js';
+import { type LoadResult, load, settled, timeGets } from './load.js';
 import { payoutFigures } from './payout-figures.js';
 import { entryArgs, ROOT, type Service, startNode } from './processes.js';
 import { riskFigures, riskReport } from './risk-figures.js';
@@ -330,16 +330,6 @@ async function embeddedMemoryRows(ingest: Service, clickBody: () => string): Pro
     target: '≤ 300 MB',
     pass: peak <= 300,
   });
-}
-
-async function settled(read: () => Promise<number>): Promise<number> {
-  let last = await read();
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 300));
-    const now = await read();
-    if (now === last) return now;
-    last = now;
-  }
 }
 
 /**
