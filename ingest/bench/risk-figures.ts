@@ -759,7 +759,6 @@ async function scalar(client: pg.Client, text: string, values: unknown[]): Promi
   return Number((await client.query<{ n: number }>(text, values)).rows[0].n);
 }
 
-
 /** Rows ≥ answers, and no more than the requests that may still have been in flight. */
 function everyAnswerStored(rows: number, r: LoadResult, connections: number): boolean {
   return rows >= r.ok && rows <= r.ok + connections;
