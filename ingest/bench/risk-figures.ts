@@ -629,7 +629,7 @@ async function holdFigures(o: RiskOptions, db: Db, client: pg.Client, setups: Re
     const scan = sql<{ n: number }>`
         select count(*)::int as n from commissions
          where program_id = ${programId} and status = 'pending' and approval_type = 'scheduled' and deleted_at is null
-           and scheduled_approval_date <= ${monthOn} and not ${isHeld('commissions')}`;
+           and scheduled_approval_date <= ${monthOn} and not ${isHeld('commissions', 'every program')}`;
     let approvable = -1;
     await timings(async () => {
       approvable = (await scan.execute(db)).rows[0].n;

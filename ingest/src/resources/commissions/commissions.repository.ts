@@ -163,7 +163,7 @@ export async function approveDueBatch(db: Db, now: Date, limit: number): Promise
       with due as materialized (
         select id from commissions
          where status = 'pending' and approval_type = 'scheduled' and deleted_at is null
-           and scheduled_approval_date <= ${now} and not ${isHeld('commissions')}
+           and scheduled_approval_date <= ${now} and not ${isHeld('commissions', 'every program')}
          order by scheduled_approval_date
          limit ${limit}
          for update skip locked)

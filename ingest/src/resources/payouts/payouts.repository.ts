@@ -150,7 +150,7 @@ export async function takePayableSums(
        where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null
          and c.created_at <= ${g.upTo} ${ofPartners('c')}
          and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
-         and not ${isHeld('c')}
+         and not ${isHeld('c', { programId: g.programId })}
          for update of c
     ), late_entries as (
       select e.id, e.partner_id, coalesce(e.currency, ${g.programCurrency}) as currency, e.amount, e.created_at
@@ -160,9 +160,9 @@ export async function takePayableSums(
          and exists (select 1 from commissions r
                       where r.id = e.refund_of and r.status = 'approved' and r.deleted_at is null and r.created_at <= ${g.upTo}
                         and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id)
-                        and not ${isHeld('r')})
+                        and not ${isHeld('r', { programId: g.programId })})
          and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
-         and not ${isHeld('e')}
+         and not ${isHeld('e', { programId: g.programId })}
          for update of e
     ), candidates as materialized (
       select * from taken union all select * from late_entries
@@ -418,7 +418,7 @@ export async function partnerBalances(db: Db, partnerIds: string[], programCurre
            coalesce(sum(c.amount) filter (where c.status = 'paid'), 0)::int8 as paid,
            coalesce(sum(c.amount) filter (where c.status in ('pending', 'approved') and pc.commission_id is null and h.held), 0)::int8 as on_hold
       from commissions c left join payout_commissions pc on pc.commission_id = c.id
-           cross join lateral (select ${isHeld('c')} as held) h
+           cross join lateral (select ${isHeld('c', { partnerIds })} as held) h
      where c.partner_id = any(${partnerIds}::text[]) and c.deleted_at is null
      group by 1, 2
      order by 1, 2`.execute(db);
@@ -440,7 +440,7 @@ export async function heldPayableSums(
        and c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null and c.created_at <= ${g.upTo}
        ${g.partnerIds ? sql`and c.partner_id = any(${g.partnerIds}::text[])` : sql``}
        and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
-       and ${isHeld('c')}
+       and ${isHeld('c', { programId: g.programId })}
      group by 1, 2
      order by 1, 2`.execute(db);
   return rows.map((r) => ({ ...r, amount: Number(r.amount) }));

@@ -26,29 +26,47 @@ function concerns(e: string, c: string): RawBuilder<SqlBool> {
 }
 
 /**
- * The ids of every commission an open risk event holds, as one uncorrelated query: PostgreSQL
- * computes it once per statement and probes it as a hash, so a statement over many commissions
- * pays for the held ones alone, however many open events a partner has (a per-row test against
- * each open event cost 116 s for the approval job at 10,337 events in the bench: ingest/bench/README.md).
+ * Whose open events a statement's held set is built from: a program's (payout generation), some
+ * partners' (balances), or every program's (the approval job, which runs over all of them). A
+ * statement that reads one program's commissions then pays for that program's open events
+ * alone, through the partial indexes of open events by program and by partner.
  */
-const heldCommissionIds = sql`
+export type HoldScope = { programId: string } | { partnerIds: readonly string[] } | 'every program';
+
+function eventsIn(scope: HoldScope, alias: string): RawBuilder<unknown> {
+  if (scope === 'every program') return sql``;
+  if ('programId' in scope) return sql`and ${ref(alias, 'program_id')} = ${scope.programId}`;
+  return sql`and ${ref(alias, 'partner_id')} = any(${[...scope.partnerIds]}::text[])`;
+}
+
+/**
+ * The ids of every commission an open risk event of `scope` holds, as one uncorrelated query:
+ * PostgreSQL computes it once per statement and probes it as a hash, so a statement over many
+ * commissions pays for the held ones alone, however many open events a partner has (a per-row
+ * test against each open event cost 116 s for the approval job at 10,337 events in the bench:
+ * ingest/bench/README.md).
+ */
+function heldCommissionIds(scope: HoldScope): RawBuilder<unknown> {
+  return sql`
   select hc.id from risk_events e join commissions hc on hc.partner_id = e.partner_id
-   where e.status = 'open' and e.holds = 'partner'
+   where e.status = 'open' and e.holds = 'partner' ${eventsIn(scope, 'e')}
   union
   select hc.id from risk_events e join commissions hc on hc.customer_id = e.customer_id and hc.partner_id = e.partner_id
-   where e.status = 'open' and e.holds = 'customer'
+   where e.status = 'open' and e.holds = 'customer' ${eventsIn(scope, 'e')}
   union
   select hc.id from commissions hc join customers hu on hu.id = hc.customer_id join clicks hk on hk.id = hu.click_id
        join risk_events e on e.partner_id = hc.partner_id and e.visitor_hash = hk.visitor_hash and e.status = 'open' and e.holds = 'visitor'
-   where hc.partner_id in (select v.partner_id from risk_events v where v.status = 'open' and v.holds = 'visitor')`;
+   where hc.partner_id in (select v.partner_id from risk_events v where v.status = 'open' and v.holds = 'visitor' ${eventsIn(scope, 'v')})`;
+}
 
 /**
  * Whether commission `alias` is held: an open risk event concerns it (`concerns`, set-wise). The
  * approval job, payout generation and balances read this, so a held commission is never
- * approved by the job and never paid while its event is open.
+ * approved by the job and never paid while its event is open. `scope` must include every
+ * commission the statement reads (a commission's events are of its partner and program).
  */
-export function isHeld(alias: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`(${ref(alias, 'id')} in (${heldCommissionIds}))`;
+export function isHeld(alias: string, scope: HoldScope): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${ref(alias, 'id')} in (${heldCommissionIds(scope)}))`;
 }
 
 /** What the rules read of a program: its settings and its fingerprint key. */
@@ -283,19 +301,24 @@ export interface FloodedVisitor {
 /**
  * The browsers that clicked one partner's links more than `limit` times in an hour, among the
  * program's clicks made in (from, to]: each such click is counted with the pair's clicks of the
- * hour before it. One pass over the program's clicks of (from - 1 hour, to], read by
- * clicks_program_created and sorted once by pair and time; no join, so the cost grows with the
- * clicks of that span alone.
+ * hour before it. The window's pairs come from clicks_program_created; each pair's own clicks of
+ * (from - 1 hour, to] are then one range of clicks_partner_visitor (migration 0018), a lateral
+ * probe per pair whatever the statistics say, so a check costs what its window's clicks cost and
+ * never re-reads the program's whole hour (ingest/bench/README.md#fraud-and-risk-rules).
  */
 export async function floodedVisitors(db: Db, programId: string, from: Date, to: Date, limit: number): Promise<FloodedVisitor[]> {
   const { rows } = await sql<FloodedVisitor>`
-    with counted as (
-      select partner_id, visitor_hash, id, created_at,
-             count(*) over (partition by partner_id, visitor_hash order by created_at
+    with pairs as materialized (
+      select distinct partner_id, visitor_hash from clicks
+       where program_id = ${programId} and created_at > ${from} and created_at <= ${to} and visitor_hash is not null
+    ), counted as (
+      select p.partner_id, p.visitor_hash, k.id, k.created_at,
+             count(*) over (partition by p.partner_id, p.visitor_hash order by k.created_at
                             range between interval '1 hour' preceding and current row) as in_hour
-        from clicks
-       where program_id = ${programId} and created_at > ${from}::timestamptz - interval '1 hour' and created_at <= ${to}
-         and visitor_hash is not null
+        from pairs p cross join lateral (
+               select id, created_at from clicks
+                where partner_id = p.partner_id and visitor_hash = p.visitor_hash and visitor_hash is not null
+                  and created_at > ${from}::timestamptz - interval '1 hour' and created_at <= ${to}) k
     ), over_limit as (
       select * from counted where created_at > ${from} and in_hour > ${limit}
     )
