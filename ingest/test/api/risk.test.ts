@@ -130,6 +130,23 @@ describe('fraud and risk', () => {
       const kept = await t.storage.db.selectFrom('partner_browsers').selectAll().where('partner_id', '=', partner.id).execute();
       expect(JSON.stringify(kept)).not.toMatch(/127\.0\.0\.1|::1|ffff/);
     });
+
+    it("writes a portal browser once an hour per process, not on each of the partner's pages", async () => {
+      const partner = await partnerOf();
+      const { agent, base } = await portalAgent(t, program, partner.email);
+      const browsers = () =>
+        t.storage.db.selectFrom('partner_browsers').select('visitor_hash').where('partner_id', '=', partner.id).execute();
+      expect((await agent.get(`${base}/`).set('User-Agent', UA)).status).toBe(200);
+      const [first] = await browsers();
+      // The row is taken away behind the process's back: a second page from that browser does not write it again.
+      await t.storage.db.deleteFrom('partner_browsers').where('partner_id', '=', partner.id).execute();
+      expect((await agent.get(`${base}/`).set('User-Agent', UA)).status).toBe(200);
+      expect(await browsers()).toEqual([]);
+      // Another browser within the same session is remembered at its first page.
+      expect((await agent.get(`${base}/`).set('User-Agent', OTHER_UA)).status).toBe(200);
+      const [other] = await browsers();
+      expect(other.visitor_hash).not.toBe(first.visitor_hash);
+    });
   });
 
   describe('shared payout account', () => {

@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../../db/database.js';
 import type { CustomerRow, PartnerRow, RiskEventRow, RiskEventsTable, TransactionRow } from '../../db/schema.js';
 import { newId } from '../../ids.js';
@@ -53,7 +54,11 @@ export async function flagCustomer(
   const program = await findProgramRisk(trx, customer.program_id);
   if (!program) return [];
   const rules = rulesOf(program);
-  const click = customer.click_id ? await findClickSignals(trx, customer.click_id) : undefined;
+  // The click is read only for the rules that look at it: with those off, a customer costs the
+  // program's read alone (ingest/bench/README.md#fraud-and-risk-rules).
+  const readsClick = rules.self_referral.enabled || rules.paid_ad_traffic.enabled || rules.banned_referral_source.enabled;
+  if (!readsClick && !rules.disposable_email.enabled) return [];
+  const click = readsClick && customer.click_id ? await findClickSignals(trx, customer.click_id) : undefined;
   const base = {
     organization_id: customer.organization_id,
     program_id: customer.program_id,
@@ -199,8 +204,19 @@ const PARTNER_BROWSER_DAYS = 90;
 /** Forgets the browsers partners have not used their portal from for PARTNER_BROWSER_DAYS. */
 export const forgetOldPartnerBrowsers = (db: Db) => deleteOldPartnerBrowsers(db, new Date(Date.now() - PARTNER_BROWSER_DAYS * 86_400_000));
 
+/**
+ * The partners' browsers this process remembered within the hour. SQL touches a known browser at
+ * most hourly anyway (rememberPartnerBrowser), so a signed-in partner's pages write once per
+ * browser, process and hour instead of running a statement each; a browser that changes within a
+ * session (another network) is still remembered at its first page.
+ */
+const rememberedLately = new LRUCache<string, true>({ max: 10_000, ttl: 3_600_000 });
+
 /** Remembers the browser of a partner's portal session (its fingerprint only), for the self-referral rule. */
 export async function rememberPortalBrowser(db: Db, partner: Pick<PartnerRow, 'id' | 'program_id'>, visitorHash: string | null) {
   if (!visitorHash) return;
+  const key = `${partner.id}\n${visitorHash}`;
+  if (rememberedLately.has(key)) return;
   await rememberPartnerBrowser(db, { partnerId: partner.id, programId: partner.program_id, visitorHash, now: new Date() });
+  rememberedLately.set(key, true);
 }
