@@ -14,7 +14,7 @@ const ref = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
  * Whether risk event `e` concerns commission `c`: a commission of its partner, and of its
  * customer (`holds = 'customer'`), of a customer whose click came from its fingerprint
  * (`'visitor'`), or any (`'partner'`). Refund entries go with their customer, as their reward does.
- * `heldCommissionIds` below is the same rule for every open event at once: change both together.
+ * `heldCommissions` below is the same rule for every open event at once: change both together.
  */
 function concerns(e: string, c: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${ref(e, 'partner_id')} = ${ref(c, 'partner_id')} and (
@@ -33,40 +33,45 @@ function concerns(e: string, c: string): RawBuilder<SqlBool> {
  */
 export type HoldScope = { programId: string } | { partnerIds: readonly string[] } | 'every program';
 
-function eventsIn(scope: HoldScope, alias: string): RawBuilder<unknown> {
+/** `alias`'s rows of `scope`: its events, or its commissions (whose events are of their partner and program). */
+function inScope(scope: HoldScope, alias: string): RawBuilder<unknown> {
   if (scope === 'every program') return sql``;
   if ('programId' in scope) return sql`and ${ref(alias, 'program_id')} = ${scope.programId}`;
   return sql`and ${ref(alias, 'partner_id')} = any(${[...scope.partnerIds]}::text[])`;
 }
 
 /**
- * The ids of every commission an open risk event of `scope` holds, as one uncorrelated query:
- * PostgreSQL computes it once per statement and probes it as a hash, so a statement over many
- * commissions pays for the held ones alone, however many open events a partner has (a per-row
- * test against each open event cost 116 s for the approval job at 10,337 events in the bench:
- * ingest/bench/README.md).
+ * The ids of every commission an open risk event of `scope` holds (`concerns`, set-wise), as one
+ * uncorrelated query: PostgreSQL computes it once and probes it as a hash, so a statement over
+ * many commissions pays for the held ones alone, however many open events a partner has (a
+ * per-row test against each open event cost 116 s for the approval job at 10,337 events in the
+ * bench: ingest/bench/README.md). Both sides are limited to the scope, so each branch starts
+ * from the scope's commissions or open events by their indexes. A statement that tests it more
+ * than once makes it a materialized CTE (payout generation, balances): each `isHeld` would build
+ * it again.
  */
-function heldCommissionIds(scope: HoldScope): RawBuilder<unknown> {
+export function heldCommissions(scope: HoldScope): RawBuilder<unknown> {
   return sql`
   select hc.id from risk_events e join commissions hc on hc.partner_id = e.partner_id
-   where e.status = 'open' and e.holds = 'partner' ${eventsIn(scope, 'e')}
+   where e.status = 'open' and e.holds = 'partner' ${inScope(scope, 'e')} ${inScope(scope, 'hc')}
   union
   select hc.id from risk_events e join commissions hc on hc.customer_id = e.customer_id and hc.partner_id = e.partner_id
-   where e.status = 'open' and e.holds = 'customer' ${eventsIn(scope, 'e')}
+   where e.status = 'open' and e.holds = 'customer' ${inScope(scope, 'e')} ${inScope(scope, 'hc')}
   union
   select hc.id from commissions hc join customers hu on hu.id = hc.customer_id join clicks hk on hk.id = hu.click_id
        join risk_events e on e.partner_id = hc.partner_id and e.visitor_hash = hk.visitor_hash and e.status = 'open' and e.holds = 'visitor'
-   where hc.partner_id in (select v.partner_id from risk_events v where v.status = 'open' and v.holds = 'visitor' ${eventsIn(scope, 'v')})`;
+   where hc.partner_id in (select v.partner_id from risk_events v where v.status = 'open' and v.holds = 'visitor' ${inScope(scope, 'v')})
+     ${inScope(scope, 'hc')}`;
 }
 
 /**
- * Whether commission `alias` is held: an open risk event concerns it (`concerns`, set-wise). The
- * approval job, payout generation and balances read this, so a held commission is never
- * approved by the job and never paid while its event is open. `scope` must include every
- * commission the statement reads (a commission's events are of its partner and program).
+ * Whether commission `alias` is held: an open risk event concerns it. The approval job, payout
+ * generation and balances read this rule (here, or `heldCommissions` as a CTE), so a held
+ * commission is never approved by the job and never paid while its event is open. `scope` must
+ * include every commission the statement reads.
  */
 export function isHeld(alias: string, scope: HoldScope): RawBuilder<SqlBool> {
-  return sql<SqlBool>`(${ref(alias, 'id')} in (${heldCommissionIds(scope)}))`;
+  return sql<SqlBool>`(${ref(alias, 'id')} in (${heldCommissions(scope)}))`;
 }
 
 /** What the rules read of a program: its settings and its fingerprint key. */
