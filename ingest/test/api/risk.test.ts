@@ -276,7 +276,8 @@ describe('fraud and risk', () => {
 
   describe('held money and its review', () => {
     it('a held commission is never approved by the job nor paid; balances and generation show it apart', async () => {
-      const partner = await partnerOf({ payout_method: 'paypal', payout_details: { email: uniqueEmail('pay') } });
+      const payoutEmail = uniqueEmail('pay');
+      const partner = await partnerOf({ payout_method: 'paypal', payout_details: { email: payoutEmail } });
       const held = await paidCustomer(partner, { email: partner.email });
       const clean = await paidCustomer(partner);
       await approveDueCommissions(t.storage.db);
@@ -294,6 +295,11 @@ describe('fraud and risk', () => {
       expect(generated.body.data.payouts).toMatchObject([{ partner_id: partner.id, amount: 1000, commission_count: 1 }]);
       const taken = await t.storage.db.selectFrom('payout_commissions').select('commission_id').execute();
       expect(taken.map((r) => r.commission_id)).not.toContain(held.commission.id);
+      // The batch file pays the free commission alone.
+      const file = await t.request.get('/v1/payouts/export').query({ program_id: program.id, format: 'paypal' }).set(org.auth);
+      expect(file.status).toBe(200);
+      const rows = file.text.split(/\r?\n/).filter((line) => line.startsWith(`${payoutEmail},`));
+      expect(rows).toEqual([expect.stringMatching(new RegExp(`^${payoutEmail.replaceAll('.', '\\.')},10\\.00,USD,`))]);
 
       const again = await t.request
         .post('/v1/payouts/generate')
@@ -334,7 +340,8 @@ describe('fraud and risk', () => {
     });
 
     it('ban_partner suspends the partner, rejects their pending commissions and resolves every open event of theirs', async () => {
-      const partner = await partnerOf({ payout_method: 'paypal', payout_details: { email: uniqueEmail('pay') } });
+      const payoutEmail = uniqueEmail('pay');
+      const partner = await partnerOf({ payout_method: 'paypal', payout_details: { email: payoutEmail } });
       const held = await paidCustomer(partner, { email: partner.email });
       const clean = await paidCustomer(partner);
       await createCustomer(t, org, partner, { email: `x.${uniqueSuffix()}@mailinator.com` });

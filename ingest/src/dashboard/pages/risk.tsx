@@ -332,20 +332,19 @@ function OpenEvents({
   );
 }
 
-/** One open event: what matched, its customer, what it holds, and the three decisions. */
-function OpenEvent({
-  ctx,
-  event,
-  names,
-  back,
-  refused,
-}: {
+/** What an open event's parts are drawn from. */
+interface EventProps {
   ctx: ProgramPageContext;
   event: RiskEventObject;
   names: Names;
+  /** The list, on the same filters, that a decision goes back to. */
   back: string;
+  /** The refused decision on this event, to show again with its refusal. */
   refused?: RefusedForm;
-}) {
+}
+
+/** One open event: what matched, its customer, what it holds, and the three decisions. */
+function OpenEvent({ ctx, event, names, back, refused }: EventProps) {
   const program = ctx.program;
   const other = event.other_partner_id ? <PartnerLink program={program} id={event.other_partner_id} names={names} /> : 'another partner';
   const held = heldWords(event.held);
@@ -383,19 +382,7 @@ function OpenEvent({
 }
 
 /** Dismiss, reject its commissions, ban the partner: each a form of its own; the two that need a reason open again when refused. */
-function Decisions({
-  ctx,
-  event,
-  names,
-  back,
-  refused,
-}: {
-  ctx: ProgramPageContext;
-  event: RiskEventObject;
-  names: Names;
-  back: string;
-  refused?: RefusedForm;
-}) {
+function Decisions({ ctx, event, names, back, refused }: EventProps) {
   const action = programPath(ctx.program, `/risk/${event.id}/resolve`);
   const partner = names.partners.get(event.partner_id);
   const who = partner ? partnerName(partner) : 'this partner';

@@ -73,8 +73,7 @@ export async function flagCustomer(
     const matched: string[] = [];
     const mailbox = mailboxOf(customer.email);
     if (mailbox && mailbox === mailboxOf(partner.email)) matched.push('email');
-    const details = partner.payout_details as unknown as Record<string, string> | null;
-    if (mailbox && mailbox === mailboxOf(details?.email)) matched.push('payout_email');
+    if (mailbox && mailbox === mailboxOf(partner.payout_details?.email)) matched.push('payout_email');
     const hashes = [click?.visitor_hash, signals.visitorHash].filter((h): h is string => Boolean(h));
     const browser = [...new Set(hashes)];
     if (browser.length > 0 && (await partnerBrowserMatches(trx, partner.id, browser))) matched.push('browser');

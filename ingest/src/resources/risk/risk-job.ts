@@ -81,7 +81,7 @@ export async function backfillPayoutAccounts(db: Db): Promise<number> {
     const count = await inTransaction(db, async (trx) => {
       const partners = await partnersWithoutPayoutAccount(trx, BACKFILL_BATCH);
       for (const partner of partners) {
-        const account = payoutAccountOf(partner.payout_method, partner.payout_details as unknown as Record<string, string>) ?? '';
+        const account = payoutAccountOf(partner.payout_method, partner.payout_details) ?? '';
         const updated = await setPayoutAccount(trx, partner.id, account);
         if (updated && account) await flagSharedPayoutAccount(trx, updated);
       }
