@@ -55,6 +55,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     await migrateToLatest(db, {
       onNewerSchema: (newer) =>
         logger.warn({ newer }, `the database is ahead of this release (${newer.join(', ')}): serving on it, as during a rolling upgrade`),
+      onGaveWay: (attempt, waitMs, reason) =>
+        logger.info({ attempt, reason }, `a migration gave way to the running traffic's locks; it runs again in ${waitMs} ms`),
     });
   } catch (err) {
     await Promise.allSettled([db.destroy(), store.close()]);

@@ -95,6 +95,8 @@ export function pgliteDb(pglite: PGlite): Db {
 export interface MigrateOptions {
   /** Told once when the database holds migrations of a newer release (ingest/docs/upgrades.md). */
   onNewerSchema?: (newer: string[]) => void;
+  /** Told each time the migrations gave way to the running traffic's locks and will run again after `waitMs`. */
+  onGaveWay?: (attempt: number, waitMs: number, reason: string) => void;
   /** The migrations this release knows; a test passes fewer to play an older release. */
   known?: Record<string, Migration>;
 }
@@ -104,7 +106,10 @@ export interface MigrateOptions {
  * A database that a newer release already migrated further is accepted, so that a process of
  * the previous release can restart during a rolling upgrade.
  */
-export async function migrateToLatest(db: Db, { onNewerSchema, known = migrations }: MigrateOptions = {}): Promise<MigrationResultSet> {
+export async function migrateToLatest(
+  db: Db,
+  { onNewerSchema, onGaveWay, known = migrations }: MigrateOptions = {},
+): Promise<MigrationResultSet> {
   for (let newer = await newerMigrationsApplied(db, known), attempt = 1; ; attempt++) {
     const timeoutMs = Math.min(MAX_LOCK_WAIT_MS, FIRST_LOCK_WAIT_MS * 2 ** (attempt - 1));
     const provider = { getMigrations: async () => ({ ...waitingAtMost(known, timeoutMs), ...appliedElsewhere(newer) }) };
@@ -116,6 +121,7 @@ export async function migrateToLatest(db: Db, { onNewerSchema, known = migration
     // A table lock the running traffic held too long, or a deadlock with it: the whole
     // transaction was rolled back, so it runs again after a pause.
     if (isLockConflict(result.error) && attempt < MIGRATION_ATTEMPTS) {
+      onGaveWay?.(attempt, timeoutMs, (result.error as Error).message);
       await new Promise((resolve) => setTimeout(resolve, timeoutMs));
       continue;
     }

@@ -55,23 +55,49 @@ describe('migrateToLatest on a database a newer release migrated', () => {
   });
 });
 
-describe.skipIf(STORAGE !== 'postgres')('two processes migrating one PostgreSQL database at once', () => {
-  it('one runs every migration under the lock, the other waits and finds nothing to do', async () => {
+describe.skipIf(STORAGE !== 'postgres')('migrating a PostgreSQL database others use', () => {
+  /** An empty database beside the test's own, opened `count` times (each its own pool), dropped after `use`. */
+  async function withFreshDatabase(count: number, use: (dbs: Db[]) => Promise<void>): Promise<void> {
     storage = await openTestStorage();
-    // An empty database beside the migrated one.
     const empty = new URL(storage.databaseUrl!);
     empty.pathname += '_fresh';
     const name = empty.pathname.slice(1);
     await sql.raw(`create database ${name}`).execute(storage.db);
-    const dbs = [openDatabase({ kind: 'postgres', url: empty.toString() }), openDatabase({ kind: 'postgres', url: empty.toString() })];
+    const dbs = Array.from({ length: count }, () => openDatabase({ kind: 'postgres', url: empty.toString() }));
     try {
-      const results = await Promise.all(dbs.map((db) => migrateToLatest(db)));
-      const ran = results.map((r) => r.results?.length ?? 0).sort((a, b) => a - b);
-      expect(ran).toEqual([0, names.length]);
-      expect(await applied(dbs[0])).toEqual(names);
+      await use(dbs);
     } finally {
       await Promise.all(dbs.map((db) => db.destroy()));
       await sql.raw(`drop database if exists ${name} with (force)`).execute(storage.db);
     }
+  }
+
+  it('two processes at once: one runs every migration under the lock, the other waits and finds nothing to do', async () => {
+    await withFreshDatabase(2, async (dbs) => {
+      const results = await Promise.all(dbs.map((db) => migrateToLatest(db)));
+      const ran = results.map((r) => r.results?.length ?? 0).sort((a, b) => a - b);
+      expect(ran).toEqual([0, names.length]);
+      expect(await applied(dbs[0])).toEqual(names);
+    });
+  });
+
+  it('a migration gives way to a lock the traffic holds, says so, and runs once the lock is gone', async () => {
+    await withFreshDatabase(2, async ([traffic, upgrading]) => {
+      await migrateToLatest(upgrading, { known: previous });
+      const tables = await sql<{ name: string }>`
+        select quote_ident(tablename) as name from pg_tables where schemaname = 'public' and tablename not like 'kysely%'`.execute(traffic);
+      const gaveWay: number[] = [];
+      let migrating: Promise<unknown> | undefined;
+      await traffic.transaction().execute(async (trx) => {
+        // The lock every writer of a table holds: any DDL of the newest migration waits for it.
+        await sql.raw(`lock table ${tables.rows.map((t) => t.name).join(', ')} in row exclusive mode`).execute(trx);
+        migrating = migrateToLatest(upgrading, { onGaveWay: (attempt) => gaveWay.push(attempt) });
+        await expect.poll(() => gaveWay.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+        expect(await applied(trx)).toEqual(names.slice(0, -1));
+      });
+      await migrating;
+      expect(gaveWay.slice(0, 2)).toEqual([1, 2]);
+      expect(await applied(traffic)).toEqual(names);
+    });
   });
 });
