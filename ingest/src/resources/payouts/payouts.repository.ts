@@ -2,7 +2,7 @@ import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { PayoutRow, PayoutsTable } from '../../db/schema.js';
 import { advisoryLockId } from '../../ids.js';
-import { heldCommissions, isHeld } from '../risk/risk.repository.js';
+import { isHeld } from '../risk/risk.repository.js';
 
 /** The SQL of payouts, and of the commissions in unpaid payouts (`payout_commissions`). */
 
@@ -144,14 +144,13 @@ export async function takePayableSums(
     create temporary table payout_candidates (id text not null, partner_id text not null, currency text not null)
         on commit drop`.execute(db);
   const { rows } = await sql<PayableSum>`
-    with held as materialized (${heldCommissions({ programId: g.programId })}
-    ), taken as (
+    with taken as (
       select c.id, c.partner_id, coalesce(c.currency, ${g.programCurrency}) as currency, c.amount, c.created_at
         from commissions c
        where c.program_id = ${g.programId} and c.status = 'approved' and c.deleted_at is null
          and c.created_at <= ${g.upTo} ${ofPartners('c')}
          and not exists (select 1 from payout_commissions pc where pc.commission_id = c.id)
-         and c.id not in (select id from held)
+         and not ${isHeld('c', { programId: g.programId })}
          for update of c
     ), late_entries as (
       select e.id, e.partner_id, coalesce(e.currency, ${g.programCurrency}) as currency, e.amount, e.created_at
@@ -161,9 +160,9 @@ export async function takePayableSums(
          and exists (select 1 from commissions r
                       where r.id = e.refund_of and r.status = 'approved' and r.deleted_at is null and r.created_at <= ${g.upTo}
                         and not exists (select 1 from payout_commissions rpc where rpc.commission_id = r.id)
-                        and r.id not in (select id from held))
+                        and not ${isHeld('r', { programId: g.programId })})
          and not exists (select 1 from payout_commissions pc where pc.commission_id = e.id)
-         and e.id not in (select id from held)
+         and not ${isHeld('e', { programId: g.programId })}
          for update of e
     ), candidates as materialized (
       select * from taken union all select * from late_entries
@@ -412,14 +411,14 @@ export interface BalanceRow {
 export async function partnerBalances(db: Db, partnerIds: string[], programCurrency: string): Promise<BalanceRow[]> {
   if (partnerIds.length === 0) return [];
   const { rows } = await sql<BalanceRow>`
-    with held as materialized (${heldCommissions({ partnerIds })})
     select c.partner_id, coalesce(c.currency, ${programCurrency}) as currency,
-           coalesce(sum(c.amount) filter (where c.status = 'pending' and h.id is null), 0)::int8 as pending,
-           coalesce(sum(c.amount) filter (where c.status = 'approved' and pc.commission_id is null and h.id is null), 0)::int8 as payable,
+           coalesce(sum(c.amount) filter (where c.status = 'pending' and not h.held), 0)::int8 as pending,
+           coalesce(sum(c.amount) filter (where c.status = 'approved' and pc.commission_id is null and not h.held), 0)::int8 as payable,
            coalesce(sum(c.amount) filter (where pc.commission_id is not null), 0)::int8 as in_payouts,
            coalesce(sum(c.amount) filter (where c.status = 'paid'), 0)::int8 as paid,
-           coalesce(sum(c.amount) filter (where c.status in ('pending', 'approved') and pc.commission_id is null and h.id is not null), 0)::int8 as on_hold
-      from commissions c left join payout_commissions pc on pc.commission_id = c.id left join held h on h.id = c.id
+           coalesce(sum(c.amount) filter (where c.status in ('pending', 'approved') and pc.commission_id is null and h.held), 0)::int8 as on_hold
+      from commissions c left join payout_commissions pc on pc.commission_id = c.id
+           cross join lateral (select ${isHeld('c', { partnerIds })} as held) h
      where c.partner_id = any(${partnerIds}::text[]) and c.deleted_at is null
      group by 1, 2
      order by 1, 2`.execute(db);

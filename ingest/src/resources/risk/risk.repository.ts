@@ -46,11 +46,12 @@ function inScope(scope: HoldScope, alias: string): RawBuilder<unknown> {
  * many commissions pays for the held ones alone, however many open events a partner has (a
  * per-row test against each open event cost 116 s for the approval job at 10,337 events in the
  * bench: ingest/bench/README.md). Both sides are limited to the scope, so each branch starts
- * from the scope's commissions or open events by their indexes. A statement that tests it more
- * than once makes it a materialized CTE (payout generation, balances): each `isHeld` would build
- * it again.
+ * from the scope's commissions or open events by their indexes. It stays inline, never a CTE: a
+ * CTE is estimated at a few rows, and PostgreSQL may then test each commission by scanning it
+ * (a balances page took 14 s so at 19,450 commissions), where the inline set is dear enough to
+ * run again that the planner always hashes it.
  */
-export function heldCommissions(scope: HoldScope): RawBuilder<unknown> {
+function heldCommissions(scope: HoldScope): RawBuilder<unknown> {
   return sql`
   select hc.id from risk_events e join commissions hc on hc.partner_id = e.partner_id
    where e.status = 'open' and e.holds = 'partner' ${inScope(scope, 'e')} ${inScope(scope, 'hc')}
@@ -66,9 +67,8 @@ export function heldCommissions(scope: HoldScope): RawBuilder<unknown> {
 
 /**
  * Whether commission `alias` is held: an open risk event concerns it. The approval job, payout
- * generation and balances read this rule (here, or `heldCommissions` as a CTE), so a held
- * commission is never approved by the job and never paid while its event is open. `scope` must
- * include every commission the statement reads.
+ * generation and balances read this, so a held commission is never approved by the job and never
+ * paid while its event is open. `scope` must include every commission the statement reads.
  */
 export function isHeld(alias: string, scope: HoldScope): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${ref(alias, 'id')} in (${heldCommissions(scope)}))`;
