@@ -16,7 +16,10 @@ export interface Metrics {
   readonly httpRequests: RequestHandler;
   /** One statement of the click writer committed `rows` clicks. */
   readonly clicksCommitted: (rows: number) => void;
-  /** A Stripe event was received and handled (or found handled before: `duplicate`). */
+  /**
+   * A Stripe event was received and handled (or found handled before: `duplicate`), or its
+   * handling failed and was answered 5xx (`fault`: Stripe delivers it again).
+   */
   readonly stripeEventHandled: (status: string, duplicate: boolean) => void;
   /** A run of the approval job finished and approved `approved` commissions. */
   readonly approvalRan: (approved: number) => void;
@@ -53,7 +56,7 @@ export function createMetrics({ db, store, now = Date.now }: MetricsSources): Me
   });
   const stripeEvents = new Counter({
     name: 'svc_stripe_events_total',
-    help: 'Stripe events received with a valid signature, by outcome (processed, ignored, failed, error, duplicate)',
+    help: 'Stripe events received with a valid signature, by outcome (processed, ignored, failed, error, duplicate, fault)',
     labelNames: ['outcome'] as const,
     registers,
   });

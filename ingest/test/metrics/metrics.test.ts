@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { initOrganization } from '../../src/bootstrap.js';
@@ -111,6 +112,21 @@ describe('GET /metrics on SVC_METRICS_PORT', () => {
         .send(signed.body);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
     }
+    // An event whose handling fails (its record cannot be written) is answered 5xx and counted as a fault.
+    await sql`create function refuse_stripe_event() returns trigger language plpgsql as $$
+                begin raise exception 'stripe_events refused by the test'; end $$`.execute(t.storage.db);
+    await sql`create trigger refuse_stripe_event before insert on stripe_events for each row execute function refuse_stripe_event()`.execute(
+      t.storage.db,
+    );
+    const refused = signStripeEvent(stripeEvent('customer.created', stripeCustomer({})), secret);
+    const faulted = await api
+      .post(`/v1/integrations/stripe/webhook/${org.program_id}`)
+      .set('Content-Type', 'application/json')
+      .set('Stripe-Signature', refused.signature)
+      .send(refused.body);
+    expect(faulted.status).toBeGreaterThanOrEqual(500);
+    await sql`drop trigger refuse_stripe_event on stripe_events`.execute(t.storage.db);
+    await sql`drop function refuse_stripe_event()`.execute(t.storage.db);
     // One e-mail given up (every attempt used), beside the waiting welcome one.
     await queueEmail(t.storage.db, { organizationId: org.organization_id, kind: 'test', to: 'x@example.com', subject: 's', text: 't' });
     await t.storage.db.updateTable('email_outbox').set({ attempts: 8 }).where('kind', '=', 'test').execute();
@@ -139,6 +155,7 @@ describe('GET /metrics on SVC_METRICS_PORT', () => {
     expect(s.get('svc_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).toBe(1);
     expect(s.get('svc_stripe_events_total{outcome="ignored"}')).toBe(1);
     expect(s.get('svc_stripe_events_total{outcome="duplicate"}')).toBe(1);
+    expect(s.get('svc_stripe_events_total{outcome="fault"}')).toBe(1);
     expect(
       s.get(`svc_http_request_duration_seconds_count{method="GET",route="/p/:subdomain/sign-in",status="${portalPages[0].status}"}`),
     ).toBe(1);

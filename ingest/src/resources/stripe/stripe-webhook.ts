@@ -125,7 +125,8 @@ const errorText = (err: unknown) => ((err as Error)?.message ?? String(err)).sli
  * neither, and each event id takes effect once. The program's events run one at a time (an
  * advisory lock), so two processes given the same event at once do it once, and an event that
  * links a Stripe customer always sees the events that arrived earlier and wait for it. A fault
- * (say SQL going away) rolls everything back and answers 5xx, so Stripe delivers again.
+ * (say SQL going away) rolls everything back and answers 5xx, so Stripe delivers again;
+ * `onFault` is told (the metrics' `fault` outcome).
  */
 export async function receiveStripeEvent(
   db: Db,
@@ -133,7 +134,7 @@ export async function receiveStripeEvent(
   programId: string,
   rawBody: Buffer,
   signature: string | undefined,
-  onEmailQueued?: () => void,
+  { onEmailQueued, onFault }: { onEmailQueued?: () => void; onFault?: () => void } = {},
 ): Promise<StripeWebhookReceiptObject> {
   if (!signature) throw badRequest('Missing Stripe-Signature header', 'Stripe-Signature');
   const integration = await findIntegrationOfProgram(db, programId);
@@ -160,6 +161,7 @@ export async function receiveStripeEvent(
     // Told in the event list, if SQL still answers; the next delivery runs the event again.
     const failure: Outcome = { status: 'error', reason: 'processing_error', message: errorText(err) };
     await saveEventError(db, recordOf(integration, event, failure), new Date()).catch(() => {});
+    onFault?.();
     throw err;
   }
 }

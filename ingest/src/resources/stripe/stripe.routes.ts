@@ -118,14 +118,10 @@ export function registerStripeRoutes(api: ApiBuilder, { db, store, config, maile
     response: oneResponse(StripeWebhookReceipt),
     errors: [404, 429, 503],
     handler: async ({ req, res, params }) => {
-      const receipt = await receiveStripeEvent(
-        db,
-        flowsOf,
-        params.program_id,
-        res.locals.rawBody,
-        req.get('stripe-signature'),
-        mailer.kick,
-      );
+      const receipt = await receiveStripeEvent(db, flowsOf, params.program_id, res.locals.rawBody, req.get('stripe-signature'), {
+        onEmailQueued: mailer.kick,
+        onFault: () => metrics?.stripeEventHandled('fault', false),
+      });
       metrics?.stripeEventHandled(receipt.status, receipt.duplicate);
       return envelope.one(receipt);
     },
