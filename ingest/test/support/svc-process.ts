@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../../src/paths.js';
 
 /** The real `svc` command and service as child processes, for the CLI tests. */
 
-export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+export { ROOT };
 export const SVC_BIN = path.join(ROOT, 'ingest/bin/svc.mjs');
 
 /**
