@@ -340,8 +340,7 @@ describe('fraud and risk', () => {
     });
 
     it('ban_partner suspends the partner, rejects their pending commissions and resolves every open event of theirs', async () => {
-      const payoutEmail = uniqueEmail('pay');
-      const partner = await partnerOf({ payout_method: 'paypal', payout_details: { email: payoutEmail } });
+      const partner = await partnerOf({ payout_method: 'paypal', payout_details: { email: uniqueEmail('pay') } });
       const held = await paidCustomer(partner, { email: partner.email });
       const clean = await paidCustomer(partner);
       await createCustomer(t, org, partner, { email: `x.${uniqueSuffix()}@mailinator.com` });
