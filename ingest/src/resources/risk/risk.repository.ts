@@ -48,7 +48,7 @@ function inScope(scope: HoldScope, alias: string): RawBuilder<unknown> {
  * bench: ingest/bench/README.md). Both sides are limited to the scope, so each branch starts
  * from the scope's commissions or open events by their indexes. It stays inline, never a CTE: a
  * CTE is estimated at a few rows, and PostgreSQL may then test each commission by scanning it
- * (a balances page took 14 s so at 19,450 commissions), where the inline set is dear enough to
+ * (a balances page took 14 s that way at 19,450 commissions), where the inline set is dear enough to
  * run again that the planner always hashes it.
  */
 function heldCommissions(scope: HoldScope): RawBuilder<unknown> {
