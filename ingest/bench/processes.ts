@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { compiled } from '../build.mjs';
+import { ROOT } from '../src/paths.js';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export { ROOT };
 
 /**
  * The node arguments that run the service (`main`) or the `svc` command (`cli`) of a checkout as
@@ -17,13 +17,38 @@ export function entryArgs(entry: 'main' | 'cli', root = ROOT): string[] {
   return built ? [built] : ['--import', 'tsx', `ingest/src/${entry}.ts`];
 }
 
+/**
+ * A port nothing listens on, for a process about to be started. In a vitest worker it comes from
+ * the worker's own block below the system's ephemeral range (32768 and up): a port the system
+ * hands out is free again once the probe closes, and another worker could be given it before this
+ * worker's process has bound it (a test then talked to the other test's service). Blocks differ
+ * by worker (`VITEST_POOL_ID`) and, mostly, by run (the vitest process's pid). Elsewhere (the
+ * bench, one process) the system chooses.
+ */
 export async function freePort(): Promise<number> {
+  const worker = Number(process.env.VITEST_POOL_ID);
+  if (!Number.isInteger(worker) || worker < 1) return listenAndClose(0);
+  const block = PORT_BLOCKS_START + ((process.ppid % 16) * 16 + ((worker - 1) % 16)) * PORT_BLOCK_SIZE;
+  for (let tries = 0; tries < PORT_BLOCK_SIZE; tries++) {
+    const port = block + (nextInBlock++ % PORT_BLOCK_SIZE);
+    if ((await listenAndClose(port).catch(() => null)) !== null) return port;
+  }
+  throw new Error(`no free port in ${block}–${block + PORT_BLOCK_SIZE - 1}`);
+}
+
+const PORT_BLOCKS_START = 20_000;
+/** 256 blocks of 40 ports: 20000–30239, under the ephemeral range. */
+const PORT_BLOCK_SIZE = 40;
+/** Ports of the block are taken in turn, so a port given out is not given again until 40 later. */
+let nextInBlock = 0;
+
+function listenAndClose(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
 }
