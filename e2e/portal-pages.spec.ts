@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { pngOf } from '../ingest/test/support/images.js';
-import { expectAxeClean } from './support/axe.js';
+import { expectAxeClean, PHONE } from './support/axe.js';
 import { ownerPage, ownProgram } from './support/dashboard.js';
 import { type Api, type DemoState, expect, test, unique, uniqueEmail } from './support/fixtures.js';
 import { signInToPortal } from './support/portal.js';
@@ -17,7 +17,6 @@ import { signInToPortal } from './support/portal.js';
  */
 
 const ACCENT = '#7c3aed';
-const PHONE = { width: 390, height: 844 };
 
 /** A picture of the page, full length, named for the test's storage setup. */
 const shoot = (page: Page, name: string) =>
