@@ -63,18 +63,21 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** The node arguments that run one of the bench's own TypeScript files (a receiver, the baseline) through tsx. */
+export const tsxArgs = (file: string): string[] => ['--import', 'tsx', file];
+
 /**
  * Runs an entry point in its own node process (no tsx wrapper process, so the pid is the server's):
- * a TypeScript file through tsx, or node arguments as entryArgs gives them.
+ * `entry` is node's arguments, as entryArgs or tsxArgs give them.
  */
 export async function startNode(
-  entry: string | string[],
+  entry: string[],
   env: Record<string, string>,
   readyUrl: (port: number) => string,
   nodeArgs: string[] = [],
 ): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, ...(Array.isArray(entry) ? entry : ['--import', 'tsx', entry])], {
+  const child = spawn(process.execPath, [...nodeArgs, ...entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -82,7 +85,7 @@ export async function startNode(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${entry.join(' ')} exited with ${child.exitCode}`);
     const ok = await fetch(readyUrl(port)).then(
       (r) => r.status < 500,
       () => false,

@@ -11,7 +11,7 @@ import { type ApiClient, apiClient } from '../client/api-client.js';
 import { runFaultBench } from './faults/report.js';
 import { type LoadResult, load, settled, timeGets } from './load.js';
 import { payoutFigures } from './payout-figures.js';
-import { entryArgs, ROOT, type Service, startNode } from './processes.js';
+import { entryArgs, ROOT, type Service, startNode, tsxArgs } from './processes.js';
 import { riskFigures, riskReport } from './risk-figures.js';
 import { scriptFigures } from './script-figures.js';
 import { type ListScale, seedLists } from './seed-lists.js';
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const { storage, keys, ingest } = await startService(cleanups);
-    const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
+    const baseline = await startNode(tsxArgs('ingest/bench/baseline.ts'), {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);
     // Set-up writes carry an Idempotency-Key, as a careful client's do: the loads after them
     // then measure a process that has served keyed requests (ingest/bench/README.md).
@@ -504,7 +504,7 @@ async function riskMain(): Promise<void> {
   let text = '';
   try {
     const { storage, keys, ingest } = await startService(cleanups);
-    const baseline = await startNode('ingest/bench/baseline.ts', {}, (port) => `http://127.0.0.1:${port}/echo`);
+    const baseline = await startNode(tsxArgs('ingest/bench/baseline.ts'), {}, (port) => `http://127.0.0.1:${port}/echo`);
     cleanups.unshift(baseline.stop);
     const base = await load({
       url: `${baseline.url}/echo`,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../client/api-client.js';
 import { type LoadResult, load } from './load.js';
-import { startNode } from './processes.js';
+import { startNode, tsxArgs } from './processes.js';
 
 export interface WebhookFigures {
   /** The payment load again, with one endpoint subscribed to every event. */
@@ -33,7 +33,7 @@ export async function webhookFigures(o: {
   duration: number;
   without: LoadResult;
 }): Promise<WebhookFigures> {
-  const receiver = await startNode('ingest/bench/webhook-receiver.ts', {}, (port) => `http://127.0.0.1:${port}/count`);
+  const receiver = await startNode(tsxArgs('ingest/bench/webhook-receiver.ts'), {}, (port) => `http://127.0.0.1:${port}/count`);
   const count = async () =>
     (await (await fetch(`${receiver.url}/count`)).json()) as { received: number; verified: number; distinct: number };
   try {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { apiClient } from '../../client/api-client.js';
-import { startNode } from '../processes.js';
+import { startNode, tsxArgs } from '../processes.js';
 import { createThrowawayDatabase, type IngestProcess, initOrganization, startIngest } from './fleet.js';
 
 /**
@@ -122,7 +122,7 @@ export async function killDuringDelivery(
   }: { load?: TakeoverLoad; env?: Record<string, string>; waitMs?: number } = {},
 ): Promise<TakeoverReport> {
   const database = await createThrowawayDatabase(adminUrl);
-  const receiver = await startNode('ingest/bench/webhook-receiver.ts', {}, (port) => `http://127.0.0.1:${port}/count`);
+  const receiver = await startNode(tsxArgs('ingest/bench/webhook-receiver.ts'), {}, (port) => `http://127.0.0.1:${port}/count`);
   const sql = new pg.Client({ connectionString: database.url });
   const processes: IngestProcess[] = [];
   const get = async <T>(path: string) => (await (await fetch(`${receiver.url}${path}`)).json()) as T;
