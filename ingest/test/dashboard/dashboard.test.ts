@@ -240,7 +240,7 @@ describe('dashboard', () => {
   it('approves several commissions in one transaction, or none when one of them cannot change', async () => {
     const [org] = orgs;
     const { agent, csrf } = await dashboardAgent(t, org);
-    const partner = await createPartner(t, org);
+    const partner = await createPartner(t, org, { payout_method: 'paypal', payout_details: { email: uniqueEmail('paid') } });
     const customer = await createCustomer(t, org, partner);
     const pending = [];
     for (let i = 0; i < 3; i++) pending.push(...(await commissionsOf(t, org, await createTransaction(t, org, customer))));
@@ -268,6 +268,22 @@ describe('dashboard', () => {
     expect(approved.headers.location).toBe(
       `/dashboard/programs/${org.program_id}/commissions?partner_id=${partner.id}&notice=commissions-approved`,
     );
+    expect(await statuses()).toEqual(['approved', 'approved']);
+
+    // In a payout not paid yet, they cannot be rejected: the refusal says which, in words, without an id.
+    const generated = await t.request
+      .post('/v1/payouts/generate')
+      .set(org.auth)
+      .send({ program_id: org.program_id, partner_ids: [partner.id] });
+    expect(generated.status, JSON.stringify(generated.body)).toBe(201);
+    const inPayout = await agent
+      .post(url)
+      .type('form')
+      .send({ action: 'reject', ids: ids.slice(0, 2), _csrf: csrf });
+    expect(inPayout.status).toBe(400);
+    const alert = /<p class="error" role="alert">([^<]*)<\/p>/.exec(inPayout.text)?.[1] ?? '';
+    expect(alert).toMatch(/^Nothing was changed: .+ cannot change\. It is in a payout, which is not paid yet: cancel the payout first/);
+    expect(alert).not.toMatch(/comm_|po_/);
     expect(await statuses()).toEqual(['approved', 'approved']);
 
     const nothing = await agent.post(url).type('form').send({ action: 'approve', _csrf: csrf });

@@ -21,6 +21,7 @@ import { type Refusal, refusalOf } from '../../pages/refusal.js';
 import { sendPage } from '../../pages/render.js';
 import { COMMISSION_STATUSES, CommissionUpdate } from '../../resources/commissions/commissions.schema.js';
 import {
+  CommissionRefused,
   listCommissions,
   MAX_BULK_COMMISSIONS,
   type ShownCommission,
@@ -138,9 +139,9 @@ export function registerCommissionPages(router: Router, { db, mailer }: AppDeps,
 }
 
 /**
- * A refused bulk change in words. The service names the commission that could not change by its
- * id ("comm_…: Commission 'comm_…' is in payout 'po_…' …"): here it is described as the list shows
- * it, and no id is left in the sentence. A chosen commission that is gone (deleted since the page
+ * A refused bulk change in words. The service names the commission that could not change
+ * (`CommissionRefused`): here it is described as the list shows it, and the ids its refusal
+ * names are left out of the sentence. A chosen commission that is gone (deleted since the page
  * was shown) is the form's problem, not a missing page.
  */
 function bulkRefusal(error: unknown, rows: ShownCommission[], ctx: ProgramPageContext): Refusal {
@@ -151,15 +152,11 @@ function bulkRefusal(error: unknown, rows: ShownCommission[], ctx: ProgramPageCo
       status: error.status,
     };
   }
-  const refusal = refusalOf(error, BULK_LABELS);
-  const named = /\bcomm_[A-Za-z0-9]+/.exec(refusal.message)?.[0];
-  if (!named) return refusal;
-  const row = rows.find((r) => r.id === named);
+  if (!(error instanceof CommissionRefused)) return refusalOf(error, BULK_LABELS);
+  const refusal = refusalOf(error.refusal, BULK_LABELS);
+  const row = rows.find((r) => r.id === error.commissionId);
   const who = row ? commissionInWords(row, ctx.program.currency_code) : 'one of the chosen commissions';
-  const why = refusal.message
-    .replace(/^comm_[A-Za-z0-9]+: /, '')
-    .replace(/[Cc]ommission '?comm_[A-Za-z0-9]+'?/g, 'it')
-    .replace(/payout '?po_[A-Za-z0-9]+'?/g, 'a payout');
+  const why = refusal.message.replace(/[Cc]ommission '?comm_[A-Za-z0-9]+'?/g, 'it').replace(/payout '?po_[A-Za-z0-9]+'?/g, 'a payout');
   return { ...refusal, message: `Nothing was changed: ${who} cannot change. ${why.charAt(0).toUpperCase()}${why.slice(1)}` };
 }
 

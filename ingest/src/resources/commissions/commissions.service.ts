@@ -191,6 +191,16 @@ export async function updateCommission(
 /** The most commissions one bulk change takes. */
 export const MAX_BULK_COMMISSIONS = 100;
 
+/** A bulk change refused because of one of its commissions: `commissionId`, and `refusal`, what was said of it alone. */
+export class CommissionRefused extends ApiError {
+  constructor(
+    readonly commissionId: string,
+    readonly refusal: ApiError,
+  ) {
+    super(refusal.type, `${commissionId}: ${refusal.message}`, refusal.options);
+  }
+}
+
 /**
  * The same change to several commissions, all in one SQL transaction: every one of them changes,
  * or none does (the dashboard's bulk approve and reject). Locked in id order, so two bulk changes
@@ -213,7 +223,7 @@ export async function updateCommissions(
       try {
         done.push(await updateLocked(trx, organizationId, id, input, programId));
       } catch (err) {
-        if (err instanceof ApiError && unique.length > 1) throw new ApiError(err.type, `${id}: ${err.message}`, err.options);
+        if (err instanceof ApiError && unique.length > 1) throw new CommissionRefused(id, err);
         throw err;
       }
     }
