@@ -141,7 +141,11 @@ export async function receiveStripeEvent(
   if (!integration) throw new ApiError('not_found_error', `Stripe is not connected to program '${programId}'`);
   const event = await verify(integration, rawBody, signature);
 
-  const trx = await beginRequestTransaction(db);
+  // From here on every failure is a fault of a verified event: SQL not answering is the likeliest.
+  const trx = await beginRequestTransaction(db).catch((err) => {
+    onFault?.();
+    throw err;
+  });
   try {
     const receipt = await trx.run(async () => {
       await lockProgramEvents(db, programId);
