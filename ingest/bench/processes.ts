@@ -22,13 +22,14 @@ export function entryArgs(entry: 'main' | 'cli', root = ROOT): string[] {
  * the worker's own block below the system's ephemeral range (32768 and up): a port the system
  * hands out is free again once the probe closes, and another worker could be given it before this
  * worker's process has bound it (a test then talked to the other test's service). Blocks differ
- * by worker (`VITEST_POOL_ID`) and, mostly, by run (the vitest process's pid). Elsewhere (the
- * bench, one process) the system chooses.
+ * by worker (`VITEST_POOL_ID`) and, mostly, by run (the vitest process's pid: two runs at once
+ * share blocks one time in eight, and each port is still probed before it is given). Elsewhere
+ * (the bench, one process) the system chooses.
  */
 export async function freePort(): Promise<number> {
   const worker = Number(process.env.VITEST_POOL_ID);
-  if (!Number.isInteger(worker) || worker < 1) return listenAndClose(0);
-  const block = PORT_BLOCKS_START + ((process.ppid % 16) * 16 + ((worker - 1) % 16)) * PORT_BLOCK_SIZE;
+  if (!Number.isInteger(worker) || worker < 1 || worker > WORKER_BLOCKS) return listenAndClose(0);
+  const block = PORT_BLOCKS_START + ((process.ppid % RUN_BLOCKS) * WORKER_BLOCKS + worker - 1) * PORT_BLOCK_SIZE;
   for (let tries = 0; tries < PORT_BLOCK_SIZE; tries++) {
     const port = block + (nextInBlock++ % PORT_BLOCK_SIZE);
     if ((await listenAndClose(port).catch(() => null)) !== null) return port;
@@ -37,7 +38,9 @@ export async function freePort(): Promise<number> {
 }
 
 const PORT_BLOCKS_START = 20_000;
-/** 256 blocks of 40 ports: 20000–30239, under the ephemeral range. */
+/** 8 runs × 32 workers × 40 ports: 20000–30239, under the ephemeral range (a 33rd worker lets the system choose). */
+const RUN_BLOCKS = 8;
+const WORKER_BLOCKS = 32;
 const PORT_BLOCK_SIZE = 40;
 /** Ports of the block are taken in turn, so a port given out is not given again until 40 later. */
 let nextInBlock = 0;
