@@ -295,8 +295,11 @@ describe('fraud and risk', () => {
       expect(generated.body.data.payouts).toMatchObject([{ partner_id: partner.id, amount: 1000, commission_count: 1 }]);
       const taken = await t.storage.db.selectFrom('payout_commissions').select('commission_id').execute();
       expect(taken.map((r) => r.commission_id)).not.toContain(held.commission.id);
-      // The batch file pays the free commission alone.
-      const file = await t.request.get('/v1/payouts/export').query({ program_id: program.id, format: 'paypal' }).set(org.auth);
+      // The batch file pays the free commission alone (the file of every pending USD payout of the program).
+      const file = await t.request
+        .get('/v1/payouts/export')
+        .query({ program_id: program.id, format: 'paypal', currency: 'USD' })
+        .set(org.auth);
       expect(file.status).toBe(200);
       const rows = file.text.split(/\r?\n/).filter((line) => line.startsWith(`${payoutEmail},`));
       expect(rows).toEqual([expect.stringMatching(new RegExp(`^${payoutEmail.replaceAll('.', '\\.')},10\\.00,USD,`))]);

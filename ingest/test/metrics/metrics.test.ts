@@ -118,15 +118,18 @@ describe('GET /metrics on SVC_METRICS_PORT', () => {
     await sql`create trigger refuse_stripe_event before insert on stripe_events for each row execute function refuse_stripe_event()`.execute(
       t.storage.db,
     );
-    const refused = signStripeEvent(stripeEvent('customer.created', stripeCustomer({})), secret);
-    const faulted = await api
-      .post(`/v1/integrations/stripe/webhook/${org.program_id}`)
-      .set('Content-Type', 'application/json')
-      .set('Stripe-Signature', refused.signature)
-      .send(refused.body);
-    expect(faulted.status).toBeGreaterThanOrEqual(500);
-    await sql`drop trigger refuse_stripe_event on stripe_events`.execute(t.storage.db);
-    await sql`drop function refuse_stripe_event()`.execute(t.storage.db);
+    try {
+      const refused = signStripeEvent(stripeEvent('customer.created', stripeCustomer({})), secret);
+      const faulted = await api
+        .post(`/v1/integrations/stripe/webhook/${org.program_id}`)
+        .set('Content-Type', 'application/json')
+        .set('Stripe-Signature', refused.signature)
+        .send(refused.body);
+      expect(faulted.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await sql`drop trigger refuse_stripe_event on stripe_events`.execute(t.storage.db);
+      await sql`drop function refuse_stripe_event()`.execute(t.storage.db);
+    }
     // One e-mail given up (every attempt used), beside the waiting welcome one.
     await queueEmail(t.storage.db, { organizationId: org.organization_id, kind: 'test', to: 'x@example.com', subject: 's', text: 't' });
     await t.storage.db.updateTable('email_outbox').set({ attempts: 8 }).where('kind', '=', 'test').execute();
