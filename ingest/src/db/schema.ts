@@ -507,6 +507,9 @@ export interface DailyStatsTable {
   customers: number;
   revenue: number;
   commission: number;
+  /** Live transactions, and their refunded amount (migration 0019: the refund rate rule). */
+  payments: number;
+  refunded: number;
 }
 
 /** A fingerprint a partner's portal session came from (migration 0017). */

@@ -263,6 +263,14 @@ describe('fraud and risk', () => {
       for (let i = 0; i < 4; i++) theirs.push(await pay(few));
       for (const txn of [...theirs.slice(0, 2), mine[0], mine[1], mine[2]]) expect((await refund(txn)).status).toBe(200);
       expect(await eventsOf({ partner_id: few.id })).toEqual([]);
+      // Payments older than the 60 days do not count: 3 in the window, all refunded, stay quiet.
+      const older = await partnerOf();
+      const ninetyDaysAgo = new Date(Date.now() - 90 * 86_400_000).toISOString();
+      for (let i = 0; i < 2; i++) {
+        await createTransaction(t, org, await createCustomer(t, org, older), { amount: 10_000, created_at: ninetyDaysAgo });
+      }
+      for (let i = 0; i < 3; i++) expect((await refund(await pay(older))).status).toBe(200);
+      expect(await eventsOf({ partner_id: older.id })).toEqual([]);
       const events = await eventsOf({ partner_id: partner.id });
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({

@@ -15,6 +15,7 @@ import {
 } from '../support/factories.js';
 import { resource, useTestApp } from '../support/fixture.js';
 import { createTestApp, warmPool } from '../support/harness.js';
+import { countedPayments, rolledUpPayments } from '../support/refund-figures.js';
 import { DAY_MS } from '../support/time.js';
 
 /**
@@ -376,6 +377,10 @@ describe('GET /v1/programs/:id/stats', () => {
 
     await ok(t.request.put(`/v1/transactions/${payment.id}/refund`).set(org.auth).send({ amount: 4_000 }));
     expect((await day('2025-06-02')).revenue).toEqual({ USD: 5_000 });
+    // The refund rate rule's figures (migration 0019) move with it.
+    expect(await rolledUpPayments(t.storage.db, program.id)).toEqual([
+      { partner_id: partner.id, day: '2025-06-02', currency: 'USD', payments: 1, refunded: 4_000, revenue: 5_000 },
+    ]);
 
     await ok(resource(t, '/v1/commissions', org).put(reward.id, { created_at: '2025-06-04T10:00:00Z' }));
     const afterMove = await statsOf(program.id, period);
@@ -390,6 +395,7 @@ describe('GET /v1/programs/:id/stats', () => {
 
     await ok(resource(t, '/v1/transactions', org).del(payment.id));
     expect((await day('2025-06-02')).revenue).toEqual({});
+    expect(await rolledUpPayments(t.storage.db, program.id)).toEqual([]);
 
     await ok(resource(t, '/v1/customers', org).del(customer.id));
     expect(await day('2025-06-01')).toMatchObject({ leads: 0 });
@@ -567,6 +573,7 @@ describe('GET /v1/programs/:id/stats', () => {
         }),
       );
       await expectStatsMatch(program, { start: first, end: todayUtc() }, clicks);
+      expect(await rolledUpPayments(t.storage.db, program.id)).toEqual(await countedPayments(t.storage.db, program.id));
       const paid = await statsOf(program.id, { start: first, end: addDays(first, 2) });
       expect(paid.totals.revenue).toEqual({ USD: Array.from({ length: 24 }, (_, i) => 1_000 + i).reduce((a, b) => a + b, 0) });
       expect(paid.totals.customers).toBe(4);

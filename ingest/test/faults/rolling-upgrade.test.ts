@@ -10,8 +10,10 @@ import {
 } from '../../bench/faults/fleet.js';
 import { type PrivateRedis, startPrivateRedis } from '../../bench/faults/private-servers.js';
 import { auditTraffic, seedFixture, startTraffic, summarize } from '../../bench/faults/traffic.js';
+import { openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { extractRelease, type ReleaseTree } from '../support/previous-release.js';
+import { countedPayments, rolledUpPayments } from '../support/refund-figures.js';
 
 /**
  * A rolling upgrade under load (ingest/docs/upgrades.md#how-it-is-tested): the previous release's
@@ -125,6 +127,15 @@ describe.skipIf(!ADMIN_URL)('a rolling upgrade from the previous release, under 
       phantomSignups: 0,
       unsettled: 0,
     });
+    // Payments either release wrote, before, during and after migration 0019, are each counted once in the refund rule's figures.
+    const db = openDatabase({ kind: 'postgres', url: database.url });
+    try {
+      const counted = await countedPayments(db, keys.program_id);
+      expect(counted.reduce((n, d) => n + d.payments, 0)).toBeGreaterThan(0);
+      expect(await rolledUpPayments(db, keys.program_id)).toEqual(counted);
+    } finally {
+      await db.destroy();
+    }
 
     // One API key, one program, on every process still serving.
     const bodies = await Promise.all(

@@ -17,6 +17,7 @@ import * as m0015 from './0015_partners_awaiting_review.js';
 import * as m0016 from './0016_program_branding.js';
 import * as m0017 from './0017_risk.js';
 import * as m0018 from './0018_click_visitor_index.js';
+import * as m0019 from './0019_refund_figures.js';
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_program_branding': m0016,
   '0017_risk': m0017,
   '0018_click_visitor_index': m0018,
+  '0019_refund_figures': m0019,
 };

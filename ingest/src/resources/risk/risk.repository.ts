@@ -243,14 +243,25 @@ export function findClickSignals(db: Db, clickId: string) {
   return db.selectFrom('clicks').select(['id', 'visitor_hash', 'ad_click_ids', 'referrer']).where('id', '=', clickId).executeTakeFirst();
 }
 
-/** A partner's revenue, refunded revenue and payments made since `since` (their transactions_partner_created index). */
+/**
+ * A partner's payments, revenue before refunds and refunded revenue of the UTC days from `since`'s
+ * on, per currency: a few rows per day of daily_stats (migration 0019, its partner and day index),
+ * whatever the number of payments behind them. A refund's own change is there already: the
+ * rollup's trigger ran at the end of its statement, in the same transaction.
+ */
 export async function refundFigures(db: Db, partnerId: string, since: Date) {
-  const { rows } = await sql<{ payments: number; revenue: string; refunded: string; currency: string }>`
-    select count(*)::int as payments, coalesce(sum(amount), 0)::int8 as revenue, coalesce(sum(refunded_amount), 0)::int8 as refunded, currency
-      from transactions
-     where partner_id = ${partnerId} and created_at > ${since} and deleted_at is null
-     group by currency`.execute(db);
-  return rows.map((r) => ({ currency: r.currency, payments: r.payments, revenue: Number(r.revenue), refunded: Number(r.refunded) }));
+  const { rows } = await sql<{ payments: string; revenue: string; refunded: string; currency: string }>`
+    select sum(payments)::int8 as payments, sum(revenue + refunded)::int8 as revenue, sum(refunded)::int8 as refunded, currency
+      from daily_stats
+     where partner_id = ${partnerId} and day >= (${since}::timestamptz at time zone 'UTC')::date and currency <> ''
+     group by currency
+    having sum(payments) > 0`.execute(db);
+  return rows.map((r) => ({
+    currency: r.currency,
+    payments: Number(r.payments),
+    revenue: Number(r.revenue),
+    refunded: Number(r.refunded),
+  }));
 }
 
 /** Every program, with what the click check reads of it. */
