@@ -119,8 +119,9 @@ async function startService(
 
   const profile = args.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(args.profile)}`] : [];
   // The compiled service, even when a source changed since this build (its time is then recorded).
-  const entry = compiled('main') ? entryArgs('main') : [path.join(DIST, 'main.mjs')];
-  figures.service = `${path.relative(ROOT, entry.at(-1)!)}${compiled('main') ? '' : `, built ${fs.readFileSync(path.join(DIST, '.built'), 'utf8').trim()} (a source changed since)`}`;
+  const current = compiled('main') !== null;
+  const entry = current ? entryArgs('main') : [path.join(DIST, 'main.mjs')];
+  figures.service = `${path.relative(ROOT, entry.at(-1)!)}${current ? '' : `, built ${fs.readFileSync(path.join(DIST, '.built'), 'utf8').trim()} (a source changed since)`}`;
   const ingest = await startNode(entry, env, (port) => `http://127.0.0.1:${port}/healthz`, profile);
   cleanups.unshift(ingest.stop);
   return { storage, env, keys, ingest };

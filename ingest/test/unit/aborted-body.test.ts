@@ -9,7 +9,8 @@ import { jsonBody } from '../../src/http/json-body.js';
  * refund everything (ingest/bench/README.md#fraud-and-risk-rules, "A problem found").
  */
 describe('a request cut off before its body is read', () => {
-  const ran: unknown[] = [];
+  /** What became of each request: the body its handler ran with, or `refused`. */
+  const outcomes: unknown[] = [];
   let server: ReturnType<express.Express['listen']>;
   let port = 0;
 
@@ -21,10 +22,14 @@ describe('a request cut off before its body is read', () => {
       (_req, _res, next) => void setTimeout(next, 100),
       jsonBody,
       (req, res) => {
-        ran.push(req.body);
+        outcomes.push(req.body);
         res.json({ ok: true });
       },
     );
+    app.use((_err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      outcomes.push('refused');
+      res.status(400).end();
+    });
     server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     port = (server.address() as { port: number }).port;
@@ -37,11 +42,12 @@ describe('a request cut off before its body is read', () => {
       const socket = net.connect(port, '127.0.0.1');
       await new Promise((resolve) => socket.once('connect', resolve));
       socket.write(`PUT /refund HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      // The client goes away while the guard holds its request.
       await new Promise((resolve) => setTimeout(resolve, 20));
       socket.destroy();
     }
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    // Each either never reached the handler or reached it with its whole body.
-    for (const body of ran) expect(body).toEqual({ amount: 100 });
+    // Every request is decided: its handler ran with its whole body, or it was refused.
+    await expect.poll(() => outcomes.length).toBe(5);
+    for (const outcome of outcomes) expect([{ amount: 100 }, 'refused']).toContainEqual(outcome);
   });
 });
