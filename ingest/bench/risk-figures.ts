@@ -27,7 +27,7 @@ import { type LoadResult, load, settled } from './load.js';
  * per answered request, which other work on the machine barely moves. Afterwards: the flood query
  * over several windows (and at the steady state, an hour of a program's clicks) with its plans,
  * and what reads the holds (the approval job's scan a month on, the balances page) and the refund
- * rule's sum.
+ * rule's read of the partner's daily figures.
  */
 
 export type Mode = 'off' | 'on';
@@ -608,8 +608,8 @@ async function seedOtherClicks(o: RiskOptions, client: pg.Client, count: number)
 /**
  * What reads the holds (isHeld), on each program: the approval job's scan once the 30-day delay
  * has passed for every commission (read-only: a count, not the claim), and the balances page
- * (`GET /v1/programs/:id/balances`, its SQL partnerBalances); and the refund rate rule's sum of the
- * partner's payments (refundFigures), which every refund runs. Each timed three times; the plans
+ * (`GET /v1/programs/:id/balances`, its SQL partnerBalances); and the refund rate rule's read of the
+ * partner's daily figures of 60 days (refundFigures, from daily_stats), which every refund runs. Each timed three times; the plans
  * of the program with every rule on.
  */
 async function holdFigures(o: RiskOptions, db: Db, client: pg.Client, setups: Record<Mode, Setup>): Promise<RiskFigures['holds']> {
@@ -652,7 +652,7 @@ async function holdFigures(o: RiskOptions, db: Db, client: pg.Client, setups: Re
     }
     figures[mode] = { openEvents, commissions, approvable, approvalMs, balancesMs, payments, refundRuleMs };
     o.log(
-      `risk: rules ${mode}: ${openEvents} open events; approval scan of ${commissions} commissions ${approvalMs.map(msText).join(', ')} ms (${approvable} approvable); balances ${balancesMs.map(msText).join(', ')} ms; refund rule over ${payments} payments ${refundRuleMs.map(msText).join(', ')} ms`,
+      `risk: rules ${mode}: ${openEvents} open events; approval scan of ${commissions} commissions ${approvalMs.map(msText).join(', ')} ms (${approvable} approvable); balances ${balancesMs.map(msText).join(', ')} ms; refund rule's daily figures of ${payments} payments ${refundRuleMs.map(msText).join(', ')} ms`,
     );
   }
   return { programs: figures, plans };
@@ -848,7 +848,7 @@ export function riskReport(f: RiskFigures): string {
   for (const mode of ['off', 'on'] as const) {
     const h = f.holds.programs[mode];
     lines.push(
-      `- rules ${mode}: ${h.openEvents} open events; the approval scan a month on over ${h.commissions} commissions ${h.approvalMs.map(msText).join(', ')} ms (${h.approvable} approvable); the balances page ${h.balancesMs.map(msText).join(', ')} ms; the refund rule's sum over ${h.payments} payments ${h.refundRuleMs.map(msText).join(', ')} ms`,
+      `- rules ${mode}: ${h.openEvents} open events; the approval scan a month on over ${h.commissions} commissions ${h.approvalMs.map(msText).join(', ')} ms (${h.approvable} approvable); the balances page ${h.balancesMs.map(msText).join(', ')} ms; the refund rule's daily figures of ${h.payments} payments ${h.refundRuleMs.map(msText).join(', ')} ms`,
     );
   }
   lines.push('');
