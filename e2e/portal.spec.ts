@@ -167,7 +167,7 @@ test("a partner cannot open another partner's payout; rejected and suspended par
   demo,
 }) => {
   // Another partner with a payout.
-  const rich = await partnerOf(api, demo, { payout_method: 'paypal', payout_details: { email: 'rich@paypal.example' } });
+  const rich = await partnerOf(api, demo, { payout_method: 'paypal', payout_details: { email: uniqueEmail('rich-paypal') } });
   const customer = (await api.post('/v1/customers', { partner_id: rich.id, email: uniqueEmail('r') })).data[0];
   await api.post('/v1/transactions', { customer_id: customer.id, amount: 10_000 });
   const commission = (await api.get(`/v1/commissions?program_id=${demo.program_id}&partner_id=${rich.id}`)).data[0];
