@@ -123,6 +123,15 @@ export interface FailedRequest {
   reason: string;
 }
 
+/**
+ * A page's own stylesheets, scripts, images and fonts that the browser cancels (net::ERR_ABORTED)
+ * because the test moved on to the next page before they had loaded: the test's pace, not a
+ * defect. A server that fails them is still seen (a refused or reset connection, a 5xx), and so
+ * is any cancelled fetch, such as a track request.
+ */
+const ABORTED = 'net::ERR_ABORTED';
+const LEFT_BEHIND = new Set(['stylesheet', 'script', 'image', 'font']);
+
 export class Visitor {
   readonly calls: TrackCall[] = [];
   readonly errors: Error[] = [];
@@ -150,9 +159,11 @@ export class Visitor {
     });
     context.on('page', (page) => visitor.watch(page));
     context.on('request', (request) => visitor.record(request));
-    context.on('requestfailed', (request) =>
-      visitor.failedRequests.push({ method: request.method(), url: request.url(), reason: request.failure()?.errorText ?? 'failed' }),
-    );
+    context.on('requestfailed', (request) => {
+      const reason = request.failure()?.errorText ?? 'failed';
+      if (reason === ABORTED && LEFT_BEHIND.has(request.resourceType())) return;
+      visitor.failedRequests.push({ method: request.method(), url: request.url(), reason });
+    });
     context.on('response', (response) => {
       if (response.status() >= 500)
         visitor.failedRequests.push({ method: response.request().method(), url: response.url(), reason: `HTTP ${response.status()}` });
