@@ -109,3 +109,52 @@ test('a partner who signs up on the merchant site from their own portal browser 
   await checkAndShoot(owner, 'rules');
   await owner.context().close();
 });
+
+test('an unpaid payout whose money a later risk event holds says so above its buttons, and is canceled from there', async ({
+  browser,
+  api,
+  demo,
+}) => {
+  test.skip(test.info().project.name !== 'embedded', 'the pages run on the embedded demo instance only');
+  // A partner with an approved commission in a payout; then a second partner paid into the same
+  // PayPal account: the shared payout account rule holds the money already in that payout.
+  const program = (await api.post('/v1/programs', { name: unique('Risky payouts '), currency_code: 'USD' })).data[0];
+  const paypal = { payout_method: 'paypal', payout_details: { email: uniqueEmail('shared-paypal') } } as const;
+  const partner = (
+    await api.post('/v1/partners', {
+      program_id: program.id,
+      first_name: 'Ada',
+      last_name: unique('Held'),
+      email: uniqueEmail('ada'),
+      ...paypal,
+    })
+  ).data[0];
+  await api.post('/v1/commissions', { program_id: program.id, partner_id: partner.id, amount: 2000, status: 'approved' });
+  const [payout] = ((await api.post('/v1/payouts/generate', { program_id: program.id })) as { data: { payouts: { id: string }[] } }).data
+    .payouts;
+  await api.post('/v1/partners', {
+    program_id: program.id,
+    first_name: 'Bo',
+    last_name: unique('Held'),
+    email: uniqueEmail('bo'),
+    ...paypal,
+  });
+
+  const owner = await ownerPage(browser, demo, { viewport: DESKTOP });
+  await owner.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/payouts/${payout.id}`);
+  const note = owner.locator('.under-review');
+  await expect(note).toContainText('Under review: $20.00 in 1 commission of this payout.');
+  await checkAndShoot(owner, 'payout');
+
+  // The link leads to the partner's events; cancelling the payout holds the money back.
+  await note.getByRole('link', { name: "review the partner's events on the Risk page" }).click();
+  await expect(owner.getByRole('heading', { name: 'Risk', level: 1 })).toBeVisible();
+  await expect(owner.locator('.risk-partner')).toContainText('Shares a payout account');
+  await owner.goBack();
+  await owner.getByText('Cancel…').click();
+  owner.once('dialog', (dialog) => dialog.accept());
+  await owner.getByRole('button', { name: 'Cancel payout' }).click();
+  await expect(owner.getByRole('status')).toContainText('Payout canceled');
+  await expect(note).toHaveCount(0);
+  await owner.context().close();
+});

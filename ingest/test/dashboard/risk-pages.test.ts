@@ -258,6 +258,43 @@ describe('dashboard: risk', () => {
     expect(generated.text).toContain(`<a href="${riskPath(program, `?partner_id=${emma.partner.id}`)}">review them on the Risk page</a>`);
   });
 
+  it('warns on an unpaid payout of the money an event raised after it holds, before its transitions, until the payout is canceled', async () => {
+    const { agent, csrf } = await dashboardAgent(t, org);
+    const program = await createProgram(t, org);
+    const paypal = { payout_method: 'paypal', payout_details: { email: `ada-${program.id.slice(-8).toLowerCase()}@paypal.example` } };
+    const ada = await createPartner(t, org, { program_id: program.id, first_name: 'Ada', last_name: 'Stone', status: 'active', ...paypal });
+    await createTransaction(t, org, await createCustomer(t, org, ada), { amount: 10_000 });
+    const [commission] = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id })).body.data;
+    await t.request.put(`/v1/commissions/${commission.id}`).set(org.auth).send({ status: 'approved' }).expect(200);
+    const generated = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id }).expect(201);
+    const [payout] = generated.body.data.payouts;
+    const payoutPage = `/dashboard/programs/${program.id}/payouts/${payout.id}`;
+    expect((await agent.get(payoutPage)).text).not.toContain('Under review');
+
+    // Another partner paid into Ada's PayPal account: the shared payout account rule holds all of
+    // Ada's money, the commission already in her unpaid payout too.
+    await createPartner(t, org, { program_id: program.id, first_name: 'Bo', last_name: 'Stone', ...paypal });
+    const page = await agent.get(payoutPage);
+    expect(page.status).toBe(200);
+    const text = textOf(page.text);
+    expect(text).toContain(
+      'Under review: $20.00 in 1 commission of this payout. An open risk event, raised after the payout was made, concerns it: ' +
+        "review the partner's events on the Risk page",
+    );
+    expect(text).toContain('To hold it back, cancel this payout: its commissions go back to payable');
+    expect(page.text).toContain(`<a href="${riskPath(program, `?partner_id=${ada.id}`)}">review the partner's events on the Risk page</a>`);
+    expect(page.text.indexOf('Under review')).toBeLessThan(page.text.indexOf('Mark paid'));
+
+    const canceled = await agent.post(`${payoutPage}/status`).type('form').send({ _csrf: csrf, action: 'canceled', reason: '' });
+    expect(canceled.status).toBe(303);
+    expect((await agent.get(payoutPage)).text).not.toContain('Under review');
+    // Payable again, and held: the next generation leaves it out.
+    expect(await db().selectFrom('payout_commissions').select('payout_id').where('commission_id', '=', commission.id).execute()).toEqual([]);
+    const again = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id }).expect(201);
+    expect(again.body.data.payouts).toEqual([]);
+    expect(again.body.data.skipped).toMatchObject([{ partner_id: ada.id, reason: 'on_hold', amount: 2000 }]);
+  });
+
   it('saves the risk rules in Settings through the API, and refuses bad values beside their field with nothing saved', async () => {
     const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);

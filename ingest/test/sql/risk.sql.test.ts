@@ -15,6 +15,7 @@ import {
   lockOpenEventsOfPartner,
   lockPayoutAccount,
   moneyHeldByEvents,
+  moneyHeldInPayout,
   partnerBrowserMatches,
   partnersWithoutPayoutAccount,
   pendingRewardIds,
@@ -69,6 +70,10 @@ describe('risk repository SQL', () => {
     expect(await sqlOf((db) => moneyHeldByEvents(db, ['risk_1', 'risk_2']))).toMatchSnapshot();
     expect(await sqlOf((db) => moneyHeldByEvents(db, []))).toBe('');
     expect(await sqlOf((db) => pendingRewardIds(db, 'part_1'))).toMatchSnapshot();
+  });
+
+  it('an unpaid payout’s money under review: its commissions that the partner’s open events hold', async () => {
+    expect(await sqlOf((db) => moneyHeldInPayout(db, { id: 'po_1', partner_id: 'part_1' }))).toMatchSnapshot();
   });
 
   it('what the rules read and write', async () => {

@@ -52,12 +52,14 @@ import {
   retrievePayout,
   updatePayout,
 } from '../../resources/payouts/payouts.service.js';
+import type { RiskEventObject } from '../../resources/risk/risk.schema.js';
+import { moneyUnderReviewInPayout } from '../../resources/risk/risk.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
 import { Csrf, Layout } from '../layout.js';
 import { csvPath, listPickers, payoutsCsvQuery } from '../list-filters.js';
-import { riskPath } from '../risk-words.js';
+import { heldWords, riskPath } from '../risk-words.js';
 
 /**
  * The program's payouts (ingest/docs/payouts.md): who is owed what, generating a batch, the payouts
@@ -241,13 +243,15 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
   /** A payout's page, with a refused transition's form open again when there is one. */
   async function showPayout(res: Response, ctx: ProgramPageContext, payout: PayoutObject, query: unknown, refused?: RefusedForm<string>) {
     const cursor = fromFields(PageCursor, query, ['starting_after', 'ending_before'], 'query');
-    const commissions = await withStoredFields(
-      db,
-      await listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }, ['customer']),
-    );
+    const [commissions, underReview] = await Promise.all([
+      listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }, ['customer']).then((page) =>
+        withStoredFields(db, page),
+      ),
+      moneyUnderReviewInPayout(db, payout),
+    ]);
     sendPage(
       res,
-      <PayoutPage ctx={ctx} payout={payout} commissions={commissions} cursor={cursor} refused={refused} />,
+      <PayoutPage ctx={ctx} payout={payout} commissions={commissions} cursor={cursor} underReview={underReview} refused={refused} />,
       refused?.refusal.status,
     );
   }
@@ -787,17 +791,37 @@ function TransitionForms({
   );
 }
 
+/**
+ * An unpaid payout holding money that an open risk event concerns (an event raised after the
+ * payout took it; ingest/docs/risk.md#held-money): said before the transitions, so that it is
+ * read before the payout is marked paid, with the way to hold the money back.
+ */
+function UnderReview({ program, payout, held }: { program: { id: string }; payout: PayoutObject; held: RiskEventObject['held'][number] }) {
+  const one = held.commissions === 1;
+  return (
+    <p class="under-review">
+      <strong>{`Under review: ${heldWords([held])} of this payout.`}</strong>{' '}
+      {`An open risk event, raised after the payout was made, concerns ${one ? 'it' : 'them'}: `}
+      <a href={riskPath(program, { partner_id: payout.partner_id })}>review the partner's events on the Risk page</a>
+      {`. To hold ${one ? 'it' : 'them'} back, cancel this payout: its commissions go back to payable, and the next generation leaves the held ones out.`}
+    </p>
+  );
+}
+
 function PayoutPage({
   ctx,
   payout,
   commissions,
   cursor,
+  underReview,
   refused,
 }: {
   ctx: ProgramPageContext;
   payout: PayoutObject;
   commissions: Page<ShownCommission>;
   cursor: Cursor;
+  /** Its money that open risk events hold (moneyUnderReviewInPayout), or null. */
+  underReview: RiskEventObject['held'][number] | null;
   refused?: RefusedForm<string>;
 }) {
   const program = ctx.program;
@@ -818,6 +842,7 @@ function PayoutPage({
         {payout.partner ? ' · ' : ''}made {day(payout.created_at)}
         {payout.paid_at ? ` · paid ${day(payout.paid_at)}` : ''}
       </p>
+      {underReview ? <UnderReview program={program} payout={payout} held={underReview} /> : null}
       <TransitionForms ctx={ctx} payout={payout} action={`${base}/status`} refused={refused} />
       <Details payout={payout} />
       <section aria-labelledby="trail-title">

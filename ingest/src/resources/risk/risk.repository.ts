@@ -191,6 +191,23 @@ export async function moneyHeldByEvents(
 }
 
 /**
+ * The money of an unpaid payout that open risk events hold: commissions whose event opened after
+ * the payout took them (generation leaves held ones out, so only a later event holds one there).
+ * Refund entries count with their amount, as in moneyHeldByEvents. Nothing once the payout is
+ * paid, failed or canceled: `payout_commissions` holds the commissions of unpaid payouts only.
+ */
+export async function moneyHeldInPayout(
+  db: Db,
+  payout: { id: string; partner_id: string },
+): Promise<{ amount: number; commissions: number }> {
+  const { rows } = await sql<{ amount: string; commissions: number }>`
+    select coalesce(sum(c.amount), 0)::int8 as amount, count(*)::int as commissions
+      from payout_commissions pc join commissions c on c.id = pc.commission_id
+     where pc.payout_id = ${payout.id} and ${isHeld('c', { partnerIds: [payout.partner_id] })}`.execute(db);
+  return { amount: Number(rows[0].amount), commissions: rows[0].commissions };
+}
+
+/**
  * Holds the program's payout account until the caller's SQL transaction ends: two partners saved
  * at once with one account then take turns, and the second, reading after the first committed,
  * finds it (under READ COMMITTED each statement sees what committed before it).

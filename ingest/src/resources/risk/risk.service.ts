@@ -14,6 +14,7 @@ import {
   heldRewardIds,
   lockOpenEventsOfPartner,
   moneyHeldByEvents,
+  moneyHeldInPayout,
   pendingRewardIds,
   resolveRiskEventRows,
   saveProgramRules,
@@ -153,6 +154,19 @@ export async function openRiskEventsOfPartners(db: Db, organizationId: string, p
   if (ids.length === 0) return new Map();
   const rows = await countOpenRiskEventsOfPartners(db, ids).execute();
   return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.partner_id, r.n]));
+}
+
+/**
+ * The money of an unpaid payout that open risk events hold, as an event's `held` says it, or
+ * null: the dashboard's payout page warns of it before the payout is paid
+ * (ingest/docs/risk.md#held-money). Only an event raised after the payout was made can hold some.
+ */
+export async function moneyUnderReviewInPayout(
+  db: Db,
+  payout: { id: string; partner_id: string; currency: string },
+): Promise<RiskEventObject['held'][number] | null> {
+  const held = await moneyHeldInPayout(db, payout);
+  return held.commissions > 0 ? { currency: payout.currency, ...held } : null;
 }
 
 /** The organization's live customers that these risk events concern, in one query, for a page that names them. */
