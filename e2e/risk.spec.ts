@@ -110,7 +110,7 @@ test('a partner who signs up on the merchant site from their own portal browser 
   await owner.context().close();
 });
 
-test('an unpaid payout whose money a later risk event holds says so above its buttons, and is canceled from there', async ({
+test('an unpaid payout whose money a later risk event holds is marked in the list, says so above its buttons, and is canceled from there', async ({
   browser,
   api,
   demo,
@@ -140,8 +140,12 @@ test('an unpaid payout whose money a later risk event holds says so above its bu
     ...paypal,
   });
 
+  // The payouts list marks it; its badge leads to the payout.
   const owner = await ownerPage(browser, demo, { viewport: DESKTOP });
-  await owner.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/payouts/${payout.id}`);
+  await owner.goto(`${demo.ingestUrl}/dashboard/programs/${program.id}/payouts`);
+  await checkAndShoot(owner, 'payouts');
+  await owner.getByRole('link', { name: 'Under review: $20.00 in 1 commission' }).click();
+  await expect(owner).toHaveURL(new RegExp(`/payouts/${payout.id}$`));
   const note = owner.locator('.under-review');
   await expect(note).toContainText('Under review: $20.00 in 1 commission of this payout.');
   await checkAndShoot(owner, 'payout');

@@ -258,7 +258,7 @@ describe('dashboard: risk', () => {
     expect(generated.text).toContain(`<a href="${riskPath(program, `?partner_id=${emma.partner.id}`)}">review them on the Risk page</a>`);
   });
 
-  it('warns on an unpaid payout of the money an event raised after it holds, before its transitions, until the payout is canceled', async () => {
+  it('warns on an unpaid payout, and marks it in the list, of the money an event raised after it holds, until the payout is canceled', async () => {
     const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
     const paypal = { payout_method: 'paypal', payout_details: { email: `ada-${program.id.slice(-8).toLowerCase()}@paypal.example` } };
@@ -284,12 +284,18 @@ describe('dashboard: risk', () => {
     expect(text).toContain('To hold it back, cancel this payout: its commissions go back to payable');
     expect(page.text).toContain(`<a href="${riskPath(program, `?partner_id=${ada.id}`)}">review the partner's events on the Risk page</a>`);
     expect(page.text.indexOf('Under review')).toBeLessThan(page.text.indexOf('Mark paid'));
+    // The list marks it, linking to it.
+    const list = await agent.get(`/dashboard/programs/${program.id}/payouts`);
+    expect(list.text).toContain(`<a class="badge badge-flagged" href="${payoutPage}">Under review: $20.00 in 1 commission</a>`);
 
     const canceled = await agent.post(`${payoutPage}/status`).type('form').send({ _csrf: csrf, action: 'canceled', reason: '' });
     expect(canceled.status).toBe(303);
     expect((await agent.get(payoutPage)).text).not.toContain('Under review');
+    expect((await agent.get(`/dashboard/programs/${program.id}/payouts`)).text).not.toContain('Under review');
     // Payable again, and held: the next generation leaves it out.
-    expect(await db().selectFrom('payout_commissions').select('payout_id').where('commission_id', '=', commission.id).execute()).toEqual([]);
+    expect(await db().selectFrom('payout_commissions').select('payout_id').where('commission_id', '=', commission.id).execute()).toEqual(
+      [],
+    );
     const again = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id }).expect(201);
     expect(again.body.data.payouts).toEqual([]);
     expect(again.body.data.skipped).toMatchObject([{ partner_id: ada.id, reason: 'on_hold', amount: 2000 }]);

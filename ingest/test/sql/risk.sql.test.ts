@@ -15,7 +15,7 @@ import {
   lockOpenEventsOfPartner,
   lockPayoutAccount,
   moneyHeldByEvents,
-  moneyHeldInPayout,
+  moneyHeldInPayouts,
   partnerBrowserMatches,
   partnersWithoutPayoutAccount,
   pendingRewardIds,
@@ -73,7 +73,13 @@ describe('risk repository SQL', () => {
   });
 
   it('an unpaid payout’s money under review: its commissions that the partner’s open events hold', async () => {
-    expect(await sqlOf((db) => moneyHeldInPayout(db, { id: 'po_1', partner_id: 'part_1' }))).toMatchSnapshot();
+    const payouts = [
+      { id: 'po_1', partner_id: 'part_1' },
+      { id: 'po_2', partner_id: 'part_1' },
+      { id: 'po_3', partner_id: 'part_2' },
+    ];
+    expect(await sqlOf((db) => moneyHeldInPayouts(db, payouts))).toMatchSnapshot();
+    expect(await sqlOf((db) => moneyHeldInPayouts(db, []))).toBe('');
   });
 
   it('what the rules read and write', async () => {

@@ -53,7 +53,7 @@ import {
   updatePayout,
 } from '../../resources/payouts/payouts.service.js';
 import type { RiskEventObject } from '../../resources/risk/risk.schema.js';
-import { moneyUnderReviewInPayout } from '../../resources/risk/risk.service.js';
+import { moneyUnderReviewInPayouts } from '../../resources/risk/risk.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
@@ -179,7 +179,12 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
             expand: ['partner'],
           })
         : null;
-    sendPage(res, <PayoutListPage ctx={ctx} view={view} page={page} refused={refused} />, refused?.refusal.status ?? view.refusal?.status);
+    const underReview = await moneyUnderReviewInPayouts(db, page?.rows ?? []);
+    sendPage(
+      res,
+      <PayoutListPage ctx={ctx} view={view} page={page} underReview={underReview} refused={refused} />,
+      refused?.refusal.status ?? view.refusal?.status,
+    );
   }
 
   router.get('/programs/:programId/payouts', async (req, res) => {
@@ -247,11 +252,18 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
       listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }, ['customer']).then((page) =>
         withStoredFields(db, page),
       ),
-      moneyUnderReviewInPayout(db, payout),
+      moneyUnderReviewInPayouts(db, [payout]),
     ]);
     sendPage(
       res,
-      <PayoutPage ctx={ctx} payout={payout} commissions={commissions} cursor={cursor} underReview={underReview} refused={refused} />,
+      <PayoutPage
+        ctx={ctx}
+        payout={payout}
+        commissions={commissions}
+        cursor={cursor}
+        underReview={underReview.get(payout.id)}
+        refused={refused}
+      />,
       refused?.refusal.status,
     );
   }
@@ -413,10 +425,12 @@ interface PayoutListProps {
   ctx: ProgramPageContext;
   view: ListFilters<Filters>;
   page: Page<PayoutObject> | null;
+  /** The money of the page's payouts that open risk events hold, by payout (moneyUnderReviewInPayouts). */
+  underReview: ReadonlyMap<string, RiskEventObject['held'][number]>;
   refused?: ListForm;
 }
 
-function PayoutListPage({ ctx, view, page, refused }: PayoutListProps) {
+function PayoutListPage({ ctx, view, page, underReview, refused }: PayoutListProps) {
   const program = ctx.program;
   const base = programPath(program, '/payouts');
   const { kept } = view;
@@ -464,7 +478,22 @@ function PayoutListPage({ ctx, view, page, refused }: PayoutListProps) {
                   ),
               },
               { head: 'Method', cell: (p) => p.payout_method },
-              { head: 'Status', cell: (p) => <StatusBadge status={p.status} /> },
+              {
+                head: 'Status',
+                cell: (p) => {
+                  const held = underReview.get(p.id);
+                  return (
+                    <>
+                      <StatusBadge status={p.status} />{' '}
+                      {held ? (
+                        <a class="badge badge-flagged" href={`${base}/${p.id}`}>
+                          {`Under review: ${heldWords([held])}`}
+                        </a>
+                      ) : null}
+                    </>
+                  );
+                },
+              },
               { head: 'Amount', numeric: true, cell: (p) => formatMoney(p.amount, p.currency) },
               { head: 'Commissions', numeric: true, cell: (p) => count(p.commission_count) },
               { head: 'Reference', cell: (p) => p.reference ?? '—' },
@@ -820,8 +849,8 @@ function PayoutPage({
   payout: PayoutObject;
   commissions: Page<ShownCommission>;
   cursor: Cursor;
-  /** Its money that open risk events hold (moneyUnderReviewInPayout), or null. */
-  underReview: RiskEventObject['held'][number] | null;
+  /** Its money that open risk events hold (moneyUnderReviewInPayouts), if any. */
+  underReview: RiskEventObject['held'][number] | undefined;
   refused?: RefusedForm<string>;
 }) {
   const program = ctx.program;

@@ -191,20 +191,24 @@ export async function moneyHeldByEvents(
 }
 
 /**
- * The money of an unpaid payout that open risk events hold: commissions whose event opened after
- * the payout took them (generation leaves held ones out, so only a later event holds one there).
- * Refund entries count with their amount, as in moneyHeldByEvents. Nothing once the payout is
- * paid, failed or canceled: `payout_commissions` holds the commissions of unpaid payouts only.
+ * The money of unpaid payouts that open risk events hold, per payout holding some: commissions
+ * whose event opened after the payout took them (generation leaves held ones out, so only a later
+ * event holds one there). Refund entries count with their amount, as in moneyHeldByEvents. None
+ * once a payout is paid, failed or canceled: `payout_commissions` holds unpaid payouts' only.
  */
-export async function moneyHeldInPayout(
+export async function moneyHeldInPayouts(
   db: Db,
-  payout: { id: string; partner_id: string },
-): Promise<{ amount: number; commissions: number }> {
-  const { rows } = await sql<{ amount: string; commissions: number }>`
-    select coalesce(sum(c.amount), 0)::int8 as amount, count(*)::int as commissions
+  payouts: readonly { id: string; partner_id: string }[],
+): Promise<{ payout_id: string; amount: number; commissions: number }[]> {
+  if (payouts.length === 0) return [];
+  const partnerIds = [...new Set(payouts.map((p) => p.partner_id))];
+  const { rows } = await sql<{ payout_id: string; amount: string; commissions: number }>`
+    select pc.payout_id, sum(c.amount)::int8 as amount, count(*)::int as commissions
       from payout_commissions pc join commissions c on c.id = pc.commission_id
-     where pc.payout_id = ${payout.id} and ${isHeld('c', { partnerIds: [payout.partner_id] })}`.execute(db);
-  return { amount: Number(rows[0].amount), commissions: rows[0].commissions };
+     where pc.payout_id = any(${payouts.map((p) => p.id)}::text[]) and ${isHeld('c', { partnerIds })}
+     group by pc.payout_id
+     order by pc.payout_id`.execute(db);
+  return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   heldRewardIds,
   lockOpenEventsOfPartner,
   moneyHeldByEvents,
-  moneyHeldInPayout,
+  moneyHeldInPayouts,
   pendingRewardIds,
   resolveRiskEventRows,
   saveProgramRules,
@@ -157,16 +157,18 @@ export async function openRiskEventsOfPartners(db: Db, organizationId: string, p
 }
 
 /**
- * The money of an unpaid payout that open risk events hold, as an event's `held` says it, or
- * null: the dashboard's payout page warns of it before the payout is paid
- * (ingest/docs/risk.md#held-money). Only an event raised after the payout was made can hold some.
+ * The money of these payouts that open risk events hold, as an event's `held` says it, by payout
+ * (a payout holding none is absent): the dashboard's payout list and page warn of it before a
+ * payout is paid (ingest/docs/risk.md#held-money). Only unpaid payouts can hold some, and only
+ * by an event raised after the payout was made.
  */
-export async function moneyUnderReviewInPayout(
+export async function moneyUnderReviewInPayouts(
   db: Db,
-  payout: { id: string; partner_id: string; currency: string },
-): Promise<RiskEventObject['held'][number] | null> {
-  const held = await moneyHeldInPayout(db, payout);
-  return held.commissions > 0 ? { currency: payout.currency, ...held } : null;
+  payouts: readonly { id: string; partner_id: string; currency: string }[],
+): Promise<Map<string, RiskEventObject['held'][number]>> {
+  const currency = new Map(payouts.map((p) => [p.id, p.currency]));
+  const rows = await moneyHeldInPayouts(db, payouts);
+  return new Map(rows.map(({ payout_id, ...held }) => [payout_id, { currency: currency.get(payout_id)!, ...held }]));
 }
 
 /** The organization's live customers that these risk events concern, in one query, for a page that names them. */
