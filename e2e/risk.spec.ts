@@ -151,10 +151,22 @@ test('an unpaid payout whose money a later risk event holds is marked in the lis
   await checkAndShoot(owner, 'payout');
 
   // The link leads to the partner's events; cancelling the payout holds the money back.
-  await note.getByRole('link', { name: "review the partner's events on the Risk page" }).click();
+  await note.getByRole('link', { name: "Review the partner's events on the Risk page" }).click();
   await expect(owner.getByRole('heading', { name: 'Risk', level: 1 })).toBeVisible();
   await expect(owner.locator('.risk-partner')).toContainText('Shares a payout account');
   await owner.goBack();
+  // Mark paid asks first, naming the money under review; dismissed, nothing changes.
+  await owner.getByText('Mark paid…').click();
+  const asked = owner.waitForEvent('dialog').then(async (dialog) => {
+    const message = dialog.message();
+    await dialog.dismiss();
+    return message;
+  });
+  await owner.getByRole('button', { name: 'Mark paid' }).click();
+  expect(await asked).toBe(
+    'Mark $20.00 paid? $20.00 in 1 commission of it is under review. Its commissions become paid; this cannot be undone.',
+  );
+  expect(((await api.get(`/v1/payouts/${payout.id}`)) as { data: { status: string } }).data.status).toBe('pending');
   await owner.getByText('Cancel…').click();
   owner.once('dialog', (dialog) => dialog.accept());
   await owner.getByRole('button', { name: 'Cancel payout' }).click();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import { type Browser, type BrowserContext, test as base, expect, type Page, type Request } from '@playwright/test';
+import { type Browser, type BrowserContext, test as base, expect, type Frame, type Page, type Request } from '@playwright/test';
 import { type ApiClient, apiClient, type Customer, type PartnerStats } from '../../ingest/client/api-client.js';
 
 /** Per-project options (playwright.config.ts): where that project's demo instance wrote its state. */
@@ -125,12 +125,23 @@ export interface FailedRequest {
 
 /**
  * A page's own stylesheets, scripts, images and fonts that the browser cancels (net::ERR_ABORTED)
- * because the test moved on to the next page before they had loaded: the test's pace, not a
- * defect. A server that fails them is still seen (a refused or reset connection, a 5xx), and so
- * is any cancelled fetch, such as a track request.
+ * because the test went on to the next page before they had loaded: the test's pace, not a
+ * defect. Such a cancellation passes the health check only if its frame started a navigation
+ * after the asset was requested; one on a page that stayed (an asset the page itself dropped)
+ * still fails it. So does a server that fails them (a refused or reset connection, a 5xx) and any
+ * cancelled fetch, such as a track request.
  */
 const ABORTED = 'net::ERR_ABORTED';
 const LEFT_BEHIND = new Set(['stylesheet', 'script', 'image', 'font']);
+
+/** The frame that made a request; none for a service worker's (Playwright throws there). */
+function frameOf(request: Request): Frame | undefined {
+  try {
+    return request.frame();
+  } catch {
+    return undefined;
+  }
+}
 
 export class Visitor {
   readonly calls: TrackCall[] = [];
@@ -138,6 +149,9 @@ export class Visitor {
   readonly failedRequests: FailedRequest[] = [];
   /** Failed requests a test brings about on purpose (see allowFailures). */
   private readonly expectedFailures: RegExp[] = [];
+  /** Per frame, the navigations it has started; per page asset, that count when it was requested. */
+  private readonly navigations = new WeakMap<Frame, number>();
+  private readonly navigationsAtRequest = new WeakMap<Request, number>();
   page!: Page;
 
   constructor(
@@ -158,10 +172,17 @@ export class Visitor {
       });
     });
     context.on('page', (page) => visitor.watch(page));
-    context.on('request', (request) => visitor.record(request));
+    context.on('request', (request) => {
+      const frame = frameOf(request);
+      if (frame && request.isNavigationRequest()) visitor.navigations.set(frame, visitor.navigationsOf(frame) + 1);
+      else if (frame && LEFT_BEHIND.has(request.resourceType())) visitor.navigationsAtRequest.set(request, visitor.navigationsOf(frame));
+      visitor.record(request);
+    });
     context.on('requestfailed', (request) => {
       const reason = request.failure()?.errorText ?? 'failed';
-      if (reason === ABORTED && LEFT_BEHIND.has(request.resourceType())) return;
+      const before = visitor.navigationsAtRequest.get(request);
+      const frame = frameOf(request);
+      if (reason === ABORTED && before !== undefined && frame && visitor.navigationsOf(frame) > before) return;
       visitor.failedRequests.push({ method: request.method(), url: request.url(), reason });
     });
     context.on('response', (response) => {
@@ -174,6 +195,10 @@ export class Visitor {
 
   private watch(page: Page): void {
     page.on('pageerror', (error) => this.errors.push(error));
+  }
+
+  private navigationsOf(frame: Frame): number {
+    return this.navigations.get(frame) ?? 0;
   }
 
   private record(request: Request): void {

@@ -652,7 +652,7 @@ async function holdFigures(o: RiskOptions, db: Db, client: pg.Client, setups: Re
     }
     figures[mode] = { openEvents, commissions, approvable, approvalMs, balancesMs, payments, refundRuleMs };
     o.log(
-      `risk: rules ${mode}: ${openEvents} open events; approval scan of ${commissions} commissions ${approvalMs.map(msText).join(', ')} ms (${approvable} approvable); balances ${balancesMs.map(msText).join(', ')} ms; refund rule's daily figures of ${payments} payments ${refundRuleMs.map(msText).join(', ')} ms`,
+      `risk: rules ${mode}: ${openEvents} open events; approval scan of ${commissions} commissions ${approvalMs.map(msText).join(', ')} ms (${approvable} approvable); balances ${balancesMs.map(msText).join(', ')} ms; refund rule's read of the daily figures of the partner's ${payments} payments ${refundRuleMs.map(msText).join(', ')} ms`,
     );
   }
   return { programs: figures, plans };
@@ -848,7 +848,7 @@ export function riskReport(f: RiskFigures): string {
   for (const mode of ['off', 'on'] as const) {
     const h = f.holds.programs[mode];
     lines.push(
-      `- rules ${mode}: ${h.openEvents} open events; the approval scan a month on over ${h.commissions} commissions ${h.approvalMs.map(msText).join(', ')} ms (${h.approvable} approvable); the balances page ${h.balancesMs.map(msText).join(', ')} ms; the refund rule's daily figures of ${h.payments} payments ${h.refundRuleMs.map(msText).join(', ')} ms`,
+      `- rules ${mode}: ${h.openEvents} open events; the approval scan a month on over ${h.commissions} commissions ${h.approvalMs.map(msText).join(', ')} ms (${h.approvable} approvable); the balances page ${h.balancesMs.map(msText).join(', ')} ms; the refund rule's read of the daily figures of the partner's ${h.payments} payments ${h.refundRuleMs.map(msText).join(', ')} ms`,
     );
   }
   lines.push('');

@@ -1,8 +1,18 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { countOpenRiskEventsOfPartners } from '../../src/resources/risk/risk.repository.js';
+import { checkClickFlooding } from '../../src/resources/risk/risk-job.js';
 import { dashboardAgent, textOf } from '../support/dashboard.js';
-import { type ApiObject, createCustomer, createPartner, createProgram, createTransaction, type TestOrg } from '../support/factories.js';
+import {
+  type ApiObject,
+  createCustomer,
+  createLink,
+  createPartner,
+  createProgram,
+  createTransaction,
+  type TestOrg,
+  uniqueEmail,
+} from '../support/factories.js';
 import { useTestApp } from '../support/fixture.js';
 
 /**
@@ -12,6 +22,10 @@ import { useTestApp } from '../support/fixture.js';
  * disposable provider (disposable_email), through POST /v1/customers. Each decision is checked
  * in SQL. The rules themselves: ingest/docs/risk.md; the browser flow: e2e/risk.spec.ts.
  */
+
+// Two browsers, told apart by their fingerprints (client address and User-Agent).
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const OTHER_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 /** The field's message beside it (`<span class="field-error" id="<id>-error">`) as text, or null. */
 function messageBeside(html: string, id: string): string | null {
@@ -258,47 +272,105 @@ describe('dashboard: risk', () => {
     expect(generated.text).toContain(`<a href="${riskPath(program, `?partner_id=${emma.partner.id}`)}">review them on the Risk page</a>`);
   });
 
-  it('warns on an unpaid payout, and marks it in the list, of the money an event raised after it holds, until the payout is canceled', async () => {
+  it('warns on an unpaid payout of the money a later event holds, in its list, its page and Mark paid, until it is canceled', async () => {
     const { agent, csrf } = await dashboardAgent(t, org);
     const program = await createProgram(t, org);
-    const paypal = { payout_method: 'paypal', payout_details: { email: `ada-${program.id.slice(-8).toLowerCase()}@paypal.example` } };
-    const ada = await createPartner(t, org, { program_id: program.id, first_name: 'Ada', last_name: 'Stone', status: 'active', ...paypal });
-    await createTransaction(t, org, await createCustomer(t, org, ada), { amount: 10_000 });
-    const [commission] = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id })).body.data;
-    await t.request.put(`/v1/commissions/${commission.id}`).set(org.auth).send({ status: 'approved' }).expect(200);
+    const paypal = (name: string) => ({
+      payout_method: 'paypal',
+      payout_details: { email: `${name}-${program.id.slice(-8).toLowerCase()}@paypal.example` },
+    });
+    const ada = await createPartner(t, org, {
+      program_id: program.id,
+      first_name: 'Ada',
+      last_name: 'Stone',
+      status: 'active',
+      ...paypal('ada'),
+    });
+    const cy = await createPartner(t, org, {
+      program_id: program.id,
+      first_name: 'Cy',
+      last_name: 'Stone',
+      status: 'active',
+      ...paypal('cy'),
+    });
+    const track = async (path: string, body: Record<string, unknown>, ua: string) => {
+      const res = await t.request
+        .post(path)
+        .set('Content-Type', 'text/plain')
+        .set('User-Agent', ua)
+        .send(JSON.stringify({ key: program.public_key, ...body }));
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+      return res.body.data;
+    };
+    const click = async (ua: string) => {
+      const link = await createLink(t, org, ada);
+      return (await track('/v1/track/click', { param: link.param, value: link.value }, ua)).click_id as string;
+    };
+    const signup = async (ua: string) =>
+      (await track('/v1/track/signup', { click_id: await click(ua), identifier: uniqueEmail('cust') }, ua)).customer_id as string;
+    // Two of Ada's customers, each from a browser of its own, and one of Cy's pay $100 each: a
+    // $20.00 commission each, approved and paid out in one payout per partner.
+    const fromFlood = await signup(UA);
+    const fromElsewhere = await signup(OTHER_UA);
+    for (const id of [fromFlood, fromElsewhere]) await createTransaction(t, org, { id });
+    await createTransaction(t, org, await createCustomer(t, org, cy));
+    const commissions = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id })).body.data as ApiObject[];
+    expect(commissions).toHaveLength(3);
+    for (const c of commissions) await t.request.put(`/v1/commissions/${c.id}`).set(org.auth).send({ status: 'approved' }).expect(200);
     const generated = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id }).expect(201);
-    const [payout] = generated.body.data.payouts;
-    const payoutPage = `/dashboard/programs/${program.id}/payouts/${payout.id}`;
-    expect((await agent.get(payoutPage)).text).not.toContain('Under review');
+    const payoutOf = (p: ApiObject) => (generated.body.data.payouts as ApiObject[]).find((x) => x.partner_id === p.id)!;
+    expect([payoutOf(ada).amount, payoutOf(cy).amount]).toEqual([4000, 2000]);
+    const payoutsPage = `/dashboard/programs/${program.id}/payouts`;
+    const adaPage = `${payoutsPage}/${payoutOf(ada).id}`;
+    expect((await agent.get(adaPage)).text).not.toContain('Under review');
 
-    // Another partner paid into Ada's PayPal account: the shared payout account rule holds all of
-    // Ada's money, the commission already in her unpaid payout too.
-    await createPartner(t, org, { program_id: program.id, first_name: 'Bo', last_name: 'Stone', ...paypal });
-    const page = await agent.get(payoutPage);
+    // 20 more clicks on Ada's links from the first customer's browser: the job finds the flood after
+    // the payout was made, and holds the commissions of that browser's customers, one of Ada's two.
+    for (let i = 0; i < 20; i++) await click(UA);
+    expect(await checkClickFlooding(db())).toBeGreaterThanOrEqual(1);
+    const page = await agent.get(adaPage);
     expect(page.status).toBe(200);
     const text = textOf(page.text);
+    expect(text).toContain('$40.00 to Ada Stone');
     expect(text).toContain(
-      'Under review: $20.00 in 1 commission of this payout. An open risk event, raised after the payout was made, concerns it: ' +
-        "review the partner's events on the Risk page",
+      'Under review: $20.00 in 1 commission of this payout. An open risk event, raised after the payout was made, concerns it. ' +
+        'To hold it back, cancel this payout before you decide on the event: rejecting it or banning the partner does not take back ' +
+        'money in a payout, and resolves the event. Once canceled, what is under review stays on hold until you decide, and the rest ' +
+        "of the payout is paid by the next generation. Review the partner's events on the Risk page",
     );
-    expect(text).toContain('To hold it back, cancel this payout: its commissions go back to payable');
-    expect(page.text).toContain(`<a href="${riskPath(program, `?partner_id=${ada.id}`)}">review the partner's events on the Risk page</a>`);
+    expect(page.text).toContain(`<a href="${riskPath(program, `?partner_id=${ada.id}`)}">Review the partner's events on the Risk page</a>`);
     expect(page.text.indexOf('Under review')).toBeLessThan(page.text.indexOf('Mark paid'));
-    // The list marks it, linking to it.
-    const list = await agent.get(`/dashboard/programs/${program.id}/payouts`);
-    expect(list.text).toContain(`<a class="badge badge-flagged" href="${payoutPage}">Under review: $20.00 in 1 commission</a>`);
-
-    const canceled = await agent.post(`${payoutPage}/status`).type('form').send({ _csrf: csrf, action: 'canceled', reason: '' });
-    expect(canceled.status).toBe(303);
-    expect((await agent.get(payoutPage)).text).not.toContain('Under review');
-    expect((await agent.get(`/dashboard/programs/${program.id}/payouts`)).text).not.toContain('Under review');
-    // Payable again, and held: the next generation leaves it out.
-    expect(await db().selectFrom('payout_commissions').select('payout_id').where('commission_id', '=', commission.id).execute()).toEqual(
-      [],
+    // Mark paid says it too, and its button is described by the note.
+    expect(page.text).toContain(
+      'data-confirm="Mark $40.00 paid? $20.00 in 1 commission of it is under review. Its commissions become paid',
     );
+    expect(page.text).toMatch(/<button type="submit" name="action" value="paid"[^>]* aria-describedby="under-review">/);
+    // The list marks Ada's payout, not Cy's.
+    const list = await agent.get(payoutsPage);
+    expect(list.text.match(/Under review/g)).toHaveLength(1);
+    expect(list.text).toContain(`<a class="badge badge-flagged" href="${adaPage}">Under review: $20.00 in 1 commission</a>`);
+
+    // Processing: its file may be at PayPal already, so stopping it there comes first.
+    const status = (action: string) =>
+      agent.post(`${adaPage}/status`).type('form').send({ _csrf: csrf, action, reference: '', reason: '' });
+    expect((await status('processing')).status).toBe(303);
+    expect(textOf((await agent.get(adaPage)).text)).toContain(
+      'cancel this payout before you decide on the event, once you have stopped its payment at PayPal, Wise or the bank (it is processing):',
+    );
+
+    expect((await status('canceled')).status).toBe(303);
+    expect((await agent.get(adaPage)).text).not.toContain('Under review');
+    expect((await agent.get(payoutsPage)).text).not.toContain('Under review');
+    // The next generation pays the rest of Ada's money and leaves the held commission out (SQL).
     const again = await t.request.post('/v1/payouts/generate').set(org.auth).send({ program_id: program.id }).expect(201);
-    expect(again.body.data.payouts).toEqual([]);
-    expect(again.body.data.skipped).toMatchObject([{ partner_id: ada.id, reason: 'on_hold', amount: 2000 }]);
+    expect(again.body.data.payouts).toMatchObject([{ partner_id: ada.id, amount: 2000 }]);
+    const inPayouts = await db()
+      .selectFrom('payout_commissions as pc')
+      .innerJoin('commissions as c', 'c.id', 'pc.commission_id')
+      .select(['c.customer_id', 'pc.payout_id'])
+      .where('c.partner_id', '=', ada.id)
+      .execute();
+    expect(inPayouts).toEqual([{ customer_id: fromElsewhere, payout_id: again.body.data.payouts[0].id }]);
   });
 
   it('saves the risk rules in Settings through the API, and refuses bad values beside their field with nothing saved', async () => {

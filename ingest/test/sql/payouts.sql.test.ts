@@ -3,6 +3,7 @@ import {
   detachUnpayable,
   exportBatch,
   findPayout,
+  heldSumsInPayouts,
   insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
@@ -95,6 +96,16 @@ describe('payouts repository SQL', () => {
 
   it('partnerBalances: per partner and currency, one statement for a page', async () => {
     expect(await sqlOf((db) => partnerBalances(db, ['part_1', 'part_2'], 'USD'))).toMatchSnapshot();
+  });
+
+  it('heldSumsInPayouts: the held set of the payouts’ partners, one statement for a page; none, no statement', async () => {
+    const payouts = [
+      { id: 'po_1', partner_id: 'part_1' },
+      { id: 'po_2', partner_id: 'part_1' },
+      { id: 'po_3', partner_id: 'part_2' },
+    ];
+    expect(await sqlOf((db) => heldSumsInPayouts(db, payouts))).toMatchSnapshot();
+    expect(await sqlOf((db) => heldSumsInPayouts(db, []))).toBe('');
   });
 
   it('selectPartnerMinimums', async () => {

@@ -15,7 +15,6 @@ import {
   lockOpenEventsOfPartner,
   lockPayoutAccount,
   moneyHeldByEvents,
-  moneyHeldInPayouts,
   partnerBrowserMatches,
   partnersWithoutPayoutAccount,
   pendingRewardIds,
@@ -70,16 +69,6 @@ describe('risk repository SQL', () => {
     expect(await sqlOf((db) => moneyHeldByEvents(db, ['risk_1', 'risk_2']))).toMatchSnapshot();
     expect(await sqlOf((db) => moneyHeldByEvents(db, []))).toBe('');
     expect(await sqlOf((db) => pendingRewardIds(db, 'part_1'))).toMatchSnapshot();
-  });
-
-  it('an unpaid payout’s money under review: its commissions that the partner’s open events hold', async () => {
-    const payouts = [
-      { id: 'po_1', partner_id: 'part_1' },
-      { id: 'po_2', partner_id: 'part_1' },
-      { id: 'po_3', partner_id: 'part_2' },
-    ];
-    expect(await sqlOf((db) => moneyHeldInPayouts(db, payouts))).toMatchSnapshot();
-    expect(await sqlOf((db) => moneyHeldInPayouts(db, []))).toBe('');
   });
 
   it('what the rules read and write', async () => {

@@ -48,12 +48,12 @@ import {
   listBalances,
   listPayoutCommissions,
   listPayouts,
+  type MoneyUnderReview,
+  moneyUnderReviewInPayouts,
   NEXT_STATUSES,
   retrievePayout,
   updatePayout,
 } from '../../resources/payouts/payouts.service.js';
-import type { RiskEventObject } from '../../resources/risk/risk.schema.js';
-import { moneyUnderReviewInPayouts } from '../../resources/risk/risk.service.js';
 import { calendarDay } from '../../resources/stats/stats.schema.js';
 import { CommissionTable } from '../commission-table.js';
 import { type ContextOf, type ProgramPageContext, programPath } from '../context.js';
@@ -426,7 +426,7 @@ interface PayoutListProps {
   view: ListFilters<Filters>;
   page: Page<PayoutObject> | null;
   /** The money of the page's payouts that open risk events hold, by payout (moneyUnderReviewInPayouts). */
-  underReview: ReadonlyMap<string, RiskEventObject['held'][number]>;
+  underReview: ReadonlyMap<string, MoneyUnderReview>;
   refused?: ListForm;
 }
 
@@ -723,7 +723,13 @@ function Trail({ payout }: { payout: PayoutObject }) {
 /** How each transition's form reads: the summary that opens it, its one field, its button. */
 const TRANSITION_FORMS: Record<
   Transition,
-  { summary: string; hint?: string; label: string; className?: string; confirm?: (amount: string) => string }
+  {
+    summary: string;
+    hint?: string;
+    label: string;
+    className?: string;
+    confirm?: (amount: string, underReview: MoneyUnderReview | undefined) => string;
+  }
 > = {
   processing: {
     summary: 'Mark processing…',
@@ -734,7 +740,8 @@ const TRANSITION_FORMS: Record<
     summary: 'Mark paid…',
     label: 'Payment reference (optional: the PayPal, Wise or bank transaction id)',
     className: 'primary',
-    confirm: (amount) => `Mark ${amount} paid? Its commissions become paid; this cannot be undone.`,
+    confirm: (amount, underReview) =>
+      `Mark ${amount} paid?${underReview ? ` ${heldWords([underReview])} of it is under review.` : ''} Its commissions become paid; this cannot be undone.`,
   },
   failed: { summary: 'Mark failed…', label: 'Reason (optional)', className: 'danger' },
   canceled: {
@@ -754,11 +761,14 @@ function TransitionForms({
   ctx,
   payout,
   action,
+  underReview,
   refused,
 }: {
   ctx: ProgramPageContext;
   payout: PayoutObject;
   action: string;
+  /** Its money under review: Mark paid's confirmation says it too, and the button is described by the note. */
+  underReview: MoneyUnderReview | undefined;
   refused?: RefusedForm<string>;
 }) {
   const next = NEXT_STATUSES[payout.status].filter(isTransition);
@@ -808,7 +818,14 @@ function TransitionForms({
                     refusal={shown?.refusal}
                   />
                 )}
-                <button type="submit" name="action" value={to} class={words.className} data-confirm={words.confirm?.(amount)}>
+                <button
+                  type="submit"
+                  name="action"
+                  value={to}
+                  class={words.className}
+                  data-confirm={words.confirm?.(amount, underReview)}
+                  aria-describedby={to === 'paid' && underReview ? UNDER_REVIEW_ID : undefined}
+                >
                   {TRANSITIONS[to].label}
                 </button>
               </form>
@@ -820,19 +837,25 @@ function TransitionForms({
   );
 }
 
+/** The id of a payout page's note of its money under review, which the Mark paid button is described by. */
+const UNDER_REVIEW_ID = 'under-review';
+
 /**
  * An unpaid payout holding money that an open risk event concerns (an event raised after the
  * payout took it; ingest/docs/risk.md#held-money): said before the transitions, so that it is
- * read before the payout is marked paid, with the way to hold the money back.
+ * read before the payout is marked paid, with the one way to hold the money back. The order
+ * matters: a rejection or a ban leaves money in a payout alone, and resolves the event, after
+ * which nothing holds it.
  */
-function UnderReview({ program, payout, held }: { program: { id: string }; payout: PayoutObject; held: RiskEventObject['held'][number] }) {
-  const one = held.commissions === 1;
+function UnderReview({ program, payout, held }: { program: { id: string }; payout: PayoutObject; held: MoneyUnderReview }) {
+  const it = held.commissions === 1 ? 'it' : 'them';
   return (
-    <p class="under-review">
-      <strong>{`Under review: ${heldWords([held])} of this payout.`}</strong>{' '}
-      {`An open risk event, raised after the payout was made, concerns ${one ? 'it' : 'them'}: `}
-      <a href={riskPath(program, { partner_id: payout.partner_id })}>review the partner's events on the Risk page</a>
-      {`. To hold ${one ? 'it' : 'them'} back, cancel this payout: its commissions go back to payable, and the next generation leaves the held ones out.`}
+    <p class="under-review" id={UNDER_REVIEW_ID}>
+      <strong>{`Under review: ${heldWords([held])} of this payout.`}</strong>
+      {` An open risk event, raised after the payout was made, concerns ${it}. To hold ${it} back, cancel this payout before you decide on the event`}
+      {payout.status === 'processing' ? ', once you have stopped its payment at PayPal, Wise or the bank (it is processing)' : ''}
+      {`: rejecting ${it} or banning the partner does not take back money in a payout, and resolves the event. Once canceled, what is under review stays on hold until you decide, and the rest of the payout is paid by the next generation. `}
+      <a href={riskPath(program, { partner_id: payout.partner_id })}>Review the partner's events on the Risk page</a>.
     </p>
   );
 }
@@ -850,7 +873,7 @@ function PayoutPage({
   commissions: Page<ShownCommission>;
   cursor: Cursor;
   /** Its money that open risk events hold (moneyUnderReviewInPayouts), if any. */
-  underReview: RiskEventObject['held'][number] | undefined;
+  underReview: MoneyUnderReview | undefined;
   refused?: RefusedForm<string>;
 }) {
   const program = ctx.program;
@@ -872,7 +895,7 @@ function PayoutPage({
         {payout.paid_at ? ` · paid ${day(payout.paid_at)}` : ''}
       </p>
       {underReview ? <UnderReview program={program} payout={payout} held={underReview} /> : null}
-      <TransitionForms ctx={ctx} payout={payout} action={`${base}/status`} refused={refused} />
+      <TransitionForms ctx={ctx} payout={payout} action={`${base}/status`} underReview={underReview} refused={refused} />
       <Details payout={payout} />
       <section aria-labelledby="trail-title">
         <h2 id="trail-title">Trail</h2>

@@ -446,6 +446,28 @@ export async function heldPayableSums(
   return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
 }
 
+/**
+ * Per unpaid payout, the money in it that open risk events hold (payouts holding none, or a net
+ * refund, are left out): commissions whose event opened after the payout took them, since
+ * generation leaves held ones out. `payout_commissions` holds unpaid payouts' commissions only,
+ * and each payout is one partner's, so the held set is built from those partners' open events.
+ */
+export async function heldSumsInPayouts(
+  db: Db,
+  payouts: readonly { id: string; partner_id: string }[],
+): Promise<{ payout_id: string; amount: number; commissions: number }[]> {
+  if (payouts.length === 0) return [];
+  const partnerIds = [...new Set(payouts.map((p) => p.partner_id))];
+  const { rows } = await sql<{ payout_id: string; amount: string; commissions: number }>`
+    select pc.payout_id, sum(c.amount)::int8 as amount, count(*)::int as commissions
+      from payout_commissions pc join commissions c on c.id = pc.commission_id
+     where pc.payout_id = any(${payouts.map((p) => p.id)}::text[]) and ${isHeld('c', { partnerIds })}
+     group by pc.payout_id
+    having sum(c.amount) > 0
+     order by pc.payout_id`.execute(db);
+  return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
+}
+
 /** A program's live partners with their payout minimum (their group's, else `programMinimum`), for `paginate` (balances). */
 export function selectPartnerMinimums(
   db: Db,

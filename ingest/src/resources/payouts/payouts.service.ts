@@ -19,6 +19,7 @@ import {
   findPayout,
   findPayoutOfCommission,
   heldPayableSums,
+  heldSumsInPayouts,
   insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
@@ -75,6 +76,29 @@ export async function listPayouts(db: Db, organizationId: string, query: PayoutL
 
 export async function retrievePayout(db: Db, organizationId: string, id: string, expand?: 'partner'[]): Promise<PayoutObject> {
   return (await presentPayouts(db, [await requirePayout(db, organizationId, id)], expand))[0];
+}
+
+/** Money of a payout that open risk events hold: what it is, in how many of its commissions. */
+export interface MoneyUnderReview {
+  currency: string;
+  amount: number;
+  commissions: number;
+}
+
+/**
+ * The money of these payouts that open risk events hold, by payout (one holding none is absent):
+ * the dashboard's payouts list and payout page warn of it before a payout is paid
+ * (ingest/docs/risk.md#held-money). Only a payout that can still change (not paid, failed or
+ * canceled) can hold some, and only through an event raised after the payout was made.
+ */
+export async function moneyUnderReviewInPayouts(
+  db: Db,
+  payouts: readonly Pick<PayoutObject, 'id' | 'partner_id' | 'currency' | 'status'>[],
+): Promise<Map<string, MoneyUnderReview>> {
+  const unpaid = payouts.filter((p) => NEXT_STATUSES[p.status].length > 0);
+  const currency = new Map(unpaid.map((p) => [p.id, p.currency]));
+  const rows = await heldSumsInPayouts(db, unpaid);
+  return new Map(rows.map(({ payout_id, ...held }) => [payout_id, { currency: currency.get(payout_id)!, ...held }]));
 }
 
 /**

@@ -191,27 +191,6 @@ export async function moneyHeldByEvents(
 }
 
 /**
- * The money of unpaid payouts that open risk events hold, per payout holding some: commissions
- * whose event opened after the payout took them (generation leaves held ones out, so only a later
- * event holds one there). Refund entries count with their amount, as in moneyHeldByEvents. None
- * once a payout is paid, failed or canceled: `payout_commissions` holds unpaid payouts' only.
- */
-export async function moneyHeldInPayouts(
-  db: Db,
-  payouts: readonly { id: string; partner_id: string }[],
-): Promise<{ payout_id: string; amount: number; commissions: number }[]> {
-  if (payouts.length === 0) return [];
-  const partnerIds = [...new Set(payouts.map((p) => p.partner_id))];
-  const { rows } = await sql<{ payout_id: string; amount: string; commissions: number }>`
-    select pc.payout_id, sum(c.amount)::int8 as amount, count(*)::int as commissions
-      from payout_commissions pc join commissions c on c.id = pc.commission_id
-     where pc.payout_id = any(${payouts.map((p) => p.id)}::text[]) and ${isHeld('c', { partnerIds })}
-     group by pc.payout_id
-     order by pc.payout_id`.execute(db);
-  return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
-}
-
-/**
  * Holds the program's payout account until the caller's SQL transaction ends: two partners saved
  * at once with one account then take turns, and the second, reading after the first committed,
  * finds it (under READ COMMITTED each statement sees what committed before it).

@@ -14,7 +14,6 @@ import {
   heldRewardIds,
   lockOpenEventsOfPartner,
   moneyHeldByEvents,
-  moneyHeldInPayouts,
   pendingRewardIds,
   resolveRiskEventRows,
   saveProgramRules,
@@ -154,21 +153,6 @@ export async function openRiskEventsOfPartners(db: Db, organizationId: string, p
   if (ids.length === 0) return new Map();
   const rows = await countOpenRiskEventsOfPartners(db, ids).execute();
   return new Map(rows.filter((r) => r.organization_id === organizationId).map((r) => [r.partner_id, r.n]));
-}
-
-/**
- * The money of these payouts that open risk events hold, as an event's `held` says it, by payout
- * (a payout holding none is absent): the dashboard's payout list and page warn of it before a
- * payout is paid (ingest/docs/risk.md#held-money). Only unpaid payouts can hold some, and only
- * by an event raised after the payout was made.
- */
-export async function moneyUnderReviewInPayouts(
-  db: Db,
-  payouts: readonly { id: string; partner_id: string; currency: string }[],
-): Promise<Map<string, RiskEventObject['held'][number]>> {
-  const currency = new Map(payouts.map((p) => [p.id, p.currency]));
-  const rows = await moneyHeldInPayouts(db, payouts);
-  return new Map(rows.map(({ payout_id, ...held }) => [payout_id, { currency: currency.get(payout_id)!, ...held }]));
 }
 
 /** The organization's live customers that these risk events concern, in one query, for a page that names them. */
