@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { approveDueCommissions } from '../../src/resources/commissions/approval-job.js';
 import { checkClickFlooding } from '../../src/resources/risk/risk-job.js';
+import { CHROME_ON_LINUX, SAFARI_ON_MAC } from '../support/browsers.js';
 import { expectError } from '../support/expect-error.js';
 import {
   type ApiObject,
@@ -27,8 +28,8 @@ import { DAY_MS } from '../support/time.js';
  * and balances; a resolution releases or rejects exactly what it held, in SQL; events go out.
  */
 
-const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const OTHER_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
+const UA = CHROME_ON_LINUX;
+const OTHER_UA = SAFARI_ON_MAC;
 
 describe('fraud and risk', () => {
   const {

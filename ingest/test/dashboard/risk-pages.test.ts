@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { countOpenRiskEventsOfPartners } from '../../src/resources/risk/risk.repository.js';
 import { checkClickFlooding } from '../../src/resources/risk/risk-job.js';
+import { CHROME_ON_LINUX, SAFARI_ON_MAC } from '../support/browsers.js';
 import { dashboardAgent, textOf } from '../support/dashboard.js';
 import {
   type ApiObject,
@@ -22,10 +23,6 @@ import { useTestApp } from '../support/fixture.js';
  * disposable provider (disposable_email), through POST /v1/customers. Each decision is checked
  * in SQL. The rules themselves: ingest/docs/risk.md; the browser flow: e2e/risk.spec.ts.
  */
-
-// Two browsers, told apart by their fingerprints (client address and User-Agent).
-const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const OTHER_UA = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
 
 /** The field's message beside it (`<span class="field-error" id="<id>-error">`) as text, or null. */
 function messageBeside(html: string, id: string): string | null {
@@ -279,20 +276,16 @@ describe('dashboard: risk', () => {
       payout_method: 'paypal',
       payout_details: { email: `${name}-${program.id.slice(-8).toLowerCase()}@paypal.example` },
     });
-    const ada = await createPartner(t, org, {
-      program_id: program.id,
-      first_name: 'Ada',
-      last_name: 'Stone',
-      status: 'active',
-      ...paypal('ada'),
-    });
-    const cy = await createPartner(t, org, {
-      program_id: program.id,
-      first_name: 'Cy',
-      last_name: 'Stone',
-      status: 'active',
-      ...paypal('cy'),
-    });
+    const partner = (first_name: string) =>
+      createPartner(t, org, {
+        program_id: program.id,
+        first_name,
+        last_name: 'Stone',
+        status: 'active',
+        ...paypal(first_name.toLowerCase()),
+      });
+    const ada = await partner('Ada');
+    const cy = await partner('Cy');
     const track = async (path: string, body: Record<string, unknown>, ua: string) => {
       const res = await t.request
         .post(path)
@@ -310,8 +303,8 @@ describe('dashboard: risk', () => {
       (await track('/v1/track/signup', { click_id: await click(ua), identifier: uniqueEmail('cust') }, ua)).customer_id as string;
     // Two of Ada's customers, each from a browser of its own, and one of Cy's pay $100 each: a
     // $20.00 commission each, approved and paid out in one payout per partner.
-    const fromFlood = await signup(UA);
-    const fromElsewhere = await signup(OTHER_UA);
+    const fromFlood = await signup(CHROME_ON_LINUX);
+    const fromElsewhere = await signup(SAFARI_ON_MAC);
     for (const id of [fromFlood, fromElsewhere]) await createTransaction(t, org, { id });
     await createTransaction(t, org, await createCustomer(t, org, cy));
     const commissions = (await t.request.get('/v1/commissions').set(org.auth).query({ program_id: program.id })).body.data as ApiObject[];
@@ -326,7 +319,7 @@ describe('dashboard: risk', () => {
 
     // 20 more clicks on Ada's links from the first customer's browser: the job finds the flood after
     // the payout was made, and holds the commissions of that browser's customers, one of Ada's two.
-    for (let i = 0; i < 20; i++) await click(UA);
+    for (let i = 0; i < 20; i++) await click(CHROME_ON_LINUX);
     expect(await checkClickFlooding(db())).toBeGreaterThanOrEqual(1);
     const page = await agent.get(adaPage);
     expect(page.status).toBe(200);
