@@ -126,13 +126,21 @@ export interface FailedRequest {
 /**
  * A page's own stylesheets, scripts, images and fonts that the browser cancels (net::ERR_ABORTED)
  * because the test went on to the next page before they had loaded: the test's pace, not a
- * defect. Such a cancellation passes the health check only if its frame started a navigation
- * after the asset was requested; one on a page that stayed (an asset the page itself dropped)
- * still fails it. So does a server that fails them (a refused or reset connection, a 5xx) and any
+ * defect. Such a cancellation passes the health check if its frame navigated (committed another
+ * document) after the asset was requested, judged once the test is over: the browser may report
+ * the cancellation before the navigation that caused it. One on a page that stayed to the end
+ * still fails it, as does a server that fails them (a refused or reset connection, a 5xx) and any
  * cancelled fetch, such as a track request.
  */
 const ABORTED = 'net::ERR_ABORTED';
 const LEFT_BEHIND = new Set(['stylesheet', 'script', 'image', 'font']);
+
+/** A page asset the browser cancelled, with how many navigations its frame had made when it was requested. */
+interface Cancelled {
+  failure: FailedRequest;
+  frame: Frame;
+  navigationsBefore: number;
+}
 
 /** The frame that made a request; none for a service worker's (Playwright throws there). */
 function frameOf(request: Request): Frame | undefined {
@@ -149,9 +157,11 @@ export class Visitor {
   readonly failedRequests: FailedRequest[] = [];
   /** Failed requests a test brings about on purpose (see allowFailures). */
   private readonly expectedFailures: RegExp[] = [];
-  /** Per frame, the navigations it has started; per page asset, that count when it was requested. */
+  /** Per frame, the navigations it has made (documents committed); per page asset, that count when it was requested. */
   private readonly navigations = new WeakMap<Frame, number>();
   private readonly navigationsAtRequest = new WeakMap<Request, number>();
+  /** Page assets the browser cancelled, judged by expectHealthy. */
+  private readonly cancelled: Cancelled[] = [];
   page!: Page;
 
   constructor(
@@ -174,16 +184,16 @@ export class Visitor {
     context.on('page', (page) => visitor.watch(page));
     context.on('request', (request) => {
       const frame = frameOf(request);
-      if (frame && request.isNavigationRequest()) visitor.navigations.set(frame, visitor.navigationsOf(frame) + 1);
-      else if (frame && LEFT_BEHIND.has(request.resourceType())) visitor.navigationsAtRequest.set(request, visitor.navigationsOf(frame));
+      if (frame && LEFT_BEHIND.has(request.resourceType())) visitor.navigationsAtRequest.set(request, visitor.navigationsOf(frame));
       visitor.record(request);
     });
     context.on('requestfailed', (request) => {
-      const reason = request.failure()?.errorText ?? 'failed';
-      const before = visitor.navigationsAtRequest.get(request);
+      const failure = { method: request.method(), url: request.url(), reason: request.failure()?.errorText ?? 'failed' };
+      const navigationsBefore = visitor.navigationsAtRequest.get(request);
       const frame = frameOf(request);
-      if (reason === ABORTED && before !== undefined && frame && visitor.navigationsOf(frame) > before) return;
-      visitor.failedRequests.push({ method: request.method(), url: request.url(), reason });
+      if (failure.reason === ABORTED && navigationsBefore !== undefined && frame)
+        visitor.cancelled.push({ failure, frame, navigationsBefore });
+      else visitor.failedRequests.push(failure);
     });
     context.on('response', (response) => {
       if (response.status() >= 500)
@@ -195,6 +205,7 @@ export class Visitor {
 
   private watch(page: Page): void {
     page.on('pageerror', (error) => this.errors.push(error));
+    page.on('framenavigated', (frame) => this.navigations.set(frame, this.navigationsOf(frame) + 1));
   }
 
   private navigationsOf(frame: Frame): number {
@@ -318,7 +329,8 @@ export class Visitor {
 
   /** Checked after every test by the automatic `healthy` fixture: no uncaught page error, no unexpected failed request. */
   expectHealthy(): void {
-    const unexpected = this.failedRequests.filter((f) => !this.expectedFailures.some((p) => p.test(f.url)));
+    const stayed = this.cancelled.filter((c) => this.navigationsOf(c.frame) === c.navigationsBefore).map((c) => c.failure);
+    const unexpected = [...this.failedRequests, ...stayed].filter((f) => !this.expectedFailures.some((p) => p.test(f.url)));
     expect(
       {
         pageErrors: this.errors.map((e) => `${e.name}: ${e.message}`),

@@ -338,10 +338,14 @@ describe('dashboard: risk', () => {
       'data-confirm="Mark $40.00 paid? $20.00 in 1 commission of it is under review. Its commissions become paid',
     );
     expect(page.text).toMatch(/<button type="submit" name="action" value="paid"[^>]* aria-describedby="under-review">/);
-    // The list marks Ada's payout, not Cy's.
+    // The list marks Ada's payout, not Cy's, and says that the pending payouts' batch file pays it.
     const list = await agent.get(payoutsPage);
-    expect(list.text.match(/Under review/g)).toHaveLength(1);
+    expect(list.text.match(/class="badge badge-flagged"/g)).toHaveLength(1);
     expect(list.text).toContain(`<a class="badge badge-flagged" href="${adaPage}">Under review: $20.00 in 1 commission</a>`);
+    expect(textOf(list.text)).toContain(
+      '1 of the pending payouts holds money under review (marked "Under review"): the batch file pays it whole. ' +
+        'Open it and cancel it before you pay the file to hold that money back.',
+    );
 
     // Processing: its file may be at PayPal already, so stopping it there comes first.
     const status = (action: string) =>
@@ -349,6 +353,11 @@ describe('dashboard: risk', () => {
     expect((await status('processing')).status).toBe(303);
     expect(textOf((await agent.get(adaPage)).text)).toContain(
       'cancel this payout before you decide on the event, once you have stopped its payment at PayPal, Wise or the bank (it is processing):',
+    );
+    // Now the processing payouts' file pays it, not the pending payouts' one.
+    expect(textOf((await agent.get(payoutsPage)).text)).not.toContain('payouts holds money under review');
+    expect(textOf((await agent.get(`${payoutsPage}?status=processing`)).text)).toContain(
+      '1 of the processing payouts holds money under review',
     );
 
     expect((await status('canceled')).status).toBe(303);

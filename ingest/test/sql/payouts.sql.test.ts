@@ -98,14 +98,15 @@ describe('payouts repository SQL', () => {
     expect(await sqlOf((db) => partnerBalances(db, ['part_1', 'part_2'], 'USD'))).toMatchSnapshot();
   });
 
-  it('heldSumsInPayouts: the held set of the payouts’ partners, one statement for a page; none, no statement', async () => {
+  it('heldSumsInPayouts: a page of payouts (the held set of their partners; none, no statement), or a program’s payouts in one status', async () => {
     const payouts = [
       { id: 'po_1', partner_id: 'part_1' },
       { id: 'po_2', partner_id: 'part_1' },
       { id: 'po_3', partner_id: 'part_2' },
     ];
-    expect(await sqlOf((db) => heldSumsInPayouts(db, payouts))).toMatchSnapshot();
-    expect(await sqlOf((db) => heldSumsInPayouts(db, []))).toBe('');
+    expect(await sqlOf((db) => heldSumsInPayouts(db, { payouts }))).toMatchSnapshot();
+    expect(await sqlOf((db) => heldSumsInPayouts(db, { payouts: [] }))).toBe('');
+    expect(await sqlOf((db) => heldSumsInPayouts(db, { programId: 'prg_1', status: 'pending' }))).toMatchSnapshot();
   });
 
   it('selectPartnerMinimums', async () => {

@@ -51,6 +51,7 @@ import {
   type MoneyUnderReview,
   moneyUnderReviewInPayouts,
   NEXT_STATUSES,
+  payoutsUnderReviewCount,
   retrievePayout,
   updatePayout,
 } from '../../resources/payouts/payouts.service.js';
@@ -179,10 +180,14 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
             expand: ['partner'],
           })
         : null;
-    const underReview = await moneyUnderReviewInPayouts(db, page?.rows ?? []);
+    const batchStatus = page && page.rows.length > 0 ? batchStatusOf(view.kept.status) : null;
+    const [underReview, batchUnderReview] = await Promise.all([
+      moneyUnderReviewInPayouts(db, page?.rows ?? []),
+      batchStatus ? payoutsUnderReviewCount(db, ctx.program.id, batchStatus) : 0,
+    ]);
     sendPage(
       res,
-      <PayoutListPage ctx={ctx} view={view} page={page} underReview={underReview} refused={refused} />,
+      <PayoutListPage ctx={ctx} view={view} page={page} underReview={underReview} batchUnderReview={batchUnderReview} refused={refused} />,
       refused?.refusal.status ?? view.refusal?.status,
     );
   }
@@ -406,6 +411,15 @@ function ExportAction({ ctx, refused }: { ctx: ProgramPageContext; refused?: Lis
   );
 }
 
+/**
+ * The status of the payouts whose batch file the list offers: the filtered status (pending
+ * without a filter) while it is one a file is paid from, else none.
+ */
+function batchStatusOf(status: string | undefined): 'pending' | 'processing' | null {
+  const shown = status ?? 'pending';
+  return shown === 'pending' || shown === 'processing' ? shown : null;
+}
+
 /** The batch files of these payouts, one link per format. */
 function FileLinks({ href, children }: { href: (format: string) => string; children: string }) {
   return (
@@ -427,15 +441,17 @@ interface PayoutListProps {
   page: Page<PayoutObject> | null;
   /** The money of the page's payouts that open risk events hold, by payout (moneyUnderReviewInPayouts). */
   underReview: ReadonlyMap<string, MoneyUnderReview>;
+  /** How many payouts of the offered batch file's status hold money under review (payoutsUnderReviewCount). */
+  batchUnderReview: number;
   refused?: ListForm;
 }
 
-function PayoutListPage({ ctx, view, page, underReview, refused }: PayoutListProps) {
+function PayoutListPage({ ctx, view, page, underReview, batchUnderReview, refused }: PayoutListProps) {
   const program = ctx.program;
   const base = programPath(program, '/payouts');
   const { kept } = view;
   const filtered = Boolean(kept.status || kept.partner_id);
-  const fileStatus = kept.status ?? 'pending';
+  const fileStatus = batchStatusOf(kept.status);
   return (
     <Layout ctx={ctx} title="Payouts">
       <SectionHead
@@ -457,10 +473,16 @@ function PayoutListPage({ ctx, view, page, underReview, refused }: PayoutListPro
         </p>
       ) : (
         <>
-          {fileStatus === 'pending' || fileStatus === 'processing' ? (
+          {fileStatus ? (
             <FileLinks href={(format) => `${base}/export?${new URLSearchParams({ format, status: fileStatus })}`}>
               {`The ${fileStatus} payouts as a batch file:`}
             </FileLinks>
+          ) : null}
+          {fileStatus && batchUnderReview > 0 ? (
+            <p class="under-review">
+              <strong>{`${count(batchUnderReview)} of the ${fileStatus} payouts ${batchUnderReview === 1 ? 'holds' : 'hold'} money under review`}</strong>
+              {` (marked "Under review"): the batch file pays ${batchUnderReview === 1 ? 'it' : 'them'} whole. Open ${batchUnderReview === 1 ? 'it' : 'each'} and cancel ${batchUnderReview === 1 ? 'it' : 'them'} before you pay the file to hold that money back.`}
+            </p>
           ) : null}
           <DataTable
             caption="Payouts"

@@ -449,19 +449,28 @@ export async function heldPayableSums(
 /**
  * Per unpaid payout, the money in it that open risk events hold (payouts holding none, or a net
  * refund, are left out): commissions whose event opened after the payout took them, since
- * generation leaves held ones out. `payout_commissions` holds unpaid payouts' commissions only,
- * and each payout is one partner's, so the held set is built from those partners' open events.
+ * generation leaves held ones out. `payout_commissions` holds unpaid payouts' commissions only.
+ * Either these payouts (a page of them: the held set of their partners' open events, each payout
+ * being one partner's), or every payout of a program in one unpaid status (what its batch file
+ * pays: the held set of the program's open events).
  */
 export async function heldSumsInPayouts(
   db: Db,
-  payouts: readonly { id: string; partner_id: string }[],
+  of: { payouts: readonly { id: string; partner_id: string }[] } | { programId: string; status: 'pending' | 'processing' },
 ): Promise<{ payout_id: string; amount: number; commissions: number }[]> {
-  if (payouts.length === 0) return [];
-  const partnerIds = [...new Set(payouts.map((p) => p.partner_id))];
+  let which: RawBuilder<unknown>;
+  if ('payouts' in of) {
+    if (of.payouts.length === 0) return [];
+    const partnerIds = [...new Set(of.payouts.map((p) => p.partner_id))];
+    which = sql`pc.payout_id = any(${of.payouts.map((p) => p.id)}::text[]) and ${isHeld('c', { partnerIds })}`;
+  } else {
+    which = sql`pc.payout_id in (select p.id from payouts p where p.program_id = ${of.programId} and p.status = ${of.status})
+       and ${isHeld('c', { programId: of.programId })}`;
+  }
   const { rows } = await sql<{ payout_id: string; amount: string; commissions: number }>`
     select pc.payout_id, sum(c.amount)::int8 as amount, count(*)::int as commissions
       from payout_commissions pc join commissions c on c.id = pc.commission_id
-     where pc.payout_id = any(${payouts.map((p) => p.id)}::text[]) and ${isHeld('c', { partnerIds })}
+     where ${which}
      group by pc.payout_id
     having sum(c.amount) > 0
      order by pc.payout_id`.execute(db);

@@ -97,8 +97,16 @@ export async function moneyUnderReviewInPayouts(
 ): Promise<Map<string, MoneyUnderReview>> {
   const unpaid = payouts.filter((p) => NEXT_STATUSES[p.status].length > 0);
   const currency = new Map(unpaid.map((p) => [p.id, p.currency]));
-  const rows = await heldSumsInPayouts(db, unpaid);
+  const rows = await heldSumsInPayouts(db, { payouts: unpaid });
   return new Map(rows.map(({ payout_id, ...held }) => [payout_id, { currency: currency.get(payout_id)!, ...held }]));
+}
+
+/**
+ * How many of the program's payouts in an unpaid status hold money under review: the payouts
+ * list says it beside the batch file of that status, which pays them whole.
+ */
+export async function payoutsUnderReviewCount(db: Db, programId: string, status: 'pending' | 'processing'): Promise<number> {
+  return (await heldSumsInPayouts(db, { programId, status })).length;
 }
 
 /**
