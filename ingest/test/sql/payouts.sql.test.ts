@@ -3,7 +3,7 @@ import {
   detachUnpayable,
   exportBatch,
   findPayout,
-  heldSumsInPayouts,
+  heldSumsInUnpaidPayouts,
   insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
@@ -98,15 +98,9 @@ describe('payouts repository SQL', () => {
     expect(await sqlOf((db) => partnerBalances(db, ['part_1', 'part_2'], 'USD'))).toMatchSnapshot();
   });
 
-  it('heldSumsInPayouts: a page of payouts (the held set of their partners; none, no statement), or a program’s payouts in one status', async () => {
-    const payouts = [
-      { id: 'po_1', partner_id: 'part_1' },
-      { id: 'po_2', partner_id: 'part_1' },
-      { id: 'po_3', partner_id: 'part_2' },
-    ];
-    expect(await sqlOf((db) => heldSumsInPayouts(db, { payouts }))).toMatchSnapshot();
-    expect(await sqlOf((db) => heldSumsInPayouts(db, { payouts: [] }))).toBe('');
-    expect(await sqlOf((db) => heldSumsInPayouts(db, { programId: 'prg_1', status: 'pending' }))).toMatchSnapshot();
+  it('heldSumsInUnpaidPayouts: a program’s unpaid payouts (the program’s held set), or one partner’s (theirs)', async () => {
+    expect(await sqlOf((db) => heldSumsInUnpaidPayouts(db, { programId: 'prg_1' }))).toMatchSnapshot();
+    expect(await sqlOf((db) => heldSumsInUnpaidPayouts(db, { programId: 'prg_1', partnerId: 'part_1' }))).toMatchSnapshot();
   });
 
   it('selectPartnerMinimums', async () => {

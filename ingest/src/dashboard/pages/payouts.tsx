@@ -51,7 +51,6 @@ import {
   type MoneyUnderReview,
   moneyUnderReviewInPayouts,
   NEXT_STATUSES,
-  payoutsUnderReviewCount,
   retrievePayout,
   updatePayout,
 } from '../../resources/payouts/payouts.service.js';
@@ -180,14 +179,10 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
             expand: ['partner'],
           })
         : null;
-    const batchStatus = page && page.rows.length > 0 ? batchStatusOf(view.kept.status) : null;
-    const [underReview, batchUnderReview] = await Promise.all([
-      moneyUnderReviewInPayouts(db, page?.rows ?? []),
-      batchStatus ? payoutsUnderReviewCount(db, ctx.program.id, batchStatus) : 0,
-    ]);
+    const underReview = page && page.rows.length > 0 ? await moneyUnderReviewInPayouts(db, { programId: ctx.program.id }) : new Map();
     sendPage(
       res,
-      <PayoutListPage ctx={ctx} view={view} page={page} underReview={underReview} batchUnderReview={batchUnderReview} refused={refused} />,
+      <PayoutListPage ctx={ctx} view={view} page={page} underReview={underReview} refused={refused} />,
       refused?.refusal.status ?? view.refusal?.status,
     );
   }
@@ -257,7 +252,7 @@ export function registerPayoutsPages(router: Router, { db, mailer }: AppDeps, co
       listPayoutCommissions(db, ctx.user.organization_id, payout.id, { ...cursor, limit: 50 }, ['customer']).then((page) =>
         withStoredFields(db, page),
       ),
-      moneyUnderReviewInPayouts(db, [payout]),
+      moneyUnderReviewInPayouts(db, { programId: payout.program_id, partnerId: payout.partner_id }),
     ]);
     sendPage(
       res,
@@ -439,19 +434,19 @@ interface PayoutListProps {
   ctx: ProgramPageContext;
   view: ListFilters<Filters>;
   page: Page<PayoutObject> | null;
-  /** The money of the page's payouts that open risk events hold, by payout (moneyUnderReviewInPayouts). */
+  /** The money of the program's unpaid payouts that open risk events hold, by payout (moneyUnderReviewInPayouts). */
   underReview: ReadonlyMap<string, MoneyUnderReview>;
-  /** How many payouts of the offered batch file's status hold money under review (payoutsUnderReviewCount). */
-  batchUnderReview: number;
   refused?: ListForm;
 }
 
-function PayoutListPage({ ctx, view, page, underReview, batchUnderReview, refused }: PayoutListProps) {
+function PayoutListPage({ ctx, view, page, underReview, refused }: PayoutListProps) {
   const program = ctx.program;
   const base = programPath(program, '/payouts');
   const { kept } = view;
   const filtered = Boolean(kept.status || kept.partner_id);
   const fileStatus = batchStatusOf(kept.status);
+  // The batch file pays every payout of its status, on this page or not.
+  const batchUnderReview = [...underReview.values()].filter((held) => held.status === fileStatus).length;
   return (
     <Layout ctx={ctx} title="Payouts">
       <SectionHead
@@ -478,7 +473,7 @@ function PayoutListPage({ ctx, view, page, underReview, batchUnderReview, refuse
               {`The ${fileStatus} payouts as a batch file:`}
             </FileLinks>
           ) : null}
-          {fileStatus && batchUnderReview > 0 ? (
+          {batchUnderReview > 0 ? (
             <p class="under-review">
               <strong>{`${count(batchUnderReview)} of the ${fileStatus} payouts ${batchUnderReview === 1 ? 'holds' : 'hold'} money under review`}</strong>
               {` (marked "Under review"): the batch file pays ${batchUnderReview === 1 ? 'it' : 'them'} whole. Open ${batchUnderReview === 1 ? 'it' : 'each'} and cancel ${batchUnderReview === 1 ? 'it' : 'them'} before you pay the file to hold that money back.`}

@@ -447,33 +447,30 @@ export async function heldPayableSums(
 }
 
 /**
- * Per unpaid payout, the money in it that open risk events hold (payouts holding none, or a net
- * refund, are left out): commissions whose event opened after the payout took them, since
- * generation leaves held ones out. `payout_commissions` holds unpaid payouts' commissions only.
- * Either these payouts (a page of them: the held set of their partners' open events, each payout
- * being one partner's), or every payout of a program in one unpaid status (what its batch file
- * pays: the held set of the program's open events).
+ * Per unpaid payout of a program (of one partner, if given), the money in it that open risk
+ * events hold, with the payout's status and currency; payouts holding none, or a net refund, are
+ * left out. Only an event raised after the payout took a commission can hold one there (generation
+ * leaves held ones out), so the answer is usually empty. `payout_commissions` holds unpaid
+ * payouts' commissions only; the held set is built from the program's (or partner's) open events.
  */
-export async function heldSumsInPayouts(
+export async function heldSumsInUnpaidPayouts(
   db: Db,
-  of: { payouts: readonly { id: string; partner_id: string }[] } | { programId: string; status: 'pending' | 'processing' },
-): Promise<{ payout_id: string; amount: number; commissions: number }[]> {
-  let which: RawBuilder<unknown>;
-  if ('payouts' in of) {
-    if (of.payouts.length === 0) return [];
-    const partnerIds = [...new Set(of.payouts.map((p) => p.partner_id))];
-    which = sql`pc.payout_id = any(${of.payouts.map((p) => p.id)}::text[]) and ${isHeld('c', { partnerIds })}`;
-  } else {
-    which = sql`pc.payout_id in (select p.id from payouts p where p.program_id = ${of.programId} and p.status = ${of.status})
-       and ${isHeld('c', { programId: of.programId })}`;
-  }
-  const { rows } = await sql<{ payout_id: string; amount: string; commissions: number }>`
-    select pc.payout_id, sum(c.amount)::int8 as amount, count(*)::int as commissions
-      from payout_commissions pc join commissions c on c.id = pc.commission_id
-     where ${which}
-     group by pc.payout_id
+  of: { programId: string; partnerId?: string },
+): Promise<{ payout_id: string; status: 'pending' | 'processing'; currency: string; amount: number; commissions: number }[]> {
+  const { rows } = await sql<{
+    payout_id: string;
+    status: 'pending' | 'processing';
+    currency: string;
+    amount: string;
+    commissions: number;
+  }>`
+    select p.id as payout_id, p.status, p.currency, sum(c.amount)::int8 as amount, count(*)::int as commissions
+      from payouts p join payout_commissions pc on pc.payout_id = p.id join commissions c on c.id = pc.commission_id
+     where p.program_id = ${of.programId} ${of.partnerId ? sql`and p.partner_id = ${of.partnerId}` : sql``}
+       and ${isHeld('c', of.partnerId ? { partnerIds: [of.partnerId] } : { programId: of.programId })}
+     group by p.id
     having sum(c.amount) > 0
-     order by pc.payout_id`.execute(db);
+     order by p.id`.execute(db);
   return rows.map((r) => ({ ...r, amount: Number(r.amount) }));
 }
 

@@ -19,7 +19,7 @@ import {
   findPayout,
   findPayoutOfCommission,
   heldPayableSums,
-  heldSumsInPayouts,
+  heldSumsInUnpaidPayouts,
   insertPayouts,
   joinRewardPayouts,
   lockProgramPayouts,
@@ -78,35 +78,26 @@ export async function retrievePayout(db: Db, organizationId: string, id: string,
   return (await presentPayouts(db, [await requirePayout(db, organizationId, id)], expand))[0];
 }
 
-/** Money of a payout that open risk events hold: what it is, in how many of its commissions. */
+/** Money of an unpaid payout that open risk events hold: what it is, in how many of its commissions. */
 export interface MoneyUnderReview {
+  status: 'pending' | 'processing';
   currency: string;
   amount: number;
   commissions: number;
 }
 
 /**
- * The money of these payouts that open risk events hold, by payout (one holding none is absent):
- * the dashboard's payouts list and payout page warn of it before a payout is paid
- * (ingest/docs/risk.md#held-money). Only a payout that can still change (not paid, failed or
- * canceled) can hold some, and only through an event raised after the payout was made.
+ * The money of the program's unpaid payouts (of one partner, if given) that open risk events
+ * hold, by payout (one holding none is absent): the dashboard's payouts list marks them and counts
+ * them beside the batch file of their status, and a payout's page warns of it before it is paid
+ * (ingest/docs/risk.md#held-money). Only an event raised after a payout was made holds money in it.
  */
 export async function moneyUnderReviewInPayouts(
   db: Db,
-  payouts: readonly Pick<PayoutObject, 'id' | 'partner_id' | 'currency' | 'status'>[],
+  of: { programId: string; partnerId?: string },
 ): Promise<Map<string, MoneyUnderReview>> {
-  const unpaid = payouts.filter((p) => NEXT_STATUSES[p.status].length > 0);
-  const currency = new Map(unpaid.map((p) => [p.id, p.currency]));
-  const rows = await heldSumsInPayouts(db, { payouts: unpaid });
-  return new Map(rows.map(({ payout_id, ...held }) => [payout_id, { currency: currency.get(payout_id)!, ...held }]));
-}
-
-/**
- * How many of the program's payouts in an unpaid status hold money under review: the payouts
- * list says it beside the batch file of that status, which pays them whole.
- */
-export async function payoutsUnderReviewCount(db: Db, programId: string, status: 'pending' | 'processing'): Promise<number> {
-  return (await heldSumsInPayouts(db, { programId, status })).length;
+  const rows = await heldSumsInUnpaidPayouts(db, of);
+  return new Map(rows.map(({ payout_id, ...held }) => [payout_id, held]));
 }
 
 /**
